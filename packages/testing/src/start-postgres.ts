@@ -1,0 +1,85 @@
+import { execFile, spawnSync } from "node:child_process";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import pg from "pg";
+import { getFreePort } from "./get-free-port.js";
+
+const run = promisify(execFile);
+
+export interface TestPostgres {
+  /** `postgres://postgres@127.0.0.1:<port>/postgres` (trust auth, loopback only). */
+  url: string;
+  port: number;
+  /** A new empty database on this cluster; returns its URL. */
+  createDatabase(name?: string): Promise<string>;
+  /** Stops the server (fast shutdown) and removes its data directory. */
+  stop(): Promise<void>;
+}
+
+/** Where the PostgreSQL server binaries are: PG_BIN, then PATH, then Debian's layout. */
+function pgBin(name: string): string {
+  if (process.env.PG_BIN) return join(process.env.PG_BIN, name);
+  const which = spawnSync("which", [name], { encoding: "utf8" });
+  if (which.status === 0 && which.stdout.trim()) return which.stdout.trim();
+  for (const version of ["17", "16", "15"]) {
+    const candidate = `/usr/lib/postgresql/${version}/bin/${name}`;
+    if (spawnSync("test", ["-x", candidate]).status === 0) return candidate;
+  }
+  throw new Error(`PostgreSQL binary ${name} not found: install postgresql or set PG_BIN`);
+}
+
+/**
+ * Starts a throwaway PostgreSQL cluster on a free loopback port with initdb/pg_ctl.
+ * initdb refuses to run as root, so as root the cluster is owned by and run as the
+ * `postgres` system user (present wherever Debian's postgresql packages are).
+ */
+export async function startPostgres(): Promise<TestPostgres> {
+  const dir = mkdtempSync(join(tmpdir(), "plant-pg-"));
+  const dataDir = join(dir, "data");
+  const port = await getFreePort();
+  const asRoot = process.getuid?.() === 0;
+  let uid: number | undefined;
+  let gid: number | undefined;
+  if (asRoot) {
+    const id = spawnSync("id", ["-u", "postgres"], { encoding: "utf8" });
+    const group = spawnSync("id", ["-g", "postgres"], { encoding: "utf8" });
+    if (id.status !== 0) throw new Error("Running as root needs a 'postgres' system user to own the test cluster");
+    uid = Number(id.stdout.trim());
+    gid = Number(group.stdout.trim());
+    chmodSync(dir, 0o777);
+  }
+  const options = { ...(uid === undefined ? {} : { uid }), ...(gid === undefined ? {} : { gid }), env: { ...process.env, LC_ALL: "C" } };
+  await run(pgBin("initdb"), ["-D", dataDir, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"], options);
+  const serverOptions = [
+    `-p ${port}`,
+    "-c listen_addresses=127.0.0.1",
+    `-k ${dir}`,
+    "-c fsync=off",
+    "-c synchronous_commit=off",
+    "-c full_page_writes=off",
+    "-c max_connections=200",
+  ].join(" ");
+  await run(pgBin("pg_ctl"), ["-D", dataDir, "-o", serverOptions, "-l", join(dir, "server.log"), "-w", "start"], options);
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  let counter = 0;
+  return {
+    url,
+    port,
+    async createDatabase(name = `test_${process.pid}_${++counter}`) {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        await client.query(`CREATE DATABASE "${name.replace(/"/g, "")}"`);
+      } finally {
+        await client.end();
+      }
+      return `postgres://postgres@127.0.0.1:${port}/${name}`;
+    },
+    async stop() {
+      await run(pgBin("pg_ctl"), ["-D", dataDir, "-m", "fast", "-w", "stop"], options).catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,15 @@
+import { z } from "zod";
+import { WebhookIdSchema } from "./webhook-headers.js";
+
+/** What a receiver's handler learns about the delivery that carried a plant. */
+export const DeliverySchema = z.object({
+  /** The `webhook-id`: the same on every retry of one event. */
+  webhookId: WebhookIdSchema,
+  /** When the sender signed this attempt (`webhook-timestamp`). */
+  timestamp: z.date(),
+});
+
+export type Delivery = z.infer<typeof DeliverySchema>;
+
+/** Name of the one event type this contract defines. */
+export const NEW_PLANT_EVENT = "plant.new" as const;

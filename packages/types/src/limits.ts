@@ -1,0 +1,19 @@
+/**
+ * Limits of the New Plant contract. Each one is written in `@plant-store/spec`'s openapi.json
+ * and enforced with exactly these numbers at runtime, by the receiver and the sender alike.
+ */
+
+/** Largest request body a receiver accepts, in bytes (1 MiB). Larger bodies get 413. */
+export const MAX_BODY_BYTES = 1_048_576;
+
+/** How far `webhook-timestamp` may be from the receiver's clock, either way (Standard Webhooks' 5 minutes). */
+export const TIMESTAMP_TOLERANCE_SECONDS = 300;
+
+/** Longest accepted `webhook-id`. */
+export const MAX_WEBHOOK_ID_LENGTH = 256;
+
+/** Longest accepted `webhook-signature` header (room for many rotated secrets). */
+export const MAX_SIGNATURE_HEADER_LENGTH = 4096;
+
+/** How long the Plant Store waits for a receiver's answer per attempt. */
+export const DELIVERY_TIMEOUT_MS = 15_000;
