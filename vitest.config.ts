@@ -4,6 +4,6 @@ import { defineConfig } from "vitest/config";
 // so `pnpm vitest` from the root runs everything and `pnpm --filter X test` runs one.
 export default defineConfig({
   test: {
-    projects: ["spec", "packages/*", "apps/*"],
+    projects: ["spec", "packages/*", "apps/*", "e2e"],
   },
 });
