@@ -1,2 +1,47 @@
 #!/usr/bin/env node
-export {};
+import { Command, InvalidArgumentError, Option } from "commander";
+import { runDemo } from "./run-demo.js";
+
+function positiveInt(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1)
+    throw new InvalidArgumentError("must be a whole number of 1 or more");
+  return parsed;
+}
+
+const program = new Command("plant-store-demo")
+  .description(
+    "Start the receiver and the Plant Store on free local ports with SQLite files, subscribe the receiver, add plants and show each one arriving.",
+  )
+  .addOption(new Option("--plants <n>", "how many plants to add").default(5).argParser(positiveInt))
+  .addOption(new Option("--keep", "leave both apps running after the summary, until Ctrl-C"))
+  .addOption(
+    new Option("--data-dir <dir>", "where to keep the SQLite files (default: a fresh temporary directory)"),
+  )
+  .addOption(
+    new Option("--timeout <ms>", "how long to wait for every plant").default(30_000).argParser(positiveInt),
+  )
+  .addOption(new Option("--json", "print the summary as JSON on the last line"))
+  .action(
+    async (opts: { plants: number; keep?: boolean; dataDir?: string; timeout: number; json?: boolean }) => {
+      const summary = await runDemo({
+        plants: opts.plants,
+        keep: opts.keep ?? false,
+        ...(opts.dataDir === undefined ? {} : { dataDir: opts.dataDir }),
+        timeoutMs: opts.timeout,
+        write: (text) => process.stdout.write(text),
+        waitForStop: () =>
+          new Promise((resolve) => {
+            process.once("SIGINT", () => resolve());
+            process.once("SIGTERM", () => resolve());
+          }),
+      });
+      if (opts.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+      process.exitCode = summary.ok ? 0 : 1;
+    },
+  );
+
+program.parseAsync().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exitCode = 1;
+});

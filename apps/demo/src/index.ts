@@ -1,1 +1,4 @@
-export {};
+export { DEMO_PLANTS } from "./demo-plants.js";
+export { type DemoOptions, type DemoSummary, DemoTimeoutError, runDemo } from "./run-demo.js";
+export { type AppLogLine, AppStartError, type RunningApp, resolveAppCli, spawnApp } from "./spawn-app.js";
+export { createStoreAdminClient, type StoreAdminClient, StoreAdminError } from "./store-admin-client.js";

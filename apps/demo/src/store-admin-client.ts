@@ -1,0 +1,45 @@
+/** A minimal client of the Plant Store's admin API (documented in spec/admin-openapi.json). */
+export class StoreAdminError extends Error {
+  readonly code = "ERR_STORE_ADMIN";
+  override readonly name = "StoreAdminError";
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+export interface StoreAdminClient {
+  addEndpoint(input: { url: string; token: string; secret: string }): Promise<{ id: number | string }>;
+  addPlant(input: { name: string; tag?: string }): Promise<{ id: number; name: string; tag?: string }>;
+}
+
+export function createStoreAdminClient(baseUrl: string, adminToken: string): StoreAdminClient {
+  async function post<T>(path: string, body: unknown): Promise<T> {
+    const response = await fetch(new URL(path, baseUrl), {
+      method: "POST",
+      headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (!response.ok)
+      throw new StoreAdminError(`POST ${path} answered ${response.status}: ${text}`, response.status);
+    return JSON.parse(text) as T;
+  }
+  return {
+    async addEndpoint(input) {
+      const result = await post<{ id: number | string } | { endpoint: { id: number | string } }>(
+        "/endpoints",
+        input,
+      );
+      return "endpoint" in result ? result.endpoint : result;
+    },
+    async addPlant(input) {
+      const result = await post<
+        { id: number; name: string } | { plant: { id: number; name: string; tag?: string } }
+      >("/plants", input);
+      return "plant" in result ? result.plant : result;
+    },
+  };
+}
