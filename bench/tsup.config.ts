@@ -1,0 +1,9 @@
+import { defineConfig } from "tsup";
+
+export default defineConfig({
+  entry: ["src/run.ts", "src/servers/*.ts"],
+  format: ["esm"],
+  target: "node20",
+  sourcemap: true,
+  clean: true,
+});
