@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { createMemoryDedupStore } from "./create-memory-dedup-store.js";
+import { createOnceRunner } from "./create-once-runner.js";
+import { DeliveryInProgressError } from "./errors/delivery-in-progress-error.js";
+import { HandlerFailedError } from "./errors/handler-failed-error.js";
+
+describe("createOnceRunner", () => {
+  it("runs racing copies of one id once and tells the others it was a duplicate", async () => {
+    const runner = createOnceRunner({ store: createMemoryDedupStore() });
+    let calls = 0;
+    const handler = async () => {
+      calls++;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    };
+    const outcomes = await Promise.all([1, 2, 3, 4].map(() => runner.run("x", handler)));
+    expect(calls).toBe(1);
+    expect(outcomes.sort()).toEqual(["duplicate", "duplicate", "duplicate", "handled"]);
+  });
+
+  it("fails the waiting copies when the first copy fails, then runs a redelivery", async () => {
+    const runner = createOnceRunner({ store: createMemoryDedupStore() });
+    const failing = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      throw new Error("disk full");
+    };
+    const [first, second] = await Promise.allSettled([runner.run("x", failing), runner.run("x", failing)]);
+    expect(first.status === "rejected" && first.reason).toBeInstanceOf(HandlerFailedError);
+    expect(second.status === "rejected" && second.reason).toBeInstanceOf(DeliveryInProgressError);
+    expect(await runner.run("x", async () => {})).toBe("handled");
+  });
+
+  it("gives up with DeliveryInProgressError when another instance keeps the id past the wait", async () => {
+    const store = createMemoryDedupStore();
+    await store.claim("x");
+    const runner = createOnceRunner({ store, maxWaitMs: 50, pollMs: 10 });
+    await expect(runner.run("x", async () => {})).rejects.toBeInstanceOf(DeliveryInProgressError);
+  });
+
+  it("answers duplicate once another instance completes the id during the wait", async () => {
+    const store = createMemoryDedupStore();
+    await store.claim("x");
+    const runner = createOnceRunner({ store, maxWaitMs: 5000, pollMs: 5 });
+    let calls = 0;
+    const waiting = runner.run("x", async () => {
+      calls++;
+    });
+    setTimeout(() => void store.complete("x"), 30);
+    expect(await waiting).toBe("duplicate");
+    expect(calls).toBe(0);
+  });
+});

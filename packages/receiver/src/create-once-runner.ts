@@ -1,0 +1,83 @@
+import type { DedupStore } from "./dedup-store.js";
+import { DeliveryInProgressError } from "./errors/delivery-in-progress-error.js";
+import { HandlerFailedError } from "./errors/handler-failed-error.js";
+import { InternalReceiverError } from "./errors/internal-receiver-error.js";
+
+export interface OnceRunnerOptions {
+  store: DedupStore;
+  /**
+   * Longest wait for another instance's copy of the same id before answering 500 (retry later).
+   * Default 10 s: under the sender's 15 s answer timeout.
+   */
+  maxWaitMs?: number;
+  /** Pause between asking the store again while another instance holds the id. Default 50 ms. */
+  pollMs?: number;
+}
+
+export type OnceOutcome = "handled" | "duplicate";
+
+/**
+ * Runs a handler at most once per webhook id. Copies racing in this process await the first one's
+ * promise; copies racing on other instances poll the shared store with a bounded wait.
+ * Throws `HandlerFailedError`, `DeliveryInProgressError` or `InternalReceiverError` (all 500).
+ */
+export function createOnceRunner(options: OnceRunnerOptions) {
+  const { store } = options;
+  const maxWaitMs = options.maxWaitMs ?? 10_000;
+  const pollMs = options.pollMs ?? 50;
+  const inFlight = new Map<string, Promise<OnceOutcome>>();
+
+  const claim = async (id: string) => {
+    try {
+      return await store.claim(id);
+    } catch (error) {
+      throw new InternalReceiverError(error);
+    }
+  };
+
+  const attempt = async (id: string, handler: () => Promise<void>): Promise<OnceOutcome> => {
+    const deadline = Date.now() + maxWaitMs;
+    let state = await claim(id);
+    while (state === "in-progress") {
+      if (Date.now() >= deadline) throw new DeliveryInProgressError();
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+      state = await claim(id);
+    }
+    if (state === "completed") return "duplicate";
+    try {
+      await handler();
+    } catch (error) {
+      // Released so that the sender's retry runs the handler again; if even that fails the
+      // claim's lease runs out and frees the id.
+      await store.release(id).catch(() => undefined);
+      throw new HandlerFailedError(error);
+    }
+    try {
+      await store.complete(id);
+    } catch (error) {
+      throw new InternalReceiverError(error);
+    }
+    return "handled";
+  };
+
+  return {
+    async run(id: string, handler: () => Promise<void>): Promise<OnceOutcome> {
+      const running = inFlight.get(id);
+      if (running !== undefined) {
+        try {
+          await running;
+        } catch {
+          throw new DeliveryInProgressError();
+        }
+        return "duplicate";
+      }
+      const promise = attempt(id, handler);
+      inFlight.set(id, promise);
+      try {
+        return await promise;
+      } finally {
+        inFlight.delete(id);
+      }
+    },
+  };
+}

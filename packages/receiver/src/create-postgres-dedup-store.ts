@@ -1,0 +1,93 @@
+import pg from "pg";
+import {
+  DEFAULT_DEDUP_LEASE_MS,
+  DEFAULT_DEDUP_TTL_MS,
+  type DedupStore,
+  type DedupStoreOptions,
+} from "./dedup-store.js";
+
+export interface PostgresDedupStoreOptions extends DedupStoreOptions {
+  /** A `pg.Pool` (left open on `close()`) or a connection string (a pool is opened and closed here). */
+  pool: pg.Pool | string;
+  /** Table name; default `plant_webhook_dedup`. Letters, digits and `_` only. */
+  table?: string;
+}
+
+/**
+ * De-duplication shared by many receiver instances. Each claim is one atomic
+ * `INSERT ... ON CONFLICT DO UPDATE ... WHERE`, so of two racing instances exactly one gets the row.
+ */
+export function createPostgresDedupStore(options: PostgresDedupStoreOptions): DedupStore {
+  const table = options.table ?? "plant_webhook_dedup";
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(table)) throw new TypeError("table must be a plain SQL identifier");
+  const owned = typeof options.pool === "string";
+  const pool =
+    typeof options.pool === "string" ? new pg.Pool({ connectionString: options.pool }) : options.pool;
+  const ttlMs = options.ttlMs ?? DEFAULT_DEDUP_TTL_MS;
+  const leaseMs = options.leaseMs ?? DEFAULT_DEDUP_LEASE_MS;
+  const now = options.now ?? Date.now;
+  let ready: Promise<void> | undefined;
+  let claims = 0;
+
+  // Two instances starting together would race on CREATE TABLE IF NOT EXISTS (it is not atomic
+  // in PostgreSQL), so creation is serialised with a transaction-scoped advisory lock.
+  const init = async () => {
+    const client = await pool.connect();
+    try {
+      await client.query("BEGIN");
+      await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [table]);
+      await client.query(`CREATE TABLE IF NOT EXISTS ${table} (
+        id TEXT PRIMARY KEY,
+        state TEXT NOT NULL CHECK (state IN ('pending', 'done')),
+        at BIGINT NOT NULL
+      )`);
+      await client.query(`CREATE INDEX IF NOT EXISTS ${table}_at ON ${table} (at)`);
+      await client.query("COMMIT");
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  };
+  const whenReady = () => {
+    ready ??= init().catch((error: unknown) => {
+      ready = undefined;
+      throw error;
+    });
+    return ready;
+  };
+
+  return {
+    async claim(id) {
+      await whenReady();
+      const t = now();
+      if (++claims % 1000 === 1) {
+        await pool.query(`DELETE FROM ${table} WHERE state = 'done' AND at < $1`, [t - ttlMs]);
+      }
+      const claimed = await pool.query(
+        `INSERT INTO ${table} AS d (id, state, at) VALUES ($1, 'pending', $2)
+         ON CONFLICT (id) DO UPDATE SET state = 'pending', at = $2
+         WHERE (d.state = 'pending' AND d.at < $3) OR (d.state = 'done' AND d.at < $4)
+         RETURNING id`,
+        [id, t, t - leaseMs, t - ttlMs],
+      );
+      if (claimed.rowCount === 1) return "claimed";
+      const row = await pool.query<{ state: string }>(`SELECT state FROM ${table} WHERE id = $1`, [id]);
+      // Gone between the two statements: it was just released; ask again after a wait.
+      if (row.rows[0] === undefined) return "in-progress";
+      return row.rows[0].state === "done" ? "completed" : "in-progress";
+    },
+    async complete(id) {
+      await whenReady();
+      await pool.query(`UPDATE ${table} SET state = 'done', at = $2 WHERE id = $1`, [id, now()]);
+    },
+    async release(id) {
+      await whenReady();
+      await pool.query(`DELETE FROM ${table} WHERE id = $1 AND state = 'pending'`, [id]);
+    },
+    async close() {
+      if (owned) await pool.end();
+    },
+  };
+}

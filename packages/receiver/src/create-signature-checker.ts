@@ -1,0 +1,83 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import {
+  WEBHOOK_ID_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  WEBHOOK_TIMESTAMP_HEADER,
+  WebhookIdSchema,
+  WebhookSignatureSchema,
+  WebhookTimestampSchema,
+} from "@plant-store/types";
+import { InvalidSignatureError } from "./errors/invalid-signature-error.js";
+import { InvalidWebhookHeadersError } from "./errors/invalid-webhook-headers-error.js";
+import { TimestampOutOfToleranceError } from "./errors/timestamp-out-of-tolerance-error.js";
+import { headerValue, type IncomingHeaders } from "./header-value.js";
+
+export interface SignedDelivery {
+  webhookId: string;
+  /** Seconds since the epoch, as signed. */
+  timestamp: number;
+}
+
+export interface SignatureCheckerOptions {
+  /** Decoded secret keys (several during rotation). */
+  keys: readonly Buffer[];
+  toleranceSeconds: number;
+  now: () => Date;
+}
+
+function requireHeader(headers: IncomingHeaders, name: string, valid: (value: string) => boolean): string {
+  const value = headerValue(headers, name);
+  if (value === undefined) throw new InvalidWebhookHeadersError(name, "missing");
+  if (value === "duplicate" || !valid(value)) throw new InvalidWebhookHeadersError(name, "malformed");
+  return value;
+}
+
+/**
+ * Standard Webhooks v1 verification over the raw bytes. The signature is checked before the
+ * timestamp so that an unsigned request learns nothing about our clock; both give 401.
+ */
+export function createSignatureChecker(
+  options: SignatureCheckerOptions,
+): (rawBody: Buffer, headers: IncomingHeaders) => SignedDelivery {
+  return (rawBody, headers) => {
+    const webhookId = requireHeader(headers, WEBHOOK_ID_HEADER, (v) => WebhookIdSchema.safeParse(v).success);
+    const timestampText = requireHeader(
+      headers,
+      WEBHOOK_TIMESTAMP_HEADER,
+      (v) => WebhookTimestampSchema.safeParse(v).success,
+    );
+    const signatureHeader = requireHeader(
+      headers,
+      WEBHOOK_SIGNATURE_HEADER,
+      (v) => WebhookSignatureSchema.safeParse(v).success,
+    );
+
+    const candidates: Buffer[] = [];
+    for (const part of signatureHeader.split(" ")) {
+      // Other versions (e.g. future asymmetric `v1a`) are ignored, as the spec says.
+      if (!part.startsWith("v1,")) continue;
+      candidates.push(Buffer.from(part.slice(3), "base64"));
+    }
+    let matched = false;
+    for (const key of options.keys) {
+      const expected = createHmac("sha256", key)
+        .update(`${webhookId}.${timestampText}.`)
+        .update(rawBody)
+        .digest();
+      for (const candidate of candidates) {
+        if (candidate.length === expected.length && timingSafeEqual(candidate, expected)) matched = true;
+      }
+    }
+    if (!matched) throw new InvalidSignatureError();
+
+    const timestamp = Number(timestampText);
+    const nowSeconds = Math.floor(options.now().getTime() / 1000);
+    if (timestamp < nowSeconds - options.toleranceSeconds) {
+      throw new TimestampOutOfToleranceError("old", options.toleranceSeconds);
+    }
+    if (timestamp > nowSeconds + options.toleranceSeconds) {
+      throw new TimestampOutOfToleranceError("new", options.toleranceSeconds);
+    }
+    return { webhookId, timestamp };
+  };
+}

@@ -1,0 +1,71 @@
+import Database from "better-sqlite3";
+import {
+  DEFAULT_DEDUP_LEASE_MS,
+  DEFAULT_DEDUP_TTL_MS,
+  type DedupStore,
+  type DedupStoreOptions,
+} from "./dedup-store.js";
+
+export interface SqliteDedupStoreOptions extends DedupStoreOptions {
+  /** A better-sqlite3 `Database` (left open on `close()`) or a file path (opened and closed here). */
+  database: Database.Database | string;
+  /** Table name; default `plant_webhook_dedup`. Letters, digits and `_` only. */
+  table?: string;
+}
+
+/**
+ * Durable de-duplication in SQLite: survives restarts, and works across processes sharing the file
+ * (every claim is one atomic upsert; WAL mode and a busy timeout let writers queue).
+ */
+export function createSqliteDedupStore(options: SqliteDedupStoreOptions): DedupStore {
+  const table = options.table ?? "plant_webhook_dedup";
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(table)) throw new TypeError("table must be a plain SQL identifier");
+  const owned = typeof options.database === "string";
+  const db = typeof options.database === "string" ? new Database(options.database) : options.database;
+  if (owned) {
+    db.pragma("journal_mode = WAL");
+    db.pragma("busy_timeout = 5000");
+  }
+  const ttlMs = options.ttlMs ?? DEFAULT_DEDUP_TTL_MS;
+  const leaseMs = options.leaseMs ?? DEFAULT_DEDUP_LEASE_MS;
+  const now = options.now ?? Date.now;
+  db.exec(`CREATE TABLE IF NOT EXISTS ${table} (
+    id TEXT PRIMARY KEY,
+    state TEXT NOT NULL CHECK (state IN ('pending', 'done')),
+    at INTEGER NOT NULL
+  )`);
+  db.exec(`CREATE INDEX IF NOT EXISTS ${table}_at ON ${table} (at)`);
+  // Takes the id when it is new, released, expired or abandoned; otherwise leaves the row alone.
+  const upsert = db.prepare<[string, number, number, number]>(
+    `INSERT INTO ${table} (id, state, at) VALUES (?1, 'pending', ?2)
+     ON CONFLICT (id) DO UPDATE SET state = 'pending', at = ?2
+     WHERE (state = 'pending' AND at < ?3) OR (state = 'done' AND at < ?4)
+     RETURNING id`,
+  );
+  const select = db.prepare<[string], { state: string }>(`SELECT state FROM ${table} WHERE id = ?`);
+  const complete = db.prepare<[string, number]>(`UPDATE ${table} SET state = 'done', at = ?2 WHERE id = ?1`);
+  const release = db.prepare<[string]>(`DELETE FROM ${table} WHERE id = ? AND state = 'pending'`);
+  const prune = db.prepare<[number]>(`DELETE FROM ${table} WHERE state = 'done' AND at < ?`);
+  let claims = 0;
+
+  return {
+    async claim(id) {
+      const t = now();
+      // Expired rows would also be overwritten on demand; pruning keeps the file from growing forever.
+      if (++claims % 1000 === 1) prune.run(t - ttlMs);
+      if (upsert.get(id, t, t - leaseMs, t - ttlMs) !== undefined) return "claimed";
+      const row = select.get(id);
+      if (row === undefined) return "in-progress";
+      return row.state === "done" ? "completed" : "in-progress";
+    },
+    async complete(id) {
+      complete.run(id, now());
+    },
+    async release(id) {
+      release.run(id);
+    },
+    async close() {
+      if (owned) db.close();
+    },
+  };
+}

@@ -1,0 +1,99 @@
+import { generateWebhookSecret } from "@plant-store/types";
+import { Webhook } from "standardwebhooks";
+import { describe, expect, it } from "vitest";
+import { createVerifier } from "./create-verifier.js";
+import { InvalidReceiverOptionsError } from "./errors/invalid-receiver-options-error.js";
+
+const secret = generateWebhookSecret();
+const now = new Date("2026-01-01T00:00:00Z");
+const verify = createVerifier({ tokens: ["t0ken"], secrets: [secret], now: () => now });
+
+function signed(body: string, options: { id?: string; at?: Date; key?: string; token?: string } = {}) {
+  const id = options.id ?? "msg_1";
+  const at = options.at ?? now;
+  return {
+    authorization: `Bearer ${options.token ?? "t0ken"}`,
+    "content-type": "application/json",
+    "webhook-id": id,
+    "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+    "webhook-signature": new Webhook(options.key ?? secret).sign(id, at, body),
+  };
+}
+
+describe("createVerifier", () => {
+  it("accepts a delivery signed by the reference library and returns the typed plant", () => {
+    const body = JSON.stringify({ id: 7, name: "Monstera deliciosa", tag: "tropical", extra: 1 });
+    const result = verify(body, signed(body));
+    expect(result).toEqual({
+      ok: true,
+      plant: { id: 7, name: "Monstera deliciosa", tag: "tropical", extra: 1 },
+      delivery: { webhookId: "msg_1", timestamp: now },
+    });
+    expect(verify.verify(Buffer.from(body), signed(body)).ok).toBe(true);
+  });
+
+  it("refuses a wrong token before looking at anything else", () => {
+    const result = verify("not json", { ...signed("x"), authorization: "Bearer nope" });
+    expect(result.ok === false && result.error.code).toBe("ERR_INVALID_TOKEN");
+  });
+
+  it("accepts the bearer scheme in any case", () => {
+    const body = JSON.stringify({ id: 1, name: "a" });
+    expect(verify(body, { ...signed(body), authorization: "bEaReR t0ken" }).ok).toBe(true);
+  });
+
+  it("refuses a body whose bytes changed after signing", () => {
+    const body = JSON.stringify({ id: 1, name: "a" });
+    const result = verify(body.replace("a", "b"), signed(body));
+    expect(result.ok === false && result.error.code).toBe("ERR_INVALID_SIGNATURE");
+  });
+
+  it("refuses a signature made with another secret", () => {
+    const body = JSON.stringify({ id: 1, name: "a" });
+    const result = verify(body, signed(body, { key: generateWebhookSecret() }));
+    expect(result.ok === false && result.error.status).toBe(401);
+  });
+
+  it("refuses timestamps just outside the tolerance in both directions and accepts the edges", () => {
+    const body = JSON.stringify({ id: 1, name: "a" });
+    const at = (s: number) => new Date(now.getTime() + s * 1000);
+    expect(verify(body, signed(body, { at: at(-300) })).ok).toBe(true);
+    expect(verify(body, signed(body, { at: at(300) })).ok).toBe(true);
+    const old = verify(body, signed(body, { at: at(-301) }));
+    const future = verify(body, signed(body, { at: at(301) }));
+    expect(old.ok === false && old.error.message).toMatch(/too old/);
+    expect(future.ok === false && future.error.message).toMatch(/too new/);
+  });
+
+  it("names every invalid field", () => {
+    const body = JSON.stringify({ id: "1", name: "" });
+    const result = verify(body, signed(body));
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.error.status).toBe(400);
+    expect(result.error.message).toMatch(/^Invalid NewPlant: /);
+    expect(result.error.message).toContain("id: Invalid input: expected number, received string");
+    expect(result.error.message).toContain("name: ");
+  });
+
+  it("refuses bytes that are not UTF-8 JSON with 400", () => {
+    const body = Buffer.from([0x7b, 0xff, 0x7d]);
+    const result = verify(body, signed(body.toString("latin1")));
+    expect(result.ok === false && result.error.status).toBeGreaterThanOrEqual(400);
+    const text = "{not json";
+    const bad = verify(text, signed(text));
+    expect(bad.ok === false && bad.error.code).toBe("ERR_INVALID_JSON");
+  });
+
+  it("names a missing header without echoing any value", () => {
+    const body = JSON.stringify({ id: 1, name: "a" });
+    const { "webhook-id": _, ...headers } = signed(body);
+    const result = verify(body, headers);
+    expect(result.ok === false && result.error.message).toBe("Missing webhook-id header");
+  });
+
+  it("refuses construction without tokens or with a malformed secret, naming both problems", () => {
+    expect(() => createVerifier({ tokens: [], secrets: ["nope"] })).toThrow(InvalidReceiverOptionsError);
+    expect(() => createVerifier({ tokens: [], secrets: ["nope"] })).toThrow(/tokens.*secrets\[0\]/);
+  });
+});

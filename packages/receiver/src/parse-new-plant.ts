@@ -1,0 +1,25 @@
+import { type NewPlant, NewPlantSchema } from "@plant-store/types";
+import { InvalidJsonError } from "./errors/invalid-json-error.js";
+import { InvalidPayloadError } from "./errors/invalid-payload-error.js";
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Parses verified raw bytes into a `NewPlant`, naming every invalid field on failure. */
+export function parseNewPlant(rawBody: Buffer): NewPlant {
+  let json: unknown;
+  try {
+    json = JSON.parse(utf8.decode(rawBody));
+  } catch (error) {
+    throw new InvalidJsonError(error);
+  }
+  const result = NewPlantSchema.safeParse(json);
+  if (!result.success) {
+    throw new InvalidPayloadError(
+      result.error.issues.map((issue) => ({
+        path: issue.path.length === 0 ? "(body)" : issue.path.map(String).join("."),
+        message: issue.message,
+      })),
+    );
+  }
+  return result.data;
+}

@@ -1,0 +1,1 @@
+export { createPostgresDedupStore, type PostgresDedupStoreOptions } from "./create-postgres-dedup-store.js";

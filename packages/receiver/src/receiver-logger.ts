@@ -1,0 +1,6 @@
+/** The subset of a pino logger the receiver uses; pino, or any object with these methods, fits. */
+export interface ReceiverLogger {
+  info(object: object, message?: string): void;
+  warn(object: object, message?: string): void;
+  error(object: object, message?: string): void;
+}

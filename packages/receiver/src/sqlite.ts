@@ -1,0 +1,1 @@
+export { createSqliteDedupStore, type SqliteDedupStoreOptions } from "./create-sqlite-dedup-store.js";
