@@ -1,9 +1,5 @@
-import document from "../openapi.json" with { type: "json" };
-
-/** The OpenAPI 3.1 document of the New Plant webhook, the same object as `@plant-store/spec/openapi.json`. */
-export const openapi = document;
-
-export type OpenApiDocument = typeof document;
-
-/** The contract's own version (`info.version`): it changes only when the wire contract changes. */
-export const CONTRACT_VERSION: string = document.info.version;
+export { type ComponentSchemaName, componentJsonSchema } from "./component-json-schema.js";
+export { CONTRACT_VERSION } from "./contract-version.js";
+export { type OpenApiDocument, openapi } from "./openapi.js";
+export type { TestVector, TestVectorVerdict } from "./test-vector.js";
+export { vectors } from "./vectors.js";
