@@ -36,14 +36,14 @@ export function createSqliteDedupStore(options: SqliteDedupStoreOptions): DedupS
   )`);
   db.exec(`CREATE INDEX IF NOT EXISTS ${table}_at ON ${table} (at)`);
   // Takes the id when it is new, released, expired or abandoned; otherwise leaves the row alone.
-  const upsert = db.prepare<[string, number, number, number]>(
-    `INSERT INTO ${table} (id, state, at) VALUES (?1, 'pending', ?2)
-     ON CONFLICT (id) DO UPDATE SET state = 'pending', at = ?2
-     WHERE (state = 'pending' AND at < ?3) OR (state = 'done' AND at < ?4)
+  const upsert = db.prepare<[{ id: string; t: number; lease: number; ttl: number }]>(
+    `INSERT INTO ${table} (id, state, at) VALUES (@id, 'pending', @t)
+     ON CONFLICT (id) DO UPDATE SET state = 'pending', at = @t
+     WHERE (state = 'pending' AND at < @lease) OR (state = 'done' AND at < @ttl)
      RETURNING id`,
   );
   const select = db.prepare<[string], { state: string }>(`SELECT state FROM ${table} WHERE id = ?`);
-  const complete = db.prepare<[string, number]>(`UPDATE ${table} SET state = 'done', at = ?2 WHERE id = ?1`);
+  const complete = db.prepare<[number, string]>(`UPDATE ${table} SET state = 'done', at = ? WHERE id = ?`);
   const release = db.prepare<[string]>(`DELETE FROM ${table} WHERE id = ? AND state = 'pending'`);
   const prune = db.prepare<[number]>(`DELETE FROM ${table} WHERE state = 'done' AND at < ?`);
   let claims = 0;
@@ -53,13 +53,13 @@ export function createSqliteDedupStore(options: SqliteDedupStoreOptions): DedupS
       const t = now();
       // Expired rows would also be overwritten on demand; pruning keeps the file from growing forever.
       if (++claims % 1000 === 1) prune.run(t - ttlMs);
-      if (upsert.get(id, t, t - leaseMs, t - ttlMs) !== undefined) return "claimed";
+      if (upsert.get({ id, t, lease: t - leaseMs, ttl: t - ttlMs }) !== undefined) return "claimed";
       const row = select.get(id);
       if (row === undefined) return "in-progress";
       return row.state === "done" ? "completed" : "in-progress";
     },
     async complete(id) {
-      complete.run(id, now());
+      complete.run(now(), id);
     },
     async release(id) {
       release.run(id);

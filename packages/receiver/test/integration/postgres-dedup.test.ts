@@ -1,0 +1,92 @@
+import { startPostgres, type TestPostgres } from "@plant-store/testing";
+import { generateWebhookSecret } from "@plant-store/types";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPostgresDedupStore } from "../../src/postgres.js";
+import { type RunningReceiver, send, startReceiver } from "../fixtures/start-receiver.js";
+
+const secret = generateWebhookSecret();
+
+describe("PostgreSQL de-duplication across instances", () => {
+  let server: TestPostgres;
+  let url: string;
+  beforeAll(async () => {
+    server = await startPostgres();
+    url = await server.createDatabase("receiver_dedup");
+  }, 120_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it("runs the handler once when two app instances race on the same id", async () => {
+    let calls = 0;
+    const onNewPlant = async () => {
+      calls++;
+      // Long enough that the other instance sees the claim in progress and has to wait.
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    };
+    // Two stores with their own pools: as separate as two processes, sharing only the database.
+    const stores = [createPostgresDedupStore({ pool: url }), createPostgresDedupStore({ pool: url })];
+    const instances: RunningReceiver[] = [];
+    for (const dedupStore of stores) {
+      instances.push(await startReceiver({ tokens: ["t"], secrets: [secret], dedupStore, onNewPlant }));
+    }
+    try {
+      for (let round = 0; round < 5; round++) {
+        const id = `msg_${crypto.randomUUID()}`;
+        const responses = await Promise.all(
+          [...instances, ...instances].map((instance) => send(instance.url, { token: "t", secret, id })),
+        );
+        const bodies = await Promise.all(responses.map((r) => r.json()));
+        expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+        expect(bodies.filter((b) => b.duplicate === false)).toHaveLength(1);
+      }
+      expect(calls).toBe(5);
+    } finally {
+      for (const instance of instances) await instance.close();
+      for (const store of stores) await store.close();
+    }
+  });
+
+  it("lets a redelivery on the other instance run after the first instance's handler failed", async () => {
+    const pool = new pg.Pool({ connectionString: url });
+    const store = createPostgresDedupStore({ pool, table: "failover_dedup" });
+    let calls = 0;
+    const failing = await startReceiver({
+      tokens: ["t"],
+      secrets: [secret],
+      dedupStore: store,
+      onNewPlant: () => {
+        throw new Error("boom");
+      },
+    });
+    const working = await startReceiver({
+      tokens: ["t"],
+      secrets: [secret],
+      dedupStore: createPostgresDedupStore({ pool, table: "failover_dedup" }),
+      onNewPlant: () => {
+        calls++;
+      },
+    });
+    try {
+      const id = `msg_${crypto.randomUUID()}`;
+      expect((await send(failing.url, { token: "t", secret, id })).status).toBe(500);
+      expect(await (await send(working.url, { token: "t", secret, id })).json()).toEqual({
+        received: true,
+        duplicate: false,
+      });
+      expect(await (await send(failing.url, { token: "t", secret, id })).json()).toEqual({
+        received: true,
+        duplicate: true,
+      });
+      expect(calls).toBe(1);
+    } finally {
+      await failing.close();
+      await working.close();
+      await store.close();
+      // A pool passed in belongs to the caller: close() above must have left it usable.
+      expect((await pool.query("SELECT count(*)::int AS n FROM failover_dedup")).rows[0]).toEqual({ n: 1 });
+      await pool.end();
+    }
+  });
+});

@@ -1,0 +1,76 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { generateWebhookSecret } from "@plant-store/types";
+import Database from "better-sqlite3";
+import { afterAll, describe, expect, it } from "vitest";
+import { createSqliteDedupStore } from "../../src/sqlite.js";
+import { send, startReceiver } from "../fixtures/start-receiver.js";
+
+const secret = generateWebhookSecret();
+const dir = mkdtempSync(join(tmpdir(), "receiver-sqlite-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("SQLite de-duplication", () => {
+  it("still recognises a handled id after the store and server are reopened", async () => {
+    const file = join(dir, "dedup.db");
+    const id = `msg_${crypto.randomUUID()}`;
+    let calls = 0;
+    const onNewPlant = () => {
+      calls++;
+    };
+
+    const store1 = createSqliteDedupStore({ database: file });
+    const first = await startReceiver({ tokens: ["t"], secrets: [secret], dedupStore: store1, onNewPlant });
+    expect(await (await send(first.url, { token: "t", secret, id })).json()).toEqual({
+      received: true,
+      duplicate: false,
+    });
+    await first.close();
+    await store1.close();
+
+    const store2 = createSqliteDedupStore({ database: file });
+    const second = await startReceiver({ tokens: ["t"], secrets: [secret], dedupStore: store2, onNewPlant });
+    expect(await (await send(second.url, { token: "t", secret, id })).json()).toEqual({
+      received: true,
+      duplicate: true,
+    });
+    await second.close();
+    await store2.close();
+    expect(calls).toBe(1);
+  });
+
+  it("accepts an open Database, leaves it open, and frees a released id", async () => {
+    const db = new Database(join(dir, "shared.db"));
+    const store = createSqliteDedupStore({ database: db, table: "my_dedup" });
+    expect(await store.claim("a")).toBe("claimed");
+    expect(await store.claim("a")).toBe("in-progress");
+    await store.release("a");
+    expect(await store.claim("a")).toBe("claimed");
+    await store.complete("a");
+    expect(await store.claim("a")).toBe("completed");
+    await store.close();
+    expect(db.prepare("SELECT count(*) AS n FROM my_dedup").get()).toEqual({ n: 1 });
+    db.close();
+  });
+
+  it("lets an abandoned claim be taken over after its lease and forgets ids after the TTL", async () => {
+    let t = 1_000_000;
+    const store = createSqliteDedupStore({
+      database: join(dir, "lease.db"),
+      leaseMs: 100,
+      ttlMs: 1000,
+      now: () => t,
+    });
+    await store.claim("crashed");
+    await store.claim("done");
+    await store.complete("done");
+    expect(await store.claim("crashed")).toBe("in-progress");
+    t += 101;
+    expect(await store.claim("crashed")).toBe("claimed");
+    expect(await store.claim("done")).toBe("completed");
+    t += 1000;
+    expect(await store.claim("done")).toBe("claimed");
+    await store.close();
+  });
+});
