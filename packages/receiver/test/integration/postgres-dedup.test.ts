@@ -37,7 +37,7 @@ describe("PostgreSQL de-duplication across instances", () => {
         const responses = await Promise.all(
           [...instances, ...instances].map((instance) => send(instance.url, { token: "t", secret, id })),
         );
-        const bodies = await Promise.all(responses.map((r) => r.json()));
+        const bodies = (await Promise.all(responses.map((r) => r.json()))) as { duplicate: boolean }[];
         expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200]);
         expect(bodies.filter((b) => b.duplicate === false)).toHaveLength(1);
       }

@@ -176,8 +176,8 @@ describe("createPlantWebhookRouter over real HTTP", () => {
     });
     expect(old.status).toBe(401);
     expect(future.status).toBe(401);
-    expect((await old.json()).message).toMatch(/too old/);
-    expect((await future.json()).message).toMatch(/too new/);
+    expect(((await old.json()) as { message: string }).message).toMatch(/too old/);
+    expect(((await future.json()) as { message: string }).message).toMatch(/too new/);
     expect(received).toEqual([]);
   });
 
@@ -211,7 +211,7 @@ describe("createPlantWebhookRouter over real HTTP", () => {
     const responses = await Promise.all(
       Array.from({ length: 8 }, () => send(receiver.url, { token: "old-token", secret: oldSecret, id })),
     );
-    const bodies = await Promise.all(responses.map((r) => r.json()));
+    const bodies = (await Promise.all(responses.map((r) => r.json()))) as { duplicate: boolean }[];
     expect(responses.map((r) => r.status)).toEqual(Array(8).fill(200));
     expect(bodies.filter((b) => b.duplicate === false)).toHaveLength(1);
     expect(received).toHaveLength(1);
