@@ -365,8 +365,7 @@ export const openapi = {
         "type": "string",
         "minLength": 1,
         "maxLength": 4096,
-        "pattern": "^[\\x21-\\x7e]+( [\\x21-\\x7e]+)*$",
-        "description": "One or more `v1,<base64>` signatures separated by single spaces, printable ASCII only. Other version prefixes are ignored by receivers."
+        "description": "One or more space-separated `v1,<base64>` signatures. Other version prefixes are ignored by receivers."
       }
     }
   },

@@ -22,3 +22,4 @@ export {
   WebhookTimestampSchema,
 } from "./webhook-headers.js";
 export { generateWebhookSecret, InvalidWebhookSecretError, parseWebhookSecret } from "./webhook-secret.js";
+export { WebhookSecretSchema } from "./webhook-secret-schema.js";

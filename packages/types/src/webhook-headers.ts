@@ -5,14 +5,17 @@ export const WEBHOOK_ID_HEADER = "webhook-id";
 export const WEBHOOK_TIMESTAMP_HEADER = "webhook-timestamp";
 export const WEBHOOK_SIGNATURE_HEADER = "webhook-signature";
 
+/** Printable ASCII without spaces, 1 to 256 characters. */
 export const WebhookIdSchema = z
   .string()
   .min(1)
   .max(MAX_WEBHOOK_ID_LENGTH)
   .regex(/^[\x21-\x7e]+$/);
 
+/** Unix seconds as decimal digits; 15 digits keep it a safe integer. */
 export const WebhookTimestampSchema = z.string().regex(/^[0-9]{1,15}$/);
 
+/** Space-separated `v1,<base64>` signatures; receivers ignore other version prefixes. */
 export const WebhookSignatureSchema = z.string().min(1).max(MAX_SIGNATURE_HEADER_LENGTH);
 
 /** The three Standard Webhooks headers every delivery carries (lower-case, as Node presents them). */

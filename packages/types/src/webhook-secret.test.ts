@@ -1,0 +1,70 @@
+import { randomBytes } from "node:crypto";
+import { Webhook } from "standardwebhooks";
+import { describe, expect, it } from "vitest";
+import { generateWebhookSecret, InvalidWebhookSecretError, parseWebhookSecret } from "./webhook-secret.js";
+import { WebhookSecretSchema } from "./webhook-secret-schema.js";
+
+describe("parseWebhookSecret", () => {
+  it("decodes the base64 after whsec_ to the key bytes", () => {
+    const key = randomBytes(32);
+    expect(parseWebhookSecret(`whsec_${key.toString("base64")}`)).toStrictEqual(key);
+  });
+
+  it("accepts a secret without the prefix, like the reference library", () => {
+    const key = randomBytes(24);
+    expect(parseWebhookSecret(key.toString("base64"))).toStrictEqual(key);
+  });
+
+  it.each([
+    ["empty", ""],
+    ["only the prefix", "whsec_"],
+    ["not base64", "whsec_not base64!!"],
+    ["unpadded base64", "whsec_AAAAAAAAAAAAAAAAAAAAAAA"],
+    ["a 15-byte key", `whsec_${Buffer.alloc(15, 1).toString("base64")}`],
+  ])("refuses %s with a coded error that does not repeat the secret", (_what, secret) => {
+    let thrown: unknown;
+    try {
+      parseWebhookSecret(secret);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(InvalidWebhookSecretError);
+    const error = thrown as InvalidWebhookSecretError;
+    expect(error.code).toBe("ERR_INVALID_WEBHOOK_SECRET");
+    expect(error.name).toBe("InvalidWebhookSecretError");
+    if (secret.length > "whsec_".length) expect(error.message).not.toContain(secret.slice("whsec_".length));
+  });
+
+  it("accepts a 16-byte key, the documented minimum", () => {
+    expect(parseWebhookSecret(`whsec_${Buffer.alloc(16, 7).toString("base64")}`)).toHaveLength(16);
+  });
+});
+
+describe("generateWebhookSecret", () => {
+  it("makes whsec_ secrets of 32 random bytes", () => {
+    const secret = generateWebhookSecret();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(parseWebhookSecret(secret)).toHaveLength(32);
+  });
+
+  it("never repeats itself", () => {
+    const secrets = new Set(Array.from({ length: 100 }, generateWebhookSecret));
+    expect(secrets.size).toBe(100);
+  });
+
+  it("makes secrets the reference library accepts and signs with the same key", () => {
+    const secret = generateWebhookSecret();
+    const signature = new Webhook(secret).sign("msg_1", new Date(1_767_225_600_000), "{}");
+    expect(signature).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
+  });
+});
+
+describe("WebhookSecretSchema", () => {
+  it("accepts a generated secret and refuses a short one without echoing it", () => {
+    expect(WebhookSecretSchema.safeParse(generateWebhookSecret()).success).toBe(true);
+    const short = `whsec_${Buffer.from("short-key").toString("base64")}`;
+    const result = WebhookSecretSchema.safeParse(short);
+    expect(result.success).toBe(false);
+    expect(JSON.stringify(result.error?.issues)).not.toContain(short.slice(6));
+  });
+});
