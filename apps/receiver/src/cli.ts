@@ -1,2 +1,111 @@
 #!/usr/bin/env node
-export {};
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Command, Option } from "commander";
+import { createApp } from "./create-app.js";
+import { createLogger } from "./create-logger.js";
+import { createPlantEvents } from "./create-plant-events.js";
+import { ConfigError, LOG_LEVELS, loadConfig, type RawReceiverOptions } from "./load-config.js";
+import { openStorage } from "./open-storage.js";
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+const program = new Command("plant-receiver")
+  .description("Receives the Plant Store's New Plant webhook, stores plants and shows them live.")
+  .addOption(
+    new Option("--port <port>", "port to listen on (0 picks a free one)")
+      .env("PLANT_RECEIVER_PORT")
+      .default("8781"),
+  )
+  .addOption(
+    new Option("--host <host>", "address to listen on").env("PLANT_RECEIVER_HOST").default("127.0.0.1"),
+  )
+  .addOption(
+    new Option("--token <token>", "accepted bearer token; repeat for rotation (env: comma-separated)")
+      .env("PLANT_RECEIVER_TOKENS")
+      .argParser(collect),
+  )
+  .addOption(
+    new Option(
+      "--secret <whsec>",
+      "accepted whsec_ signing secret; repeat for rotation (env: comma-separated)",
+    )
+      .env("PLANT_RECEIVER_SECRETS")
+      .argParser(collect),
+  )
+  .addOption(
+    new Option("--db <target>", "SQLite file, :memory:, or postgres://... URL")
+      .env("PLANT_RECEIVER_DB")
+      .default("./data/receiver.db"),
+  )
+  .addOption(
+    new Option("--log-level <level>", "log level")
+      .env("PLANT_RECEIVER_LOG_LEVEL")
+      .choices(LOG_LEVELS)
+      .default("info"),
+  )
+  .showHelpAfterError();
+
+async function main(): Promise<void> {
+  program.parse();
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig(program.opts<RawReceiverOptions>());
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`plant-receiver: ${error.message}\nRun with --help to see every option.`);
+      process.exit(2);
+    }
+    throw error;
+  }
+
+  const logger = createLogger(config.logLevel);
+  const storage = await openStorage(config.db);
+  const events = createPlantEvents();
+  const app = createApp(config, {
+    plantStore: storage.plantStore,
+    dedupStore: storage.dedupStore,
+    events,
+    logger,
+  });
+  const server = createServer(app.callback());
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "stopping");
+    // Stop accepting, end the SSE streams (they would hold close() open forever), and let requests
+    // in flight finish; keep-alive sockets are closed as soon as they are idle.
+    server.close(async (error) => {
+      clearInterval(idle);
+      clearTimeout(deadline);
+      await storage
+        .close()
+        .catch((closeError: unknown) => logger.error({ err: closeError }, "closing storage failed"));
+      logger.info({}, "stopped");
+      logger.flush();
+      process.exit(error ? 1 : 0);
+    });
+    events.close();
+    server.closeIdleConnections();
+    const idle = setInterval(() => server.closeIdleConnections(), 100);
+    const deadline = setTimeout(() => {
+      logger.warn({}, "requests still running after 10 s; closing their connections");
+      server.closeAllConnections();
+    }, 10_000);
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+
+  server.listen(Number(config.port), config.host, () => {
+    const { port } = server.address() as AddressInfo;
+    const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+    logger.info({ url: `http://${host}:${port}`, storage: storage.kind }, "listening");
+  });
+}
+
+main().catch((error: unknown) => {
+  console.error(`plant-receiver: failed to start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

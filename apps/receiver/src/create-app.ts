@@ -1,0 +1,123 @@
+import { Router } from "@koa/router";
+import type { DedupStore, PlantWebhookOutcome, ReceiverLogger } from "@plant-store/receiver";
+import { createPlantWebhookRouter } from "@plant-store/receiver";
+import Koa from "koa";
+import { createMetrics } from "./create-metrics.js";
+import type { PlantEvents } from "./create-plant-events.js";
+import type { ReceiverConfig } from "./load-config.js";
+import { PAGE_HTML } from "./page-html.js";
+import type { PlantStore } from "./plant-store.js";
+
+export const WEBHOOK_PATH = "/plant/webhook";
+
+export interface AppDeps {
+  plantStore: PlantStore;
+  dedupStore: DedupStore;
+  events: PlantEvents;
+  logger: ReceiverLogger;
+  now?: () => Date;
+}
+
+/** The whole receiver as a Koa app; the caller listens (and owns shutdown). */
+export function createApp(config: Pick<ReceiverConfig, "tokens" | "secrets">, deps: AppDeps): Koa {
+  const { plantStore, events, logger } = deps;
+  const metrics = createMetrics();
+  const app = new Koa();
+  app.proxy = false;
+  // Koa's default handler prints errors to stderr; ours are logged by the boundary below.
+  app.silent = true;
+
+  // The error boundary: anything unexpected becomes the spec's error body and a log line.
+  app.use(async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      logger.error({ err: error, path: ctx.path }, "request failed");
+      ctx.status = 500;
+      ctx.body = { error: 500, message: "Internal error" };
+    }
+  });
+
+  app.use(async (ctx, next) => {
+    if (ctx.path !== WEBHOOK_PATH) return next();
+    const end = metrics.duration.startTimer();
+    try {
+      await next();
+    } finally {
+      const state = ctx.state.plantWebhook as PlantWebhookOutcome | undefined;
+      const outcome = state?.outcome ?? (ctx.status >= 500 ? "failed" : "rejected");
+      metrics.requests.inc({ outcome, status: String(ctx.status) });
+      end({ outcome });
+    }
+  });
+
+  const webhook = createPlantWebhookRouter({
+    path: WEBHOOK_PATH,
+    tokens: config.tokens,
+    secrets: config.secrets,
+    dedupStore: deps.dedupStore,
+    logger,
+    ...(deps.now === undefined ? {} : { now: deps.now }),
+    onNewPlant: async (plant, delivery) => {
+      const stored = await plantStore.add(plant, delivery.webhookId, deps.now?.() ?? new Date());
+      // Already stored: a redelivery after a crash between storing and acknowledging.
+      if (stored === undefined) return;
+      logger.info({ plantId: stored.id, webhookId: stored.webhookId, name: stored.name }, "plant received");
+      events.publish(stored);
+    },
+  });
+
+  const pages = new Router();
+  pages.get("/", (ctx) => {
+    ctx.type = "text/html; charset=utf-8";
+    ctx.set("Cache-Control", "no-store");
+    ctx.body = PAGE_HTML;
+  });
+  pages.get("/plants", async (ctx) => {
+    const raw = ctx.query.limit ?? "50";
+    const limit = typeof raw === "string" && /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+      ctx.status = 400;
+      ctx.body = { error: 400, message: "limit must be a whole number from 1 to 1000" };
+      return;
+    }
+    ctx.body = { plants: await plantStore.list(limit) };
+  });
+  pages.get("/healthz", async (ctx) => {
+    try {
+      await plantStore.ping();
+      ctx.body = { status: "ok" };
+    } catch (error) {
+      logger.error({ err: error }, "health check failed");
+      ctx.status = 503;
+      ctx.body = { error: 503, message: "Storage unavailable" };
+    }
+  });
+  pages.get("/metrics", async (ctx) => {
+    ctx.type = metrics.registry.contentType;
+    ctx.body = await metrics.registry.metrics();
+  });
+  pages.get("/events", (ctx) => {
+    // An SSE stream lives as long as the browser keeps it; no socket timeout applies.
+    ctx.req.socket.setTimeout(0);
+    ctx.req.socket.setNoDelay(true);
+    ctx.set({
+      "Cache-Control": "no-cache, no-transform",
+      Connection: "keep-alive",
+      "X-Accel-Buffering": "no",
+    });
+    ctx.type = "text/event-stream";
+    ctx.status = 200;
+    const stream = events.open();
+    ctx.req.on("close", () => stream.end());
+    ctx.body = stream;
+  });
+
+  app.use(webhook.routes()).use(webhook.allowedMethods());
+  app.use(pages.routes()).use(pages.allowedMethods());
+  app.use((ctx) => {
+    ctx.status = 404;
+    ctx.body = { error: 404, message: "Not found" };
+  });
+  return app;
+}

@@ -1,0 +1,98 @@
+import { parseWebhookSecret } from "@plant-store/types";
+import { z } from "zod";
+
+/** Where each setting comes from, for messages that tell the user what to fix. */
+export const CONFIG_SOURCES = {
+  port: { flag: "--port", env: "PLANT_RECEIVER_PORT" },
+  host: { flag: "--host", env: "PLANT_RECEIVER_HOST" },
+  tokens: { flag: "--token", env: "PLANT_RECEIVER_TOKENS" },
+  secrets: { flag: "--secret", env: "PLANT_RECEIVER_SECRETS" },
+  db: { flag: "--db", env: "PLANT_RECEIVER_DB" },
+  logLevel: { flag: "--log-level", env: "PLANT_RECEIVER_LOG_LEVEL" },
+} as const;
+
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+/** What commander hands over: strings, lists for the repeatable flags. */
+export interface RawReceiverOptions {
+  port?: string | undefined;
+  host?: string | undefined;
+  token?: string[] | undefined;
+  secret?: string[] | undefined;
+  db?: string | undefined;
+  logLevel?: string | undefined;
+}
+
+// Env vars carry lists comma-separated; flags may also repeat. Both end up here as one list.
+const list = z
+  .array(z.string())
+  .default([])
+  .transform((values) =>
+    values
+      .flatMap((v) => v.split(","))
+      .map((v) => v.trim())
+      .filter((v) => v !== ""),
+  );
+
+const ConfigSchema = z.object({
+  port: z.coerce
+    .number({ error: "must be a number" })
+    .int("must be a whole number")
+    .min(0, "must be 0 to 65535")
+    .max(65535, "must be 0 to 65535"),
+  host: z.string().trim().min(1, "must not be empty"),
+  tokens: list.pipe(
+    z
+      .array(z.string().regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces"))
+      .min(1, "at least one bearer token is required"),
+  ),
+  secrets: list.pipe(
+    z
+      .array(
+        z.string().refine((s) => {
+          try {
+            parseWebhookSecret(s);
+            return true;
+          } catch {
+            return false;
+          }
+        }, "must be whsec_ followed by base64 of at least 16 bytes"),
+      )
+      .min(1, "at least one signing secret is required"),
+  ),
+  db: z.string().trim().min(1, "must not be empty"),
+  logLevel: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(", ")}` }),
+});
+
+export type ReceiverConfig = z.output<typeof ConfigSchema>;
+
+/** Every configuration problem at once; the message never contains a value (they may be secrets). */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+  readonly code = "ERR_INVALID_CONFIG";
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.problems = problems;
+  }
+}
+
+/** Validates the whole configuration once, at start-up. Throws `ConfigError` listing every problem. */
+export function loadConfig(raw: RawReceiverOptions): ReceiverConfig {
+  const result = ConfigSchema.safeParse({
+    port: raw.port ?? "8781",
+    host: raw.host ?? "127.0.0.1",
+    tokens: raw.token,
+    secrets: raw.secret,
+    db: raw.db ?? "./data/receiver.db",
+    logLevel: raw.logLevel ?? "info",
+  });
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const key = issue.path[0] as keyof typeof CONFIG_SOURCES;
+    const source = CONFIG_SOURCES[key];
+    const where = issue.path.length > 1 ? ` (value ${Number(issue.path[1]) + 1})` : "";
+    return `${source.flag} / ${source.env}${where}: ${issue.message}`;
+  });
+  throw new ConfigError(problems);
+}

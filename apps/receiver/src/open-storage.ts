@@ -1,0 +1,49 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import type { DedupStore } from "@plant-store/receiver";
+import { createPostgresDedupStore } from "@plant-store/receiver/postgres";
+import { createSqliteDedupStore } from "@plant-store/receiver/sqlite";
+import Database from "better-sqlite3";
+import pg from "pg";
+import { createPostgresPlantStore } from "./create-postgres-plant-store.js";
+import { createSqlitePlantStore } from "./create-sqlite-plant-store.js";
+import type { PlantStore } from "./plant-store.js";
+
+export interface Storage {
+  kind: "sqlite" | "memory" | "postgres";
+  plantStore: PlantStore;
+  dedupStore: DedupStore;
+  close(): Promise<void>;
+}
+
+/** `postgres://...` (or `postgresql://`), `:memory:`, or a SQLite file path (its folder is created). */
+export async function openStorage(db: string): Promise<Storage> {
+  if (/^postgres(ql)?:\/\//.test(db)) {
+    const pool = new pg.Pool({ connectionString: db });
+    try {
+      const plantStore = await createPostgresPlantStore(pool);
+      return {
+        kind: "postgres",
+        plantStore,
+        dedupStore: createPostgresDedupStore({ pool }),
+        close: () => pool.end(),
+      };
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw error;
+    }
+  }
+  const memory = db === ":memory:";
+  if (!memory) mkdirSync(dirname(db), { recursive: true });
+  const database = new Database(db);
+  if (!memory) database.pragma("journal_mode = WAL");
+  database.pragma("busy_timeout = 5000");
+  return {
+    kind: memory ? "memory" : "sqlite",
+    plantStore: createSqlitePlantStore(database),
+    dedupStore: createSqliteDedupStore({ database }),
+    close: async () => {
+      database.close();
+    },
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * The live page: plain HTML and a few lines of script, no build step. It subscribes to `/events`
+ * before loading `/plants`, and skips webhook ids it already shows, so a plant arriving in between
+ * is neither lost nor shown twice. Text goes in through `textContent` only: plant names are untrusted.
+ */
+export const PAGE_HTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Plant receiver</title>
+<style>
+  body { font: 16px/1.5 system-ui, sans-serif; margin: 2rem auto; max-width: 40rem; padding: 0 1rem; color: #1b3a1b; }
+  h1 { font-size: 1.5rem; }
+  #status { font-size: .875rem; color: #666; }
+  #status[data-state="live"] { color: #2e7d32; }
+  ul { list-style: none; padding: 0; }
+  li { padding: .5rem .75rem; border-bottom: 1px solid #dde5dd; }
+  li.new { animation: flash 1.5s ease-out; }
+  .tag { font-size: .75rem; background: #e8f5e9; border-radius: .75rem; padding: .1rem .5rem; margin-left: .5rem; }
+  .meta { display: block; font-size: .75rem; color: #777; }
+  @keyframes flash { from { background: #fff59d; } to { background: transparent; } }
+</style>
+</head>
+<body>
+<h1>Received plants</h1>
+<p id="status" data-state="connecting">Connecting…</p>
+<p id="empty">No plants yet.</p>
+<ul id="plants"></ul>
+<script>
+(function () {
+  var list = document.getElementById("plants");
+  var status = document.getElementById("status");
+  var empty = document.getElementById("empty");
+  var seen = new Set();
+
+  function render(plant, where, fresh) {
+    if (seen.has(plant.webhookId)) return;
+    seen.add(plant.webhookId);
+    empty.hidden = true;
+    var item = document.createElement("li");
+    item.dataset.webhookId = plant.webhookId;
+    item.dataset.plantId = String(plant.id);
+    if (fresh) item.className = "new";
+    var name = document.createElement("strong");
+    name.className = "name";
+    name.textContent = plant.name;
+    item.appendChild(name);
+    if (plant.tag) {
+      var tag = document.createElement("span");
+      tag.className = "tag";
+      tag.textContent = plant.tag;
+      item.appendChild(tag);
+    }
+    var meta = document.createElement("span");
+    meta.className = "meta";
+    meta.textContent = "#" + plant.id + " · " + new Date(plant.receivedAt).toLocaleString();
+    item.appendChild(meta);
+    if (where === "top") list.insertBefore(item, list.firstChild); else list.appendChild(item);
+  }
+
+  function setStatus(state, text) {
+    status.dataset.state = state;
+    status.textContent = text;
+    document.body.dataset.live = state;
+  }
+
+  var source = new EventSource("/events");
+  source.addEventListener("open", function () { setStatus("live", "Live: new plants appear as they arrive."); });
+  source.addEventListener("error", function () { setStatus("reconnecting", "Disconnected; reconnecting…"); });
+  source.addEventListener("plant", function (event) { render(JSON.parse(event.data), "top", true); });
+
+  fetch("/plants?limit=100")
+    .then(function (response) { return response.json(); })
+    .then(function (body) { body.plants.forEach(function (plant) { render(plant, "bottom", false); }); })
+    .catch(function () { setStatus("error", "Could not load the plants received so far."); });
+})();
+</script>
+</body>
+</html>
+`;
