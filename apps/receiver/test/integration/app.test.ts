@@ -1,0 +1,235 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { generateWebhookSecret } from "@plant-store/types";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deliver, type RunningApp, runCli, startApp } from "../fixtures/start-app.js";
+
+const token = "tok_receiver_test_7f3a";
+const rotatedToken = "tok_receiver_next_19bc";
+const secret = generateWebhookSecret();
+const rotatedSecret = generateWebhookSecret();
+const dir = mkdtempSync(join(tmpdir(), "plant-receiver-app-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const json = async <T = Record<string, unknown>>(response: Response) => (await response.json()) as T;
+
+describe("plant-receiver as a process (SQLite)", () => {
+  let app: RunningApp;
+  const file = join(dir, "nested", "receiver.db");
+
+  beforeAll(async () => {
+    app = await startApp(["--token", token, "--token", rotatedToken, "--db", file], {
+      PLANT_RECEIVER_SECRETS: `${secret},${rotatedSecret}`,
+    });
+  });
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  it("logs a machine-readable listening line with the real port", () => {
+    const entry = JSON.parse(app.lines.find((l) => l.includes('"listening"')) ?? "{}");
+    expect(entry.url).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*$/);
+    expect(entry.url).toBe(app.url);
+  });
+
+  it("stores a delivery, answers 200, and lists it at /plants", async () => {
+    const id = `msg_${crypto.randomUUID()}`;
+    const response = await deliver(app.url, { token, secret, id });
+    expect(response.status).toBe(200);
+    expect(await json(response)).toEqual({ received: true, duplicate: false });
+    const { plants } = await json<{ plants: Record<string, unknown>[] }>(
+      await fetch(`${app.url}/plants?limit=1`),
+    );
+    expect(plants).toEqual([
+      { webhookId: id, id: 1, name: "Monstera deliciosa", tag: "tropical", receivedAt: expect.any(String) },
+    ]);
+    const logged = app.lines
+      .map((l) => JSON.parse(l))
+      .find((e) => e.msg === "plant received" && e.webhookId === id);
+    expect(logged).toMatchObject({ plantId: 1, webhookId: id, name: "Monstera deliciosa" });
+  });
+
+  it("accepts rotated tokens and secrets, and lists plants newest first with a limit", async () => {
+    for (const [i, [t, s]] of [
+      [rotatedToken, secret],
+      [token, rotatedSecret],
+      [rotatedToken, rotatedSecret],
+    ].entries()) {
+      const body = JSON.stringify({ id: 100 + i, name: `Plant ${i}` });
+      expect((await deliver(app.url, { token: t as string, secret: s as string, body })).status).toBe(200);
+    }
+    const { plants } = await json<{ plants: { id: number; tag: unknown }[] }>(
+      await fetch(`${app.url}/plants?limit=2`),
+    );
+    expect(plants.map((p) => p.id)).toEqual([102, 101]);
+    expect(plants[0]?.tag).toBeNull();
+    expect((await fetch(`${app.url}/plants?limit=0`)).status).toBe(400);
+  });
+
+  it("acknowledges duplicates (sequential and racing) and stores the plant once", async () => {
+    const id = `msg_${crypto.randomUUID()}`;
+    const body = JSON.stringify({ id: 200, name: "Duplicated fern" });
+    const responses = await Promise.all(
+      Array.from({ length: 6 }, () => deliver(app.url, { token, secret, id, body })),
+    );
+    const bodies = await Promise.all(responses.map((r) => json<{ duplicate: boolean }>(r)));
+    expect(responses.map((r) => r.status)).toEqual(Array(6).fill(200));
+    expect(bodies.filter((b) => !b.duplicate)).toHaveLength(1);
+    const later = await deliver(app.url, { token: rotatedToken, secret: rotatedSecret, id, body });
+    expect(await json(later)).toEqual({ received: true, duplicate: true });
+    const { plants } = await json<{ plants: { webhookId: string }[] }>(
+      await fetch(`${app.url}/plants?limit=100`),
+    );
+    expect(plants.filter((p) => p.webhookId === id)).toHaveLength(1);
+  });
+
+  it("answers every refusal status with the spec's error body", async () => {
+    const url = `${app.url}/plant/webhook`;
+    const get = await fetch(url);
+    expect([get.status, get.headers.get("allow"), (await json(get)).error]).toEqual([405, "POST", 405]);
+
+    const noToken = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(noToken.status).toBe(401);
+    expect(noToken.headers.get("www-authenticate")).toMatch(/^Bearer realm="plant-webhook"/);
+    expect((await deliver(app.url, { token: "wrong", secret })).status).toBe(401);
+
+    const textPlain = await fetch(url, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "text/plain" },
+      body: "{}",
+    });
+    expect(await json(textPlain)).toEqual({ error: 415, message: "Content-Type must be application/json" });
+
+    const big = JSON.stringify({ id: 1, name: "x".repeat(1_048_577) });
+    const tooBig = await deliver(app.url, { token, secret, body: big });
+    expect(await json(tooBig)).toEqual({ error: 413, message: "Request body is larger than 1048576 bytes" });
+
+    const wrongSecret = await deliver(app.url, { token, secret: generateWebhookSecret() });
+    expect(await json(wrongSecret)).toEqual({ error: 401, message: "No matching webhook signature" });
+    const replay = await deliver(app.url, { token, secret, at: new Date(Date.now() - 10 * 60_000) });
+    expect(replay.status).toBe(401);
+    const future = await deliver(app.url, { token, secret, at: new Date(Date.now() + 10 * 60_000) });
+    expect(future.status).toBe(401);
+
+    const invalid = await deliver(app.url, { token, secret, body: JSON.stringify({ id: "x", name: "" }) });
+    const invalidBody = await json<{ error: number; message: string }>(invalid);
+    expect(invalidBody.error).toBe(400);
+    expect(invalidBody.message).toMatch(/^Invalid NewPlant: /);
+    expect(invalidBody.message).toContain("id: ");
+    expect(invalidBody.message).toContain("name: ");
+    expect((await deliver(app.url, { token, secret, body: "{not json" })).status).toBe(400);
+  });
+
+  it("serves /healthz and Prometheus metrics by outcome with a latency histogram", async () => {
+    expect(await json(await fetch(`${app.url}/healthz`))).toEqual({ status: "ok" });
+    const metrics = await (await fetch(`${app.url}/metrics`)).text();
+    const count = (outcome: string, status: string) =>
+      Number(
+        new RegExp(
+          `plant_receiver_webhook_requests_total\\{outcome="${outcome}",status="${status}"\\} (\\d+)`,
+        ).exec(metrics)?.[1] ?? 0,
+      );
+    expect(count("received", "200")).toBeGreaterThanOrEqual(5);
+    expect(count("duplicate", "200")).toBeGreaterThanOrEqual(6);
+    expect(count("rejected", "401")).toBeGreaterThanOrEqual(5);
+    expect(count("rejected", "415")).toBe(1);
+    expect(count("rejected", "413")).toBe(1);
+    expect(metrics).toMatch(
+      /plant_receiver_webhook_request_duration_seconds_bucket\{le="0.1",outcome="received"\} \d+/,
+    );
+    expect(metrics).toContain("plant_receiver_webhook_request_duration_seconds_count");
+  });
+
+  it("answers 500 when storing fails, without leaking why, and stores the redelivery once storage is back", async () => {
+    const db = new Database(file);
+    db.exec("ALTER TABLE plants RENAME TO plants_away");
+    const id = `msg_${crypto.randomUUID()}`;
+    const body = JSON.stringify({ id: 300, name: "Unlucky cactus" });
+    try {
+      const failed = await deliver(app.url, { token, secret, id, body });
+      expect(await json(failed)).toEqual({ error: 500, message: "Internal error" });
+    } finally {
+      db.exec("ALTER TABLE plants_away RENAME TO plants");
+      db.close();
+    }
+    expect(app.output()).toMatch(/"msg":"plant webhook failed"/);
+    const retried = await deliver(app.url, { token, secret, id, body });
+    expect(await json(retried)).toEqual({ received: true, duplicate: false });
+  });
+
+  it("never writes tokens, secrets or signatures to its logs", async () => {
+    const output = app.output();
+    expect(output.length).toBeGreaterThan(0);
+    for (const value of [
+      token,
+      rotatedToken,
+      secret,
+      rotatedSecret,
+      secret.slice(6),
+      rotatedSecret.slice(6),
+    ]) {
+      expect(output).not.toContain(value);
+    }
+    expect(output).not.toMatch(/v1,[A-Za-z0-9+/]{43}=/);
+  });
+
+  it("exits 0 on SIGTERM and, restarted on the same file, still knows handled ids", async () => {
+    const id = `msg_${crypto.randomUUID()}`;
+    const body = JSON.stringify({ id: 400, name: "Survivor" });
+    expect(await json(await deliver(app.url, { token, secret, id, body }))).toMatchObject({
+      duplicate: false,
+    });
+    expect(await app.stop()).toBe(0);
+    expect(app.output()).toContain('"msg":"stopped"');
+
+    app = await startApp(["--token", token, "--secret", secret, "--db", file]);
+    expect(await json(await deliver(app.url, { token, secret, id, body }))).toEqual({
+      received: true,
+      duplicate: true,
+    });
+    const { plants } = await json<{ plants: { webhookId: string }[] }>(
+      await fetch(`${app.url}/plants?limit=1000`),
+    );
+    expect(plants.filter((p) => p.webhookId === id)).toHaveLength(1);
+  });
+});
+
+describe("plant-receiver configuration", () => {
+  it("exits 2 listing every problem with its flag and environment variable", async () => {
+    const { code, stderr, stdout } = await runCli(["--port", "99999", "--secret", "not-a-secret"], {
+      PLANT_RECEIVER_TOKENS: "",
+    });
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toContain("--port / PLANT_RECEIVER_PORT");
+    expect(stderr).toContain("--token / PLANT_RECEIVER_TOKENS: at least one bearer token is required");
+    expect(stderr).toContain("--secret / PLANT_RECEIVER_SECRETS");
+    expect(stderr).not.toContain("not-a-secret");
+  });
+
+  it("documents every flag and its environment variable in --help", async () => {
+    const { code, stdout } = await runCli(["--help"]);
+    expect(code).toBe(0);
+    for (const flag of ["--port", "--host", "--token", "--secret", "--db", "--log-level"]) {
+      expect(stdout).toContain(flag);
+    }
+    for (const env of ["PORT", "HOST", "TOKENS", "SECRETS", "DB", "LOG_LEVEL"]) {
+      expect(stdout).toContain(`PLANT_RECEIVER_${env}`);
+    }
+  });
+
+  it("runs with :memory: storage and exits 0 on SIGINT", async () => {
+    const app = await startApp(["--token", token, "--secret", secret, "--db", ":memory:"]);
+    try {
+      expect((await deliver(app.url, { token, secret })).status).toBe(200);
+    } finally {
+      expect(await app.stop("SIGINT")).toBe(0);
+    }
+  });
+});

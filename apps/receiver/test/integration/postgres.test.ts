@@ -1,0 +1,70 @@
+import { startPostgres, type TestPostgres } from "@plant-store/testing";
+import { generateWebhookSecret } from "@plant-store/types";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deliver, type RunningApp, startApp } from "../fixtures/start-app.js";
+
+const token = "pg-token";
+const secret = generateWebhookSecret();
+
+describe("plant-receiver on PostgreSQL", () => {
+  let server: TestPostgres;
+  let url: string;
+  const apps: RunningApp[] = [];
+  beforeAll(async () => {
+    server = await startPostgres();
+    url = await server.createDatabase("plant_receiver_app");
+    // Two instances on one database, started together: table creation must not race.
+    apps.push(
+      ...(await Promise.all([
+        startApp(["--token", token, "--secret", secret, "--db", url]),
+        startApp(["--token", token, "--secret", secret], { PLANT_RECEIVER_DB: url }),
+      ])),
+    );
+  });
+  afterAll(async () => {
+    for (const app of apps) await app.stop();
+    await server?.stop();
+  });
+
+  it("stores plants in PostgreSQL and lists them from either instance", async () => {
+    const [a, b] = apps as [RunningApp, RunningApp];
+    const id = `msg_${crypto.randomUUID()}`;
+    const body = JSON.stringify({ id: 9007199254740991, name: "Big id", tag: "edge" });
+    expect((await deliver(a.url, { token, secret, id, body })).status).toBe(200);
+    const { plants } = (await (await fetch(`${b.url}/plants?limit=1`)).json()) as { plants: unknown[] };
+    expect(plants).toEqual([
+      { webhookId: id, id: 9007199254740991, name: "Big id", tag: "edge", receivedAt: expect.any(String) },
+    ]);
+  });
+
+  it("stores one row when both instances receive the same id at the same moment", async () => {
+    for (let round = 0; round < 5; round++) {
+      const id = `msg_${crypto.randomUUID()}`;
+      const body = JSON.stringify({ id: 500 + round, name: `Raced ${round}` });
+      const responses = await Promise.all(
+        [...apps, ...apps].map((app) => deliver(app.url, { token, secret, id, body })),
+      );
+      const bodies = (await Promise.all(responses.map((r) => r.json()))) as { duplicate: boolean }[];
+      expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+      expect(bodies.filter((b) => !b.duplicate)).toHaveLength(1);
+    }
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM plants WHERE name LIKE 'Raced %'",
+      );
+      expect(rows[0]?.n).toBe(5);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it("never logs the connection details' secrets or the tokens", () => {
+    for (const app of apps) {
+      expect(app.output()).not.toContain(token);
+      expect(app.output()).not.toContain(secret);
+    }
+  });
+});
