@@ -1,7 +1,7 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/run.ts", "src/servers/*.ts"],
+  entry: ["src/run.ts", "src/servers/*.ts", "src/clients/*.ts"],
   format: ["esm"],
   target: "node20",
   sourcemap: true,

@@ -1,0 +1,22 @@
+import { generateWebhookSecret } from "@plant-store/types";
+
+export interface BenchCredentials {
+  token: string;
+  secret: string;
+}
+
+/** Fresh credentials per bench run, handed to child processes in their environment. */
+export function createBenchCredentials(): BenchCredentials {
+  return { token: `bench-${Date.now().toString(36)}`, secret: generateWebhookSecret() };
+}
+
+export function credentialsEnv(credentials: BenchCredentials): Record<string, string> {
+  return { BENCH_TOKEN: credentials.token, BENCH_SECRET: credentials.secret };
+}
+
+export function credentialsFromEnv(): BenchCredentials {
+  const token = process.env.BENCH_TOKEN;
+  const secret = process.env.BENCH_SECRET;
+  if (!token || !secret) throw new Error("BENCH_TOKEN and BENCH_SECRET must be set");
+  return { token, secret };
+}

@@ -1,0 +1,5 @@
+import type { Scenario } from "../scenario.js";
+import { receiverThroughput } from "./receiver-throughput.js";
+
+/** Every scenario, in the order the issue lists them. */
+export const scenarios: readonly Scenario[] = [receiverThroughput];

@@ -1,0 +1,99 @@
+import { createBenchCredentials, credentialsEnv } from "../bench-credentials.js";
+import type { BenchResult } from "../bench-result.js";
+import { createPlantSigner } from "../create-plant-signer.js";
+import { type HttpLoadResult, measureHttpLoad } from "../measure-http-load.js";
+import { median } from "../median.js";
+import { ratioRow } from "../ratio-row.js";
+import type { Scenario } from "../scenario.js";
+import { type BenchProcess, spawnBenchProcess } from "../spawn-bench-process.js";
+
+const NAME = "receiver.throughput";
+/** Baselines first: each server is a separate process, driven in turn, round after round. */
+const SERVERS = ["raw-http", "naive-koa", "naive-koa-standardwebhooks", "plant-receiver"] as const;
+type ServerName = (typeof SERVERS)[number];
+
+export const receiverThroughput: Scenario = {
+  name: NAME,
+  description:
+    "Full receive path (bearer, signature, timestamp, zod, in-memory dedup, no-op handler) in Koa vs raw node:http + JSON.parse, the naive koa stack, and naive + standardwebhooks",
+  async run(context) {
+    const credentials = createBenchCredentials();
+    const sign = createPlantSigner(credentials.secret, credentials.token);
+    const connections = 20;
+    const durationSeconds = context.quick ? 2 : 5;
+    const servers = new Map<ServerName, BenchProcess>();
+    const samples = new Map<ServerName, HttpLoadResult[]>(SERVERS.map((name) => [name, []]));
+    try {
+      for (const name of SERVERS) {
+        servers.set(name, await spawnBenchProcess(`servers/${name}`, { env: credentialsEnv(credentials) }));
+      }
+      const load = (server: BenchProcess, seconds: number) =>
+        measureHttpLoad(server, {
+          path: "/plant/webhook",
+          durationSeconds: seconds,
+          connections,
+          makeRequest: sign,
+        });
+      for (const name of SERVERS) {
+        context.log(`${NAME}: warm-up ${name}`);
+        await load(servers.get(name) as BenchProcess, 1);
+      }
+      // Interleaved rounds, so drift from other work on the machine spreads over every server.
+      for (let round = 1; round <= context.runs; round++) {
+        for (const name of SERVERS) {
+          const sample = await load(servers.get(name) as BenchProcess, durationSeconds);
+          context.log(`${NAME}: run ${round}/${context.runs} ${name} ${Math.round(sample.rps)} req/s`);
+          samples.get(name)?.push(sample);
+        }
+      }
+    } finally {
+      await Promise.all([...servers.values()].map((server) => server.stop()));
+    }
+
+    const med = (name: ServerName, pick: (r: HttpLoadResult) => number) =>
+      median((samples.get(name) ?? []).map(pick));
+    const rps = (name: ServerName) => ({ name: `${NAME}.${name}.rps`, value: med(name, (r) => r.rps) });
+    const results: BenchResult[] = [];
+    for (const name of SERVERS) {
+      const all = samples.get(name) ?? [];
+      const failures = all.reduce((sum, r) => sum + r.non2xx + r.errors, 0);
+      const notes = failures > 0 ? `${failures} non-2xx/errors over all runs` : undefined;
+      results.push(ratioRow(`${NAME}.${name}.rps`, rps(name).value, "req/s", rps("raw-http"), notes));
+      results.push(
+        ratioRow(
+          `${NAME}.${name}.p50`,
+          med(name, (r) => r.p50Ms),
+          "ms",
+        ),
+      );
+      results.push(
+        ratioRow(
+          `${NAME}.${name}.p99`,
+          med(name, (r) => r.p99Ms),
+          "ms",
+        ),
+      );
+      results.push(
+        ratioRow(
+          `${NAME}.${name}.cpu`,
+          med(name, (r) => r.cpuMicrosPerRequest),
+          "µs/req",
+          {
+            name: `${NAME}.raw-http.cpu`,
+            value: med("raw-http", (r) => r.cpuMicrosPerRequest),
+          },
+        ),
+      );
+    }
+    results.push(
+      ratioRow(
+        `${NAME}.plant-receiver.rps-vs-naive`,
+        rps("plant-receiver").value,
+        "req/s",
+        rps("naive-koa-standardwebhooks"),
+        `goal: ratio >= 2 (${connections} connections, ${durationSeconds}s runs)`,
+      ),
+    );
+    return results;
+  },
+};
