@@ -1,0 +1,141 @@
+import { mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { bin, publishedPackages, run, workspaceRoot } from "./fixtures/published-packages.js";
+import { copyWorkspaceManifests } from "./fixtures/workspace-manifests.js";
+
+// `changeset version` on a scratch copy of the workspace's manifests: the real config, the real
+// package.json files, a sample changeset. Nothing in the workspace itself is touched.
+interface Manifest {
+  name: string;
+  version: string;
+  private?: boolean;
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+}
+
+let scratch: string;
+let dirs: string[];
+
+async function manifest(root: string, dir: string): Promise<Manifest> {
+  return JSON.parse(await readFile(join(root, dir, "package.json"), "utf8")) as Manifest;
+}
+
+async function changesetVersion(): Promise<void> {
+  await run(bin("changeset"), ["version"], { cwd: scratch, env: { ...process.env, CI: "true" } });
+}
+
+function nextMinor(version: string): string {
+  const [major, minor] = version.split(".").map(Number);
+  return `${major}.${(minor ?? 0) + 1}.0`;
+}
+
+async function setUp(withPendingChangesets: boolean): Promise<void> {
+  scratch = await mkdtemp(join(tmpdir(), "plant-store-release-train-"));
+  dirs = await copyWorkspaceManifests(scratch, withPendingChangesets);
+  // changesets loads the changelog generator named in config.json from the project's node_modules.
+  await symlink(join(workspaceRoot, "node_modules"), join(scratch, "node_modules"), "dir");
+}
+
+afterEach(async () => {
+  await rm(scratch, { recursive: true, force: true });
+});
+
+describe("changeset version with one sample changeset", () => {
+  beforeEach(async () => {
+    await setUp(false);
+    await writeFile(
+      join(scratch, ".changeset", "sample-types-change.md"),
+      '---\n"@plant-store/types": minor\n---\n\nSample: a new export in types.\n',
+    );
+  });
+
+  it("moves every published package to the same next version, though only one was named", async () => {
+    const before = await Promise.all(publishedPackages.map((p) => manifest(workspaceRoot, p.dir)));
+    const versions = new Set(before.map((m) => m.version));
+    expect(versions.size, "the fixed group already shares one version").toBe(1);
+    await changesetVersion();
+    const after = await Promise.all(publishedPackages.map((p) => manifest(scratch, p.dir)));
+    const expected = nextMinor([...versions][0] as string);
+    expect(after.map((m) => [m.name, m.version])).toStrictEqual(
+      publishedPackages.map((p) => [p.name, expected]),
+    );
+  });
+
+  it("writes a CHANGELOG entry in every published package: the change where it was made, a dependency note elsewhere", async () => {
+    await changesetVersion();
+    const version = (await manifest(scratch, "packages/types")).version;
+    const changelog = (dir: string) => readFile(join(scratch, dir, "CHANGELOG.md"), "utf8");
+    expect(await changelog("packages/types")).toMatch(
+      new RegExp(`## ${version}\\n\\n### Minor Changes\\n\\n- Sample: a new export in types\\.`),
+    );
+    for (const dir of ["packages/receiver", "packages/sender"]) {
+      const text = await changelog(dir);
+      expect(text).toContain(`## ${version}`);
+      expect(text).toContain(`@plant-store/types@${version}`);
+    }
+    expect(await changelog("spec")).toContain(`## ${version}`);
+  });
+
+  it("keeps workspace:* ranges, which pnpm pack and publish turn into the exact new version", async () => {
+    const before = await manifest(workspaceRoot, "packages/sender");
+    await changesetVersion();
+    const after = await manifest(scratch, "packages/sender");
+    expect(before.dependencies?.["@plant-store/types"]).toBe("workspace:*");
+    expect(after.dependencies?.["@plant-store/types"]).toBe("workspace:*");
+  });
+
+  it("updates explicit internal ranges to the new version", async () => {
+    // If a package ever pins a range instead of workspace:*, changesets must move it with the train.
+    const path = join(scratch, "packages/sender/package.json");
+    const sender = await manifest(scratch, "packages/sender");
+    const current = (await manifest(scratch, "packages/types")).version;
+    await writeFile(
+      path,
+      JSON.stringify({
+        ...sender,
+        dependencies: { ...sender.dependencies, "@plant-store/types": `workspace:^${current}` },
+      }),
+    );
+    await changesetVersion();
+    const after = await manifest(scratch, "packages/sender");
+    expect(after.dependencies?.["@plant-store/types"]).toBe(`workspace:^${nextMinor(current)}`);
+  });
+
+  it("leaves private packages (the apps, e2e, testing) untouched", async () => {
+    const privateDirs: string[] = [];
+    for (const dir of dirs) if ((await manifest(workspaceRoot, dir)).private) privateDirs.push(dir);
+    expect(privateDirs).toEqual(
+      expect.arrayContaining(["apps/receiver", "apps/sender", "e2e", "packages/testing"]),
+    );
+    const before = await Promise.all(privateDirs.map((dir) => manifest(scratch, dir)));
+    await changesetVersion();
+    // Compared as values: changesets re-serialises some manifests without changing them.
+    const after = await Promise.all(privateDirs.map((dir) => manifest(scratch, dir)));
+    expect(after).toStrictEqual(before);
+    for (const dir of privateDirs) {
+      await expect(readFile(join(scratch, dir, "CHANGELOG.md"), "utf8")).rejects.toThrow(/ENOENT/);
+    }
+  });
+
+  it("consumes the changeset", async () => {
+    await changesetVersion();
+    await expect(readFile(join(scratch, ".changeset", "sample-types-change.md"), "utf8")).rejects.toThrow(
+      /ENOENT/,
+    );
+  });
+});
+
+describe("changeset version with the changesets pending in the workspace", () => {
+  beforeEach(async () => {
+    await setUp(true);
+  });
+
+  it("applies them cleanly and keeps the published packages on one version", async () => {
+    await changesetVersion();
+    const after = await Promise.all(publishedPackages.map((p) => manifest(scratch, p.dir)));
+    expect(new Set(after.map((m) => m.version)).size).toBe(1);
+  });
+});
