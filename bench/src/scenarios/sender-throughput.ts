@@ -1,0 +1,102 @@
+import { createBenchCredentials, credentialsEnv } from "../bench-credentials.js";
+import type { BenchResult } from "../bench-result.js";
+import type { HttpLoopCommand, HttpLoopResult } from "../clients/http-loop.js";
+import { median } from "../median.js";
+import { ratioRow } from "../ratio-row.js";
+import type { Scenario } from "../scenario.js";
+import { type BenchProcess, spawnBenchProcess } from "../spawn-bench-process.js";
+import { measureOutboxSender, outboxSenderUnavailable } from "./measure-outbox-sender.js";
+
+const NAME = "sender.throughput";
+const CLIENTS = ["got", "fetch", "undici-pool"] as const;
+type Client = (typeof CLIENTS)[number];
+const CONCURRENCY = 50;
+
+export const senderThroughput: Scenario = {
+  name: NAME,
+  description:
+    "Plants delivered through the durable SQLite outbox + worker to a raw node:http receiver vs a bare got loop (baseline), fetch and an undici Pool loop (the limit), 50 in flight",
+  async run(context) {
+    const credentials = createBenchCredentials();
+    const count = context.quick ? 3_000 : 20_000;
+    const processes: BenchProcess[] = [];
+    const samples = new Map<string, { rate: number; cpu: number }[]>();
+    const record = (name: string, rate: number, cpu: number) => {
+      const list = samples.get(name) ?? [];
+      list.push({ rate, cpu });
+      samples.set(name, list);
+    };
+    const unavailable = await outboxSenderUnavailable();
+    const notes: string[] = [];
+    try {
+      const receiver = await spawnBenchProcess("servers/raw-http", { env: credentialsEnv(credentials) });
+      processes.push(receiver);
+      const url = `${receiver.url}/plant/webhook`;
+      const clients = new Map<Client, BenchProcess>();
+      for (const client of CLIENTS) {
+        const child = await spawnBenchProcess("clients/http-loop", { env: { BENCH_CLIENT: client } });
+        processes.push(child);
+        clients.set(client, child);
+      }
+      const command = (n: number): HttpLoopCommand => ({
+        url,
+        count: n,
+        concurrency: CONCURRENCY,
+        token: credentials.token,
+        secret: credentials.secret,
+      });
+      for (const client of CLIENTS) await clients.get(client)?.command(command(Math.min(count, 2_000)));
+      for (let round = 1; round <= context.runs; round++) {
+        for (const client of CLIENTS) {
+          const result = await (clients.get(client) as BenchProcess).command<HttpLoopResult>(command(count));
+          if (result.failed > 0) notes.push(`${client}: ${result.failed} failed`);
+          const rate = (result.ok / result.elapsedMs) * 1000;
+          context.log(`${NAME}: run ${round}/${context.runs} ${client} ${Math.round(rate)} deliveries/s`);
+          record(client, rate, result.cpuMicros / Math.max(1, result.ok));
+        }
+        if (unavailable === undefined) {
+          const outbox = await measureOutboxSender({
+            context,
+            receiverUrl: url,
+            credentials,
+            count,
+            concurrency: CONCURRENCY,
+          });
+          context.log(`${NAME}: run ${round}/${context.runs} outbox ${Math.round(outbox.rate)} deliveries/s`);
+          record("outbox", outbox.rate, outbox.cpuMicrosPerDelivery);
+        }
+      }
+    } finally {
+      await Promise.all(processes.map((p) => p.stop()));
+    }
+    const rate = (name: string) => ({
+      name: `${NAME}.${name}.rate`,
+      value: median((samples.get(name) ?? []).map((s) => s.rate)),
+    });
+    const cpu = (name: string) => ({
+      name: `${NAME}.${name}.cpu`,
+      value: median((samples.get(name) ?? []).map((s) => s.cpu)),
+    });
+    const results: BenchResult[] = [];
+    if (unavailable === undefined) {
+      results.push(
+        ratioRow(`${NAME}.outbox.rate`, rate("outbox").value, "deliveries/s", rate("got"), "goal >= 0.9"),
+      );
+      results.push(ratioRow(`${NAME}.outbox.cpu`, cpu("outbox").value, "µs/delivery", cpu("got")));
+    } else {
+      results.push({
+        ...ratioRow(`${NAME}.outbox.rate`, Number.NaN, "deliveries/s"),
+        value: null,
+        notes: `skipped: ${unavailable}`,
+      });
+    }
+    for (const client of CLIENTS) {
+      const extra = client === "got" && notes.length > 0 ? notes.join("; ") : undefined;
+      results.push(
+        ratioRow(`${NAME}.${client}.rate`, rate(client).value, "deliveries/s", rate("got"), extra),
+      );
+      results.push(ratioRow(`${NAME}.${client}.cpu`, cpu(client).value, "µs/delivery", cpu("got")));
+    }
+    return results;
+  },
+};
