@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "./load-config.js";
+
+const secret = `whsec_${Buffer.alloc(24, 7).toString("base64")}`;
+
+describe("loadConfig", () => {
+  it("applies the demo defaults", () => {
+    expect(loadConfig({ token: ["t"], secret: [secret] })).toEqual({
+      port: 8781,
+      host: "127.0.0.1",
+      tokens: ["t"],
+      secrets: [secret],
+      db: "./data/receiver.db",
+      logLevel: "info",
+    });
+  });
+
+  it("splits comma-separated lists (from env vars) and merges repeated flags", () => {
+    const config = loadConfig({ token: ["a,b", " c "], secret: [`${secret},${secret}`], port: "0" });
+    expect(config.tokens).toEqual(["a", "b", "c"]);
+    expect(config.secrets).toHaveLength(2);
+    expect(config.port).toBe(0);
+  });
+
+  it("reports every problem at once, naming flag and env var, never the values", () => {
+    let error: unknown;
+    try {
+      loadConfig({
+        port: "70000",
+        host: " ",
+        token: [],
+        secret: ["whsec_short", secret],
+        logLevel: "loud",
+        db: "",
+      });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const { problems, message } = error as ConfigError;
+    expect(problems).toEqual([
+      "--port / PLANT_RECEIVER_PORT: must be 0 to 65535",
+      "--host / PLANT_RECEIVER_HOST: must not be empty",
+      "--token / PLANT_RECEIVER_TOKENS: at least one bearer token is required",
+      "--secret / PLANT_RECEIVER_SECRETS (value 1): must be whsec_ followed by base64 of at least 16 bytes",
+      "--db / PLANT_RECEIVER_DB: must not be empty",
+      expect.stringMatching(/^--log-level \/ PLANT_RECEIVER_LOG_LEVEL: must be one of fatal, error/),
+    ]);
+    expect(message).not.toContain("whsec_short");
+  });
+});
