@@ -89,6 +89,19 @@ describe("createPlantWebhookRouter over real HTTP", () => {
     expect(response.status).toBe(401);
   });
 
+  it("keeps the contract's order: content type, then size, then signature, then JSON", async () => {
+    const big = "x".repeat(1_048_577);
+    const badSignature = { token: "old-token", secret: generateWebhookSecret() };
+    expect((await send(receiver.url, { ...badSignature, body: big, contentType: "text/plain" })).status).toBe(
+      415,
+    );
+    expect((await send(receiver.url, { ...badSignature, body: big })).status).toBe(413);
+    expect((await send(receiver.url, { ...badSignature, body: "{not json" })).status).toBe(401);
+    expect(
+      (await send(receiver.url, { token: "old-token", secret: oldSecret, body: "{not json" })).status,
+    ).toBe(400);
+  });
+
   it("answers 415 for a body that is not application/json, and accepts parameters", async () => {
     const bad = await send(receiver.url, {
       token: "new-token",
