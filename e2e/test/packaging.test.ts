@@ -1,0 +1,77 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { consumerPackageJson, consumerSource, consumerTsconfig } from "./fixtures/consumer-project.js";
+import {
+  bin,
+  packPublishedPackages,
+  publishedPackages,
+  run,
+  workspaceRoot,
+} from "./fixtures/published-packages.js";
+
+// A stranger's view: the packed tarballs, installed with plain npm into a project outside the
+// workspace (so nothing resolves through the workspace's node_modules), compiled with tsc and run.
+// Workspace-only paths, files missing from `files` or dev-only dependencies break it.
+let scratch: string;
+let project: string;
+
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), "plant-store-packaging-"));
+  expect(scratch.startsWith(workspaceRoot)).toBe(false);
+  const tarballs = await packPublishedPackages(scratch);
+  project = join(scratch, "consumer");
+  await mkdir(join(project, "src"), { recursive: true });
+  await writeFile(join(project, "package.json"), consumerPackageJson(tarballs));
+  await writeFile(join(project, "tsconfig.json"), consumerTsconfig);
+  await writeFile(join(project, "src", "consumer.ts"), consumerSource);
+  // The registry serves only koa, zod, got & co.; the @plant-store packages come from the tarballs.
+  await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], {
+    cwd: project,
+    env: { ...process.env, npm_config_workspaces: "false" },
+  });
+}, 300_000);
+
+afterAll(async () => {
+  await rm(scratch, { recursive: true, force: true });
+});
+
+describe("the published packages, installed from tarballs with npm", () => {
+  it("installs the tarballs themselves, not registry copies", async () => {
+    const { stdout } = await run("npm", ["ls", "--json", "--all"], { cwd: project });
+    const tree = JSON.stringify(JSON.parse(stdout));
+    for (const { name } of publishedPackages) {
+      expect(tree).toContain(`"${name}"`);
+    }
+    expect(tree).not.toContain("registry.npmjs.org/@plant-store");
+  });
+
+  it("type-check a strict TypeScript consumer with tsc, and it compiles", async () => {
+    const result = await run(bin("tsc"), ["-p", "tsconfig.json"], { cwd: project }).catch(
+      (error: { stdout?: string; stderr?: string }) => ({
+        stdout: error.stdout ?? "",
+        stderr: error.stderr ?? "failed",
+      }),
+    );
+    expect(`${result.stdout}${result.stderr}`).toBe("");
+  });
+
+  it("receive a webhook signed and delivered by the sender through the receiver mounted in Koa", async () => {
+    const { stdout } = await run(process.execPath, [join(project, "dist", "consumer.js")], {
+      cwd: project,
+      timeout: 60_000,
+    });
+    expect(JSON.parse(stdout)).toStrictEqual({
+      contractVersion: "1.0.0",
+      title: "OpenAPI Plant Store",
+      documentTitle: "OpenAPI Plant Store",
+      newPlantSchema: "https://json-schema.org/draft/2020-12/schema",
+      vectorsReproduced: true,
+      statuses: [200, 401],
+      received: [
+        { plant: { id: 42, name: "Monstera deliciosa", tag: "tropical" }, webhookId: "msg_consumer_1" },
+      ],
+    });
+  });
+});
