@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,6 +16,9 @@ import {
 // Workspace-only paths, files missing from `files` or dev-only dependencies break it.
 let scratch: string;
 let project: string;
+/** The TypeScript examples in the READMEs we own, as shipped in the tarballs. */
+const readmeExamples: string[] = [];
+const packagesWithRunnableReadmes = ["@plant-store/spec", "@plant-store/types"];
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), "plant-store-packaging-"));
@@ -31,6 +34,15 @@ beforeAll(async () => {
     cwd: project,
     env: { ...process.env, npm_config_workspaces: "false" },
   });
+  for (const name of packagesWithRunnableReadmes) {
+    const readme = await readFile(join(project, "node_modules", name, "README.md"), "utf8");
+    const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1] as string);
+    for (const [index, code] of blocks.entries()) {
+      const file = `readme-${name.split("/")[1]}-${index + 1}`;
+      await writeFile(join(project, "src", `${file}.ts`), code);
+      readmeExamples.push(file);
+    }
+  }
 }, 300_000);
 
 afterAll(async () => {
@@ -55,6 +67,17 @@ describe("the published packages, installed from tarballs with npm", () => {
       }),
     );
     expect(`${result.stdout}${result.stderr}`).toBe("");
+  });
+
+  it("finds the README examples of spec and types", () => {
+    expect(readmeExamples.length).toBeGreaterThanOrEqual(4);
+  });
+
+  it("runs every README example of spec and types (compiled by the tsc step above)", async () => {
+    for (const example of readmeExamples) {
+      const result = await run(process.execPath, [join(project, "dist", `${example}.js`)], { cwd: project });
+      expect(result.stderr, example).toBe("");
+    }
   });
 
   it("receive a webhook signed and delivered by the sender through the receiver mounted in Koa", async () => {
