@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { bin, publishedPackages, run, workspaceRoot } from "./fixtures/published-packages.js";
-import { copyWorkspaceManifests } from "./fixtures/workspace-manifests.js";
+import { copyWorkspaceManifests, workspacePackageDirs } from "./fixtures/workspace-manifests.js";
 
 // `changeset version` on a scratch copy of the workspace's manifests: the real config, the real
 // package.json files, a sample changeset. Nothing in the workspace itself is touched.
@@ -39,8 +39,28 @@ async function setUp(withPendingChangesets: boolean): Promise<void> {
   await symlink(join(workspaceRoot, "node_modules"), join(scratch, "node_modules"), "dir");
 }
 
-afterEach(async () => {
+async function tearDown(): Promise<void> {
   await rm(scratch, { recursive: true, force: true });
+}
+
+describe(".changeset/config.json", () => {
+  it("has one fixed group holding exactly the workspace packages that are not private", async () => {
+    const config = JSON.parse(await readFile(join(workspaceRoot, ".changeset", "config.json"), "utf8")) as {
+      fixed: string[][];
+      access: string;
+      privatePackages: { version: boolean; tag: boolean };
+    };
+    const published: string[] = [];
+    for (const dir of await workspacePackageDirs()) {
+      const pkg = await manifest(workspaceRoot, dir);
+      if (!pkg.private) published.push(pkg.name);
+    }
+    expect(config.fixed).toHaveLength(1);
+    expect([...(config.fixed[0] ?? [])].sort()).toStrictEqual(published.sort());
+    expect([...published].sort()).toStrictEqual(publishedPackages.map((p) => p.name).sort());
+    expect(config.access).toBe("public");
+    expect(config.privatePackages).toStrictEqual({ version: false, tag: false });
+  });
 });
 
 describe("changeset version with one sample changeset", () => {
@@ -51,6 +71,7 @@ describe("changeset version with one sample changeset", () => {
       '---\n"@plant-store/types": minor\n---\n\nSample: a new export in types.\n',
     );
   });
+  afterEach(tearDown);
 
   it("moves every published package to the same next version, though only one was named", async () => {
     const before = await Promise.all(publishedPackages.map((p) => manifest(workspaceRoot, p.dir)));
@@ -132,6 +153,7 @@ describe("changeset version with the changesets pending in the workspace", () =>
   beforeEach(async () => {
     await setUp(true);
   });
+  afterEach(tearDown);
 
   it("applies them cleanly and keeps the published packages on one version", async () => {
     await changesetVersion();
