@@ -1,1 +1,51 @@
-export {};
+export type { AttemptEvent } from "./attempt-event.js";
+export type { AttemptResult } from "./attempt-result.js";
+export {
+  createDeliveryClient,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  type DeliveryClient,
+  type DeliveryClientOptions,
+} from "./create-delivery-client.js";
+export {
+  createRetryPolicy,
+  DEFAULT_DISABLE_AFTER_MS,
+  DEFAULT_MAX_RETRY_AFTER_MS,
+  type RetryDecision,
+  type RetryDecisionInput,
+  type RetryPolicy,
+  type RetryPolicyOptions,
+} from "./create-retry-policy.js";
+export { createRetrySchedule, DEFAULT_RETRY_SCHEDULE } from "./create-retry-schedule.js";
+export {
+  createSsrfGuard,
+  type ResolvedTarget,
+  type SsrfGuard,
+  type SsrfGuardOptions,
+} from "./create-ssrf-guard.js";
+export { createWorker, type Worker, type WorkerOptions } from "./create-worker.js";
+export { type DeliveryMessage, deliver } from "./deliver.js";
+export { isPublicAddress } from "./is-public-address.js";
+export { newWebhookId } from "./new-webhook-id.js";
+export {
+  type AddEndpointInput,
+  type AttemptOutcome,
+  type AttemptRecord,
+  type ClaimedDelivery,
+  type ClaimOptions,
+  type DeliveryRecord,
+  type DeliveryStatus,
+  type Endpoint,
+  type EndpointStatus,
+  type ListDeliveriesOptions,
+  OUTBOX_NOTIFY_CHANNEL,
+  type Outbox,
+  type PlantRecord,
+  type RecordAttemptInput,
+} from "./outbox.js";
+export { EndpointNotFoundError } from "./outbox-errors.js";
+export { InvalidDurationError, parseDuration } from "./parse-duration.js";
+export { parseRetryAfter } from "./parse-retry-after.js";
+export { plantBody } from "./plant-body.js";
+export type { SenderLogger } from "./sender-logger.js";
+export { type DeliveryHeaders, type SignDeliveryInput, signDelivery } from "./sign-delivery.js";
+export { SsrfBlockedError } from "./ssrf-blocked-error.js";

@@ -1,0 +1,17 @@
+import type { AttemptOutcome } from "./outbox.js";
+
+/** One finished attempt, as the worker logs it (`"msg":"delivery attempt"`) and reports it. */
+export interface AttemptEvent {
+  deliveryId: number;
+  webhookId: string;
+  plantId: number;
+  endpointId: number;
+  /** 1-based over the delivery's life. */
+  attempt: number;
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+  outcome: AttemptOutcome;
+  /** When the next attempt is due (outcome `retrying`). */
+  nextAttemptAt?: string;
+}

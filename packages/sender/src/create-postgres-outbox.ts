@@ -1,0 +1,350 @@
+import { EventEmitter } from "node:events";
+import pg from "pg";
+import { newWebhookId } from "./new-webhook-id.js";
+import { type ClaimedDelivery, type DeliveryStatus, OUTBOX_NOTIFY_CHANNEL, type Outbox } from "./outbox.js";
+import { EndpointNotFoundError } from "./outbox-errors.js";
+import {
+  type AttemptRow,
+  type DeliveryRow,
+  type EndpointRow,
+  type PlantRow,
+  toAttempt,
+  toDelivery,
+  toEndpoint,
+  toPlant,
+} from "./outbox-rows.js";
+import { plantBody } from "./plant-body.js";
+import { POSTGRES_SCHEMA } from "./postgres-schema.js";
+
+const STATUS_AFTER: Record<string, DeliveryStatus> = {
+  delivered: "delivered",
+  retrying: "pending",
+  failed: "failed",
+  disabled: "failed",
+};
+
+// Serialises schema creation when several store processes start at once.
+const MIGRATION_LOCK = 0x706c616e;
+
+export interface PostgresOutboxOptions {
+  /** Reports a lost LISTEN connection (polling covers the gap while it reconnects). */
+  onError?: (error: Error) => void;
+}
+
+/**
+ * The shared outbox in PostgreSQL. Claims lock candidate rows with `FOR UPDATE SKIP LOCKED` and
+ * re-check the lease on the locked row, so processes on several machines split the due work and
+ * no delivery is held by two workers at once; `NOTIFY` wakes every process when work is added.
+ */
+export async function createPostgresOutbox(
+  poolOrUrl: pg.Pool | string,
+  options: PostgresOutboxOptions = {},
+): Promise<Outbox> {
+  const owned = typeof poolOrUrl === "string";
+  const pool =
+    typeof poolOrUrl === "string" ? new pg.Pool({ connectionString: poolOrUrl, max: 10 }) : poolOrUrl;
+  const events = new EventEmitter();
+  let listener: pg.PoolClient | undefined;
+  let listening = false;
+  let closed = false;
+
+  async function tx<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    try {
+      await client.query("BEGIN");
+      const result = await work(client);
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  await tx(async (client) => {
+    await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+    await client.query(POSTGRES_SCHEMA);
+  });
+
+  const notifySql = `SELECT pg_notify('${OUTBOX_NOTIFY_CHANNEL}', '')`;
+  const notifyLocal = () => events.emit("work");
+
+  // LISTEN holds one pooled connection for the outbox's life.
+  async function listen(): Promise<void> {
+    if (closed) return;
+    const client = await pool.connect();
+    if (closed) {
+      client.release();
+      return;
+    }
+    listener = client;
+    client.on("notification", notifyLocal);
+    client.on("error", (error) => {
+      options.onError?.(error);
+      listener = undefined;
+      client.release(error);
+      if (!closed) setTimeout(() => void listen().catch((e: Error) => options.onError?.(e)), 1000).unref();
+    });
+    await client.query(`LISTEN ${OUTBOX_NOTIFY_CHANNEL}`);
+  }
+
+  const one = async <R extends pg.QueryResultRow>(text: string, values: unknown[]) =>
+    (await pool.query<R>(text, values)).rows[0];
+
+  return {
+    async addPlant(input) {
+      return tx(async (client) => {
+        const now = Date.now();
+        const webhookId = newWebhookId();
+        const tag = input.tag ?? null;
+        const inserted = await client.query<{ id: string }>(
+          "INSERT INTO plants (name, tag, webhook_id, body, created_at) VALUES ($1, $2, $3, '', $4) RETURNING id",
+          [input.name, tag, webhookId, now],
+        );
+        const id = Number(inserted.rows[0]?.id);
+        const plant = await client.query<PlantRow>("UPDATE plants SET body = $1 WHERE id = $2 RETURNING *", [
+          plantBody({ id, name: input.name, tag }),
+          id,
+        ]);
+        const deliveries = await client.query<DeliveryRow>(
+          `INSERT INTO deliveries (plant_id, endpoint_id, webhook_id, status, next_attempt_at, created_at, updated_at)
+           SELECT $1, id, $2, 'pending', $3, $3, $3 FROM endpoints WHERE status = 'active' RETURNING *`,
+          [id, webhookId, now],
+        );
+        // Delivered with the commit, so no process looks before the rows are visible.
+        await client.query(notifySql);
+        return { plant: toPlant(plant.rows[0] as PlantRow), deliveries: deliveries.rows.map(toDelivery) };
+      });
+    },
+    async listPlants(limit = 100) {
+      return (await pool.query<PlantRow>("SELECT * FROM plants ORDER BY id DESC LIMIT $1", [limit])).rows.map(
+        toPlant,
+      );
+    },
+    async addEndpoint(input) {
+      const row = await one<EndpointRow>(
+        "INSERT INTO endpoints (url, token, secrets, created_at) VALUES ($1, $2, $3, $4) RETURNING *",
+        [input.url, input.token, JSON.stringify(input.secrets), Date.now()],
+      );
+      return toEndpoint(row as EndpointRow);
+    },
+    async getEndpoint(id) {
+      const row = await one<EndpointRow>("SELECT * FROM endpoints WHERE id = $1", [id]);
+      return row ? toEndpoint(row) : undefined;
+    },
+    async listEndpoints() {
+      return (await pool.query<EndpointRow>("SELECT * FROM endpoints ORDER BY id")).rows.map(toEndpoint);
+    },
+    async setEndpointStatus(id, status, reason) {
+      const row = await one<EndpointRow>(
+        `UPDATE endpoints SET status = $1, disabled_reason = $2,
+           failing_since = CASE WHEN $1 = 'active' THEN NULL ELSE failing_since END
+         WHERE id = $3 RETURNING *`,
+        [status, status === "disabled" ? (reason ?? "disabled by an operator") : null, id],
+      );
+      if (row && status === "active") await pool.query(notifySql);
+      return row ? toEndpoint(row) : undefined;
+    },
+    async setEndpointSecrets(id, secrets) {
+      const row = await one<EndpointRow>("UPDATE endpoints SET secrets = $1 WHERE id = $2 RETURNING *", [
+        JSON.stringify(secrets),
+        id,
+      ]);
+      return row ? toEndpoint(row) : undefined;
+    },
+    async setEndpointToken(id, token) {
+      const row = await one<EndpointRow>("UPDATE endpoints SET token = $1 WHERE id = $2 RETURNING *", [
+        token,
+        id,
+      ]);
+      return row ? toEndpoint(row) : undefined;
+    },
+    async removeEndpoint(id) {
+      return ((await pool.query("DELETE FROM endpoints WHERE id = $1", [id])).rowCount ?? 0) > 0;
+    },
+    async claimDue(workerId, limit, leaseMs, claimOptions = {}) {
+      if (limit <= 0) return [];
+      const now = Date.now();
+      const perEndpoint = claimOptions.perEndpointLimit ?? limit;
+      const excluded = [...(claimOptions.excludeEndpointIds ?? [])];
+      // Candidates are picked without locks (window functions cannot be combined with FOR UPDATE);
+      // the locking SELECT re-checks each row as it stands after any concurrent claim committed.
+      const claimed = await pool.query<DeliveryRow>(
+        `WITH candidates AS (
+           SELECT id FROM (
+             SELECT d.id, d.next_attempt_at,
+               ROW_NUMBER() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS rn
+             FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
+             WHERE d.status = 'pending' AND d.next_attempt_at <= $1
+               AND (d.lease_until IS NULL OR d.lease_until <= $1)
+               AND e.status = 'active' AND NOT (d.endpoint_id = ANY($2::bigint[]))
+           ) ranked WHERE rn <= $3 ORDER BY next_attempt_at, id LIMIT $4
+         ), locked AS (
+           SELECT d.id FROM deliveries d
+           WHERE d.id IN (SELECT id FROM candidates) AND d.status = 'pending'
+             AND (d.lease_until IS NULL OR d.lease_until <= $1)
+           FOR UPDATE SKIP LOCKED
+         )
+         UPDATE deliveries d SET lease_owner = $5, lease_until = $6
+         FROM locked WHERE d.id = locked.id RETURNING d.*`,
+        [now, excluded, perEndpoint, limit, workerId, now + leaseMs],
+      );
+      if (claimed.rows.length === 0) return [];
+      const plantIds = claimed.rows.map((row) => Number(row.plant_id));
+      const endpointIds = claimed.rows.map((row) => Number(row.endpoint_id));
+      const bodies = new Map(
+        (
+          await pool.query<{ id: string; body: string }>(
+            "SELECT id, body FROM plants WHERE id = ANY($1::bigint[])",
+            [plantIds],
+          )
+        ).rows.map((row) => [Number(row.id), row.body]),
+      );
+      const endpoints = new Map(
+        (
+          await pool.query<EndpointRow>("SELECT * FROM endpoints WHERE id = ANY($1::bigint[])", [endpointIds])
+        ).rows.map((row) => [Number(row.id), toEndpoint(row)]),
+      );
+      const result: ClaimedDelivery[] = [];
+      for (const row of claimed.rows) {
+        const endpoint = endpoints.get(Number(row.endpoint_id));
+        const body = bodies.get(Number(row.plant_id));
+        // Removed between the claim and this read: nothing to send to.
+        if (!endpoint || body === undefined) continue;
+        result.push({ ...toDelivery(row), body, endpoint, leaseUntil: new Date(Number(row.lease_until)) });
+      }
+      return result.sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || a.id - b.id);
+    },
+    async recordAttempt(input) {
+      return tx(async (client) => {
+        const row = (
+          await client.query<DeliveryRow>("SELECT * FROM deliveries WHERE id = $1 FOR UPDATE", [
+            input.deliveryId,
+          ])
+        ).rows[0];
+        if (!row) return false;
+        const held = row.lease_owner === input.workerId && row.status === "pending";
+        const { attempt } = input;
+        await client.query(
+          `INSERT INTO attempts (delivery_id, attempt, worker_id, started_at, duration_ms, status, error, response_body, outcome)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+          [
+            input.deliveryId,
+            Number(row.attempt_count) + 1,
+            input.workerId,
+            attempt.startedAt.getTime(),
+            attempt.durationMs,
+            attempt.status,
+            attempt.error,
+            attempt.responseBody,
+            input.outcome,
+          ],
+        );
+        if (held) {
+          await client.query(
+            `UPDATE deliveries SET status = $1, attempt_count = attempt_count + 1, round_attempts = round_attempts + 1,
+               next_attempt_at = $2, last_status = $3, last_error = $4, lease_owner = NULL, lease_until = NULL,
+               updated_at = $5
+             WHERE id = $6`,
+            [
+              STATUS_AFTER[input.outcome],
+              input.nextAttemptAt?.getTime() ?? Number(row.next_attempt_at),
+              attempt.status,
+              attempt.error,
+              Date.now(),
+              input.deliveryId,
+            ],
+          );
+        }
+        const endpointId = Number(row.endpoint_id);
+        if (input.endpointSucceeded) {
+          await client.query("UPDATE endpoints SET failing_since = NULL WHERE id = $1", [endpointId]);
+        } else {
+          await client.query(
+            "UPDATE endpoints SET failing_since = COALESCE(failing_since, $1) WHERE id = $2",
+            [attempt.startedAt.getTime(), endpointId],
+          );
+        }
+        if (input.disableEndpoint !== undefined) {
+          await client.query("UPDATE endpoints SET status = 'disabled', disabled_reason = $1 WHERE id = $2", [
+            input.disableEndpoint,
+            endpointId,
+          ]);
+        }
+        return held;
+      });
+    },
+    async release(deliveryId, workerId) {
+      await pool.query(
+        "UPDATE deliveries SET lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $2",
+        [deliveryId, workerId],
+      );
+      await pool.query(notifySql);
+    },
+    async getDelivery(id) {
+      const row = await one<DeliveryRow>("SELECT * FROM deliveries WHERE id = $1", [id]);
+      return row ? toDelivery(row) : undefined;
+    },
+    async listDeliveries(listOptions = {}) {
+      const rows = await pool.query<DeliveryRow>(
+        `SELECT * FROM deliveries WHERE ($1::text IS NULL OR status = $1) AND ($2::bigint IS NULL OR endpoint_id = $2)
+         ORDER BY id DESC LIMIT $3`,
+        [listOptions.status ?? null, listOptions.endpointId ?? null, listOptions.limit ?? 100],
+      );
+      return rows.rows.map(toDelivery);
+    },
+    async listAttempts(deliveryId) {
+      return (
+        await pool.query<AttemptRow>("SELECT * FROM attempts WHERE delivery_id = $1 ORDER BY id", [
+          deliveryId,
+        ])
+      ).rows.map(toAttempt);
+    },
+    async retryDelivery(id) {
+      const now = Date.now();
+      const row = await one<DeliveryRow>(
+        `UPDATE deliveries SET status = 'pending', round_attempts = 0, next_attempt_at = $1, updated_at = $1
+         WHERE id = $2 RETURNING *`,
+        [now, id],
+      );
+      if (row) await pool.query(notifySql);
+      return row ? toDelivery(row) : undefined;
+    },
+    async replay(endpointId, since) {
+      return tx(async (client) => {
+        const endpoint = await client.query("SELECT id FROM endpoints WHERE id = $1", [endpointId]);
+        if (endpoint.rowCount === 0) throw new EndpointNotFoundError(`No endpoint ${endpointId}`);
+        const now = Date.now();
+        const result = await client.query(
+          `INSERT INTO deliveries (plant_id, endpoint_id, webhook_id, status, next_attempt_at, created_at, updated_at)
+           SELECT id, $1, webhook_id, 'pending', $2, $2, $2 FROM plants WHERE created_at >= $3
+           ON CONFLICT (webhook_id, endpoint_id) DO UPDATE SET
+             status = 'pending', round_attempts = 0, next_attempt_at = $2, updated_at = $2`,
+          [endpointId, now, since.getTime()],
+        );
+        await client.query(notifySql);
+        return result.rowCount ?? 0;
+      });
+    },
+    onWork(callback) {
+      events.on("work", callback);
+      if (!listening) {
+        listening = true;
+        listen().catch((error: Error) => options.onError?.(error));
+      }
+      return () => events.off("work", callback);
+    },
+    async close() {
+      closed = true;
+      events.removeAllListeners();
+      if (listener) {
+        await listener.query(`UNLISTEN ${OUTBOX_NOTIFY_CHANNEL}`).catch(() => undefined);
+        listener.release();
+        listener = undefined;
+      }
+      if (owned) await pool.end();
+    },
+  };
+}

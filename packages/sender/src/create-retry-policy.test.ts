@@ -1,0 +1,98 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { AttemptResult } from "./attempt-result.js";
+import { createRetryPolicy } from "./create-retry-policy.js";
+import { createRetrySchedule, DEFAULT_RETRY_SCHEDULE } from "./create-retry-schedule.js";
+
+const now = new Date("2026-01-01T00:00:00Z");
+const result = (status: number | null, extra: Partial<AttemptResult> = {}): AttemptResult => ({
+  status,
+  error: status === null ? "ECONNREFUSED" : null,
+  startedAt: now,
+  durationMs: 5,
+  responseBody: "",
+  ...extra,
+});
+
+describe("createRetrySchedule", () => {
+  it("defaults to immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h", () => {
+    expect(createRetrySchedule()).toEqual([0, 5e3, 3e5, 18e5, 72e5, 18e6, 36e6, 36e6]);
+    expect(createRetrySchedule()).toEqual(DEFAULT_RETRY_SCHEDULE);
+  });
+
+  it("reads a comma-separated list of durations", () => {
+    expect(createRetrySchedule("0, 50ms,5s,5m,2h,1d")).toEqual([0, 50, 5000, 300_000, 7_200_000, 86_400_000]);
+  });
+
+  it("refuses nonsense", () => {
+    expect(() => createRetrySchedule("soon")).toThrow(/Not a duration/);
+    expect(() => createRetrySchedule("5s,-1")).toThrow();
+    expect(() => createRetrySchedule([])).toThrow();
+  });
+});
+
+describe("createRetryPolicy", () => {
+  const policy = createRetryPolicy({ schedule: "0,10s,1m", jitter: 0 });
+  const decide = (status: number | null, roundAttempts: number, extra: Partial<AttemptResult> = {}) =>
+    policy.decide({ result: result(status, extra), roundAttempts, endpointFailingSince: null, now });
+
+  it("counts any 2xx as delivered", () => {
+    for (const status of [200, 201, 204, 299]) expect(decide(status, 1).outcome).toBe("delivered");
+  });
+
+  it("retries non-2xx answers and network errors on the schedule", () => {
+    for (const status of [301, 400, 401, 429, 500, 503, null]) {
+      const decision = decide(status, 1);
+      expect(decision.outcome).toBe("retrying");
+      expect(decision.nextAttemptAt?.getTime()).toBe(now.getTime() + 10_000);
+    }
+    expect(decide(500, 2).nextAttemptAt?.getTime()).toBe(now.getTime() + 60_000);
+  });
+
+  it("fails the delivery once the schedule is used up", () => {
+    expect(decide(500, 3)).toEqual({ outcome: "failed", endpointSucceeded: false });
+  });
+
+  it("disables the endpoint on 410 Gone", () => {
+    expect(decide(410, 1)).toMatchObject({ outcome: "disabled", disableEndpoint: "410 Gone" });
+  });
+
+  it("honours Retry-After instead of the schedule, clamped to the maximum", () => {
+    expect(decide(503, 1, { retryAfterMs: 2_000 }).nextAttemptAt?.getTime()).toBe(now.getTime() + 2_000);
+    expect(decide(503, 1, { retryAfterMs: 86_400_000 }).nextAttemptAt?.getTime()).toBe(
+      now.getTime() + 3_600_000,
+    );
+  });
+
+  it("disables an endpoint that has failed continuously for the configured period", () => {
+    const strict = createRetryPolicy({ disableAfterMs: 60_000 });
+    const since = new Date(now.getTime() - 60_000);
+    const decision = strict.decide({
+      result: result(500),
+      roundAttempts: 1,
+      endpointFailingSince: since,
+      now,
+    });
+    expect(decision.outcome).toBe("disabled");
+    expect(decision.disableEndpoint).toMatch(/failing continuously/);
+    const young = new Date(now.getTime() - 59_000);
+    expect(
+      strict.decide({ result: result(500), roundAttempts: 1, endpointFailingSince: young, now }).outcome,
+    ).toBe("retrying");
+  });
+
+  it("keeps every jittered delay within ±20 % of the schedule", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 8 }),
+        fc.double({ min: 0, max: 0.999_999, noNaN: true }),
+        (attempt, r) => {
+          const jittered = createRetryPolicy({ random: () => r });
+          const base = DEFAULT_RETRY_SCHEDULE[attempt - 1] ?? 0;
+          const delay = jittered.delayBefore(attempt);
+          return delay >= Math.floor(base * 0.8) && delay <= Math.ceil(base * 1.2);
+        },
+      ),
+    );
+  });
+});

@@ -1,0 +1,95 @@
+import type { AttemptResult } from "./attempt-result.js";
+import { createRetrySchedule } from "./create-retry-schedule.js";
+import type { AttemptOutcome } from "./outbox.js";
+
+export interface RetryPolicyOptions {
+  /** Delays before each attempt, in ms or as `"0,5s,5m"`; default `DEFAULT_RETRY_SCHEDULE`. */
+  schedule?: string | readonly number[];
+  /** Fraction each delay varies by, either way; default 0.2 (±20 %). Spreads retries of a burst apart. */
+  jitter?: number;
+  /** Longest `Retry-After` honoured, in ms; default 1 hour. A receiver must not park deliveries for days. */
+  maxRetryAfterMs?: number;
+  /** An endpoint failing without a single success for this long is disabled; default 5 days. */
+  disableAfterMs?: number;
+  /** Source of randomness in [0, 1); default Math.random. */
+  random?: () => number;
+}
+
+export interface RetryDecisionInput {
+  result: AttemptResult;
+  /** Attempts in the current round, this one included. */
+  roundAttempts: number;
+  /** When the endpoint's current run of failures began (before this attempt), or null. */
+  endpointFailingSince: Date | null;
+  now?: Date;
+}
+
+export interface RetryDecision {
+  outcome: AttemptOutcome;
+  nextAttemptAt?: Date;
+  endpointSucceeded: boolean;
+  disableEndpoint?: string;
+}
+
+export interface RetryPolicy {
+  readonly schedule: readonly number[];
+  readonly maxRetryAfterMs: number;
+  readonly disableAfterMs: number;
+  /** The delay before attempt `attempt` (1-based) of a round, jittered. */
+  delayBefore(attempt: number): number;
+  decide(input: RetryDecisionInput): RetryDecision;
+}
+
+export const DEFAULT_MAX_RETRY_AFTER_MS = 3_600_000;
+export const DEFAULT_DISABLE_AFTER_MS = 5 * 86_400_000;
+
+/**
+ * Turns an attempt's result into what happens next: 2xx delivered; 410 Gone disables the endpoint;
+ * anything else is retried on the schedule (or after `Retry-After`, clamped) until the schedule
+ * runs out, when the delivery is failed and kept for replay.
+ */
+export function createRetryPolicy(options: RetryPolicyOptions = {}): RetryPolicy {
+  const schedule = createRetrySchedule(options.schedule);
+  const jitter = options.jitter ?? 0.2;
+  const maxRetryAfterMs = options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS;
+  const disableAfterMs = options.disableAfterMs ?? DEFAULT_DISABLE_AFTER_MS;
+  const random = options.random ?? Math.random;
+
+  function delayBefore(attempt: number): number {
+    const base = schedule[attempt - 1] ?? schedule[schedule.length - 1] ?? 0;
+    return Math.max(0, Math.round(base * (1 + jitter * (2 * random() - 1))));
+  }
+
+  return {
+    schedule,
+    maxRetryAfterMs,
+    disableAfterMs,
+    delayBefore,
+    decide({ result, roundAttempts, endpointFailingSince, now = new Date() }) {
+      if (result.status !== null && result.status >= 200 && result.status < 300) {
+        return { outcome: "delivered", endpointSucceeded: true };
+      }
+      if (result.status === 410) {
+        return { outcome: "disabled", endpointSucceeded: false, disableEndpoint: "410 Gone" };
+      }
+      const failingFor = endpointFailingSince ? now.getTime() - endpointFailingSince.getTime() : 0;
+      if (failingFor >= disableAfterMs) {
+        return {
+          outcome: "disabled",
+          endpointSucceeded: false,
+          disableEndpoint: `failing continuously for ${Math.round(failingFor / 60_000)} min`,
+        };
+      }
+      if (roundAttempts >= schedule.length) return { outcome: "failed", endpointSucceeded: false };
+      const delay =
+        result.retryAfterMs === undefined
+          ? delayBefore(roundAttempts + 1)
+          : Math.min(Math.max(0, result.retryAfterMs), maxRetryAfterMs);
+      return {
+        outcome: "retrying",
+        endpointSucceeded: false,
+        nextAttemptAt: new Date(now.getTime() + delay),
+      };
+    },
+  };
+}

@@ -1,0 +1,284 @@
+import { EventEmitter } from "node:events";
+import Database from "better-sqlite3";
+import { newWebhookId } from "./new-webhook-id.js";
+import type { ClaimedDelivery, DeliveryStatus, Outbox } from "./outbox.js";
+import { EndpointNotFoundError } from "./outbox-errors.js";
+import {
+  type AttemptRow,
+  type DeliveryRow,
+  type EndpointRow,
+  type PlantRow,
+  toAttempt,
+  toDelivery,
+  toEndpoint,
+  toPlant,
+} from "./outbox-rows.js";
+import { plantBody } from "./plant-body.js";
+import { SQLITE_SCHEMA } from "./sqlite-schema.js";
+
+const STATUS_AFTER: Record<string, DeliveryStatus> = {
+  delivered: "delivered",
+  retrying: "pending",
+  failed: "failed",
+  disabled: "failed",
+};
+
+/**
+ * The embedded outbox in one SQLite file. WAL lets CLI commands write while `serve` reads, and
+ * every write is a `BEGIN IMMEDIATE` transaction, so two processes never claim the same row:
+ * SQLite has one writer at a time and the busy timeout queues the rest.
+ */
+export function createSqliteOutbox(pathOrDb: string | Database.Database): Outbox {
+  const owned = typeof pathOrDb === "string";
+  const db = typeof pathOrDb === "string" ? new Database(pathOrDb) : pathOrDb;
+  db.pragma("journal_mode = WAL");
+  db.pragma("busy_timeout = 10000");
+  db.pragma("foreign_keys = ON");
+  db.pragma("synchronous = NORMAL");
+  db.exec(SQLITE_SCHEMA);
+  const events = new EventEmitter();
+  const notify = () => events.emit("work");
+
+  const getEndpointRow = db.prepare<[number], EndpointRow>("SELECT * FROM endpoints WHERE id = ?");
+  const getDeliveryRow = db.prepare<[number], DeliveryRow>("SELECT * FROM deliveries WHERE id = ?");
+
+  const addPlant = db.transaction((name: string, tag: string | null) => {
+    const now = Date.now();
+    const webhookId = newWebhookId();
+    const { id } = db
+      .prepare<[string, string | null, string, number], { id: number }>(
+        "INSERT INTO plants (name, tag, webhook_id, body, created_at) VALUES (?, ?, ?, '', ?) RETURNING id",
+      )
+      .get(name, tag, webhookId, now) as { id: number };
+    db.prepare("UPDATE plants SET body = ? WHERE id = ?").run(plantBody({ id, name, tag }), id);
+    const deliveries = db
+      .prepare<[number, string, number, number, number], DeliveryRow>(
+        `INSERT INTO deliveries (plant_id, endpoint_id, webhook_id, status, next_attempt_at, created_at, updated_at)
+         SELECT ?, id, ?, 'pending', ?, ?, ? FROM endpoints WHERE status = 'active' RETURNING *`,
+      )
+      .all(id, webhookId, now, now, now);
+    const plant = db.prepare<[number], PlantRow>("SELECT * FROM plants WHERE id = ?").get(id) as PlantRow;
+    return { plant: toPlant(plant), deliveries: deliveries.map(toDelivery) };
+  });
+
+  const claim = db.transaction(
+    (workerId: string, limit: number, leaseMs: number, perEndpoint: number, excluded: readonly number[]) => {
+      const now = Date.now();
+      const ids = db
+        .prepare<[{ now: number; excluded: string; per: number; limit: number }], { id: number }>(
+          `SELECT id FROM (
+             SELECT d.id, d.next_attempt_at,
+               ROW_NUMBER() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS rn
+             FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
+             WHERE d.status = 'pending' AND d.next_attempt_at <= @now
+               AND (d.lease_until IS NULL OR d.lease_until <= @now)
+               AND e.status = 'active'
+               AND d.endpoint_id NOT IN (SELECT value FROM json_each(@excluded))
+           ) WHERE rn <= @per ORDER BY next_attempt_at, id LIMIT @limit`,
+        )
+        .all({ now, excluded: JSON.stringify(excluded), per: perEndpoint, limit })
+        .map((row) => row.id);
+      const leaseUntil = now + leaseMs;
+      const take = db.prepare("UPDATE deliveries SET lease_owner = ?, lease_until = ? WHERE id = ?");
+      const claimed: ClaimedDelivery[] = [];
+      for (const id of ids) {
+        take.run(workerId, leaseUntil, id);
+        const row = getDeliveryRow.get(id) as DeliveryRow;
+        const { body } = db
+          .prepare<[number], { body: string }>("SELECT body FROM plants WHERE id = ?")
+          .get(Number(row.plant_id)) as { body: string };
+        const endpoint = toEndpoint(getEndpointRow.get(Number(row.endpoint_id)) as EndpointRow);
+        claimed.push({ ...toDelivery(row), body, endpoint, leaseUntil: new Date(leaseUntil) });
+      }
+      return claimed;
+    },
+  );
+
+  const recordAttempt = db.transaction((input: Parameters<Outbox["recordAttempt"]>[0]) => {
+    const row = getDeliveryRow.get(input.deliveryId);
+    if (!row) return false;
+    const held = row.lease_owner === input.workerId && row.status === "pending";
+    const { attempt } = input;
+    db.prepare(
+      `INSERT INTO attempts (delivery_id, attempt, worker_id, started_at, duration_ms, status, error, response_body, outcome)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      input.deliveryId,
+      Number(row.attempt_count) + 1,
+      input.workerId,
+      attempt.startedAt.getTime(),
+      attempt.durationMs,
+      attempt.status,
+      attempt.error,
+      attempt.responseBody,
+      input.outcome,
+    );
+    const now = Date.now();
+    if (held) {
+      db.prepare(
+        `UPDATE deliveries SET status = ?, attempt_count = attempt_count + 1, round_attempts = round_attempts + 1,
+           next_attempt_at = ?, last_status = ?, last_error = ?, lease_owner = NULL, lease_until = NULL, updated_at = ?
+         WHERE id = ?`,
+      ).run(
+        STATUS_AFTER[input.outcome],
+        input.nextAttemptAt?.getTime() ?? Number(row.next_attempt_at),
+        attempt.status,
+        attempt.error,
+        now,
+        input.deliveryId,
+      );
+    }
+    const endpointId = Number(row.endpoint_id);
+    if (input.endpointSucceeded) {
+      db.prepare("UPDATE endpoints SET failing_since = NULL WHERE id = ?").run(endpointId);
+    } else {
+      db.prepare("UPDATE endpoints SET failing_since = COALESCE(failing_since, ?) WHERE id = ?").run(
+        attempt.startedAt.getTime(),
+        endpointId,
+      );
+    }
+    if (input.disableEndpoint !== undefined) {
+      db.prepare("UPDATE endpoints SET status = 'disabled', disabled_reason = ? WHERE id = ?").run(
+        input.disableEndpoint,
+        endpointId,
+      );
+    }
+    return held;
+  });
+
+  const replay = db.transaction((endpointId: number, since: number) => {
+    if (!getEndpointRow.get(endpointId)) throw new EndpointNotFoundError(`No endpoint ${endpointId}`);
+    const now = Date.now();
+    const result = db
+      .prepare(
+        `INSERT INTO deliveries (plant_id, endpoint_id, webhook_id, status, next_attempt_at, created_at, updated_at)
+         SELECT id, @endpointId, webhook_id, 'pending', @now, @now, @now FROM plants WHERE created_at >= @since ORDER BY id
+         ON CONFLICT (webhook_id, endpoint_id) DO UPDATE SET
+           status = 'pending', round_attempts = 0, next_attempt_at = @now, updated_at = @now`,
+      )
+      .run({ endpointId, now, since });
+    return result.changes;
+  });
+
+  return {
+    async addPlant(input) {
+      const result = addPlant.immediate(input.name, input.tag ?? null);
+      notify();
+      return result;
+    },
+    async listPlants(limit = 100) {
+      return db
+        .prepare<[number], PlantRow>("SELECT * FROM plants ORDER BY id DESC LIMIT ?")
+        .all(limit)
+        .map(toPlant);
+    },
+    async addEndpoint(input) {
+      const row = db
+        .prepare<[string, string, string, number], EndpointRow>(
+          "INSERT INTO endpoints (url, token, secrets, created_at) VALUES (?, ?, ?, ?) RETURNING *",
+        )
+        .get(input.url, input.token, JSON.stringify(input.secrets), Date.now()) as EndpointRow;
+      return toEndpoint(row);
+    },
+    async getEndpoint(id) {
+      const row = getEndpointRow.get(id);
+      return row ? toEndpoint(row) : undefined;
+    },
+    async listEndpoints() {
+      return db.prepare<[], EndpointRow>("SELECT * FROM endpoints ORDER BY id").all().map(toEndpoint);
+    },
+    async setEndpointStatus(id, status, reason) {
+      const row = db
+        .prepare<[{ status: string; reason: string | null; id: number }], EndpointRow>(
+          `UPDATE endpoints SET status = @status, disabled_reason = @reason,
+             failing_since = CASE WHEN @status = 'active' THEN NULL ELSE failing_since END
+           WHERE id = @id RETURNING *`,
+        )
+        .get({ status, reason: status === "disabled" ? (reason ?? "disabled by an operator") : null, id });
+      if (row && status === "active") notify();
+      return row ? toEndpoint(row) : undefined;
+    },
+    async setEndpointSecrets(id, secrets) {
+      const row = db
+        .prepare<[string, number], EndpointRow>("UPDATE endpoints SET secrets = ? WHERE id = ? RETURNING *")
+        .get(JSON.stringify(secrets), id);
+      return row ? toEndpoint(row) : undefined;
+    },
+    async setEndpointToken(id, token) {
+      const row = db
+        .prepare<[string, number], EndpointRow>("UPDATE endpoints SET token = ? WHERE id = ? RETURNING *")
+        .get(token, id);
+      return row ? toEndpoint(row) : undefined;
+    },
+    async removeEndpoint(id) {
+      return db.prepare("DELETE FROM endpoints WHERE id = ?").run(id).changes > 0;
+    },
+    async claimDue(workerId, limit, leaseMs, options = {}) {
+      if (limit <= 0) return [];
+      return claim.immediate(
+        workerId,
+        limit,
+        leaseMs,
+        options.perEndpointLimit ?? limit,
+        options.excludeEndpointIds ?? [],
+      );
+    },
+    async recordAttempt(input) {
+      return recordAttempt.immediate(input);
+    },
+    async release(deliveryId, workerId) {
+      db.prepare(
+        "UPDATE deliveries SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?",
+      ).run(deliveryId, workerId);
+      notify();
+    },
+    async getDelivery(id) {
+      const row = getDeliveryRow.get(id);
+      return row ? toDelivery(row) : undefined;
+    },
+    async listDeliveries(options = {}) {
+      const rows = db
+        .prepare<[{ status: string | null; endpointId: number | null; limit: number }], DeliveryRow>(
+          `SELECT * FROM deliveries WHERE (@status IS NULL OR status = @status)
+             AND (@endpointId IS NULL OR endpoint_id = @endpointId)
+           ORDER BY id DESC LIMIT @limit`,
+        )
+        .all({
+          status: options.status ?? null,
+          endpointId: options.endpointId ?? null,
+          limit: options.limit ?? 100,
+        });
+      return rows.map(toDelivery);
+    },
+    async listAttempts(deliveryId) {
+      return db
+        .prepare<[number], AttemptRow>("SELECT * FROM attempts WHERE delivery_id = ? ORDER BY id")
+        .all(deliveryId)
+        .map(toAttempt);
+    },
+    async retryDelivery(id) {
+      const now = Date.now();
+      const row = db
+        .prepare<[{ now: number; id: number }], DeliveryRow>(
+          `UPDATE deliveries SET status = 'pending', round_attempts = 0, next_attempt_at = @now, updated_at = @now
+           WHERE id = @id RETURNING *`,
+        )
+        .get({ now, id });
+      if (row) notify();
+      return row ? toDelivery(row) : undefined;
+    },
+    async replay(endpointId, since) {
+      const count = replay.immediate(endpointId, since.getTime());
+      notify();
+      return count;
+    },
+    onWork(listener) {
+      events.on("work", listener);
+      return () => events.off("work", listener);
+    },
+    async close() {
+      events.removeAllListeners();
+      if (owned) db.close();
+    },
+  };
+}

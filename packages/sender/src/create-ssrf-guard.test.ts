@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { createSsrfGuard } from "./create-ssrf-guard.js";
+
+const resolveTo =
+  (...addresses: string[]) =>
+  async () =>
+    addresses.map((address) => ({ address, family: address.includes(":") ? (6 as const) : (4 as const) }));
+
+describe("createSsrfGuard", () => {
+  it("returns the public address to pin the connection to", async () => {
+    const guard = createSsrfGuard({ resolve: resolveTo("93.184.216.34") });
+    expect(await guard.check("https://hooks.example/plant/webhook")).toEqual({
+      address: "93.184.216.34",
+      family: 4,
+    });
+  });
+
+  it("refuses a name with any non-public address, including the metadata address", async () => {
+    for (const address of ["169.254.169.254", "10.0.0.5", "::1"]) {
+      const guard = createSsrfGuard({ resolve: resolveTo("93.184.216.34", address) });
+      await expect(guard.check("https://hooks.example/")).rejects.toMatchObject({ code: "ERR_SSRF_BLOCKED" });
+    }
+  });
+
+  it("refuses literal private addresses and non-http schemes", async () => {
+    const guard = createSsrfGuard();
+    await expect(guard.check("http://127.0.0.1:8080/")).rejects.toMatchObject({ code: "ERR_SSRF_BLOCKED" });
+    await expect(guard.check("http://[::ffff:192.168.0.1]/")).rejects.toMatchObject({
+      code: "ERR_SSRF_BLOCKED",
+    });
+    await expect(guard.check("file:///etc/passwd")).rejects.toMatchObject({ code: "ERR_SSRF_BLOCKED" });
+  });
+
+  it("allows private targets when told to", async () => {
+    const guard = createSsrfGuard({ allowPrivateTargets: true });
+    expect(await guard.check("http://127.0.0.1:8080/")).toEqual({ address: "127.0.0.1", family: 4 });
+  });
+});

@@ -1,0 +1,224 @@
+import { randomUUID } from "node:crypto";
+import type { AttemptEvent } from "./attempt-event.js";
+import type { AttemptResult } from "./attempt-result.js";
+import { createDeliveryClient, type DeliveryClient } from "./create-delivery-client.js";
+import { createRetryPolicy, type RetryPolicy } from "./create-retry-policy.js";
+import { createSsrfGuard, type SsrfGuard } from "./create-ssrf-guard.js";
+import { deliver } from "./deliver.js";
+import type { ClaimedDelivery, Outbox } from "./outbox.js";
+import type { SenderLogger } from "./sender-logger.js";
+import { signDelivery } from "./sign-delivery.js";
+
+export interface WorkerOptions {
+  outbox: Outbox;
+  /** Default: `createDeliveryClient()` (closed on stop). */
+  client?: DeliveryClient;
+  /** Default: `createRetryPolicy()`. */
+  policy?: RetryPolicy;
+  /** Attempts in flight at once in this worker; default 16. */
+  concurrency?: number;
+  /** Attempts in flight at once to one endpoint; default 2. A dead endpoint holds at most this many slots. */
+  perEndpointConcurrency?: number;
+  /** How long a claim lasts before another worker may take it over; default max(60 s, 3 × the attempt timeout). */
+  leaseMs?: number;
+  /** Fallback poll for due work (retries coming due, other processes' writes); default 1000 ms. */
+  pollIntervalMs?: number;
+  /** Default: `createSsrfGuard()`, which refuses private targets. */
+  ssrfGuard?: SsrfGuard;
+  logger?: SenderLogger;
+  /** Default: a random id. Recorded with every attempt. */
+  workerId?: string;
+  onAttempt?: (event: AttemptEvent) => void;
+}
+
+export interface Worker {
+  readonly id: string;
+  start(): void;
+  /** Claims due work now instead of waiting for the next poll. */
+  wake(): void;
+  /** Stops claiming, gives back claimed but unstarted work, and waits for attempts in flight. */
+  stop(): Promise<void>;
+  /** Attempts in flight right now. */
+  readonly inFlight: number;
+}
+
+function errorCode(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === "string" ? code : "ERR_DELIVERY";
+}
+
+/**
+ * The delivery loop: claims due deliveries from the outbox under a lease, signs and sends each
+ * attempt, records it and lets the retry policy decide what comes next. Claims are capped per
+ * endpoint, so a slow or dead endpoint occupies at most `perEndpointConcurrency` slots and the
+ * others keep flowing.
+ */
+export function createWorker(options: WorkerOptions): Worker {
+  const { outbox, logger } = options;
+  const ownsClient = options.client === undefined;
+  const client = options.client ?? createDeliveryClient();
+  const policy = options.policy ?? createRetryPolicy();
+  const guard = options.ssrfGuard ?? createSsrfGuard();
+  const concurrency = options.concurrency ?? 16;
+  const perEndpoint = options.perEndpointConcurrency ?? 2;
+  const leaseMs = options.leaseMs ?? Math.max(60_000, 3 * client.timeoutMs);
+  const pollIntervalMs = options.pollIntervalMs ?? 1000;
+  const workerId = options.workerId ?? `worker-${randomUUID()}`;
+
+  const inFlight = new Set<Promise<void>>();
+  // Claimed beyond an endpoint's free slots: held under our lease until a slot frees.
+  const waiting = new Map<number, ClaimedDelivery[]>();
+  const busy = new Map<number, number>();
+  let running = false;
+  let ticking = false;
+  let again = false;
+  let timer: NodeJS.Timeout | undefined;
+  let unsubscribe: (() => void) | undefined;
+
+  const waitingCount = () => [...waiting.values()].reduce((sum, list) => sum + list.length, 0);
+
+  async function attemptOnce(delivery: ClaimedDelivery): Promise<AttemptResult> {
+    const startedAt = new Date();
+    try {
+      const pinnedAddress = await guard.check(delivery.endpoint.url);
+      const headers = signDelivery({
+        webhookId: delivery.webhookId,
+        body: delivery.body,
+        secrets: delivery.endpoint.secrets,
+        token: delivery.endpoint.token,
+      });
+      return await deliver(client, delivery.endpoint.url, { body: delivery.body, headers, pinnedAddress });
+    } catch (error) {
+      return { status: null, error: errorCode(error), startedAt, durationMs: 0, responseBody: "" };
+    }
+  }
+
+  async function run(delivery: ClaimedDelivery): Promise<void> {
+    const result = await attemptOnce(delivery);
+    const decision = policy.decide({
+      result,
+      roundAttempts: delivery.roundAttempts + 1,
+      endpointFailingSince: delivery.endpoint.failingSince,
+    });
+    const event: AttemptEvent = {
+      deliveryId: delivery.id,
+      webhookId: delivery.webhookId,
+      plantId: delivery.plantId,
+      endpointId: delivery.endpointId,
+      attempt: delivery.attemptCount + 1,
+      status: result.status,
+      error: result.error,
+      durationMs: result.durationMs,
+      outcome: decision.outcome,
+    };
+    if (decision.nextAttemptAt) event.nextAttemptAt = decision.nextAttemptAt.toISOString();
+    try {
+      const held = await outbox.recordAttempt({
+        deliveryId: delivery.id,
+        workerId,
+        attempt: {
+          startedAt: result.startedAt,
+          durationMs: result.durationMs,
+          status: result.status,
+          error: result.error,
+          responseBody: result.responseBody,
+        },
+        outcome: decision.outcome,
+        ...(decision.nextAttemptAt ? { nextAttemptAt: decision.nextAttemptAt } : {}),
+        endpointSucceeded: decision.endpointSucceeded,
+        ...(decision.disableEndpoint ? { disableEndpoint: decision.disableEndpoint } : {}),
+      });
+      if (!held) logger?.warn({ deliveryId: delivery.id }, "lease lost before the attempt was recorded");
+    } catch (error) {
+      // The lease runs out and the delivery is attempted again: at least once, never lost.
+      logger?.error({ deliveryId: delivery.id, err: error }, "could not record attempt");
+    }
+    logger?.info(event, "delivery attempt");
+    if (decision.disableEndpoint) {
+      logger?.warn(
+        { endpointId: delivery.endpointId, reason: decision.disableEndpoint },
+        "endpoint disabled",
+      );
+    }
+    options.onAttempt?.(event);
+  }
+
+  function launch(delivery: ClaimedDelivery): void {
+    busy.set(delivery.endpointId, (busy.get(delivery.endpointId) ?? 0) + 1);
+    const task = run(delivery).finally(() => {
+      inFlight.delete(task);
+      const left = (busy.get(delivery.endpointId) ?? 1) - 1;
+      if (left > 0) busy.set(delivery.endpointId, left);
+      else busy.delete(delivery.endpointId);
+      const queue = waiting.get(delivery.endpointId);
+      const next = queue?.shift();
+      if (queue && queue.length === 0) waiting.delete(delivery.endpointId);
+      if (next && running) launch(next);
+      else if (next) void outbox.release(next.id, workerId).catch(() => undefined);
+      void tick();
+    });
+    inFlight.add(task);
+  }
+
+  async function tick(): Promise<void> {
+    if (!running) return;
+    if (ticking) {
+      again = true;
+      return;
+    }
+    ticking = true;
+    try {
+      do {
+        again = false;
+        const free = concurrency - inFlight.size - waitingCount();
+        if (free <= 0) break;
+        const full = [...new Set([...busy.keys(), ...waiting.keys()])].filter(
+          (id) => (busy.get(id) ?? 0) + (waiting.get(id)?.length ?? 0) >= perEndpoint,
+        );
+        const claimed = await outbox.claimDue(workerId, free, leaseMs, {
+          perEndpointLimit: perEndpoint,
+          excludeEndpointIds: full,
+        });
+        for (const delivery of claimed) {
+          if ((busy.get(delivery.endpointId) ?? 0) < perEndpoint) launch(delivery);
+          else waiting.set(delivery.endpointId, [...(waiting.get(delivery.endpointId) ?? []), delivery]);
+        }
+        if (claimed.length === free) again = true;
+      } while (again && running);
+    } catch (error) {
+      logger?.error({ err: error }, "claiming due deliveries failed");
+    } finally {
+      ticking = false;
+    }
+  }
+
+  return {
+    id: workerId,
+    get inFlight() {
+      return inFlight.size;
+    },
+    start() {
+      if (running) return;
+      running = true;
+      unsubscribe = outbox.onWork(() => void tick());
+      timer = setInterval(() => void tick(), pollIntervalMs);
+      timer.unref();
+      void tick();
+    },
+    wake() {
+      void tick();
+    },
+    async stop() {
+      running = false;
+      if (timer) clearInterval(timer);
+      unsubscribe?.();
+      const queued = [...waiting.values()].flat();
+      waiting.clear();
+      await Promise.all(
+        queued.map((delivery) => outbox.release(delivery.id, workerId).catch(() => undefined)),
+      );
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+      if (ownsClient) client.close();
+    },
+  };
+}

@@ -1,0 +1,41 @@
+import {
+  signWebhook,
+  WEBHOOK_ID_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  WEBHOOK_TIMESTAMP_HEADER,
+} from "@plant-store/types";
+
+export interface SignDeliveryInput {
+  webhookId: string;
+  /** Unix seconds; default now. Every attempt signs afresh, so this is the attempt's own time. */
+  timestamp?: number;
+  body: string;
+  secrets: readonly string[];
+  token: string;
+}
+
+export type DeliveryHeaders = Record<
+  | typeof WEBHOOK_ID_HEADER
+  | typeof WEBHOOK_TIMESTAMP_HEADER
+  | typeof WEBHOOK_SIGNATURE_HEADER
+  | "authorization"
+  | "content-type",
+  string
+>;
+
+/** The headers of one attempt: Standard Webhooks v1 signature(s) plus the endpoint's bearer token. */
+export function signDelivery(input: SignDeliveryInput): DeliveryHeaders {
+  const timestamp = input.timestamp ?? Math.floor(Date.now() / 1000);
+  return {
+    "content-type": "application/json",
+    [WEBHOOK_ID_HEADER]: input.webhookId,
+    [WEBHOOK_TIMESTAMP_HEADER]: String(timestamp),
+    [WEBHOOK_SIGNATURE_HEADER]: signWebhook({
+      id: input.webhookId,
+      timestamp,
+      body: input.body,
+      secrets: input.secrets,
+    }),
+    authorization: `Bearer ${input.token}`,
+  };
+}

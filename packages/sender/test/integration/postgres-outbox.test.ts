@@ -1,0 +1,103 @@
+import { startPostgres, type TestPostgres } from "@plant-store/testing";
+import { generateWebhookSecret } from "@plant-store/types";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRetryPolicy, createSsrfGuard, createWorker, type Outbox } from "../../src/index.js";
+import { createPostgresOutbox } from "../../src/postgres.js";
+import { describeOutbox } from "../fixtures/outbox-suite.js";
+import { startTestReceiver, waitFor } from "../fixtures/test-receiver.js";
+
+let postgres: TestPostgres;
+
+beforeAll(async () => {
+  postgres = await startPostgres();
+}, 60_000);
+
+afterAll(async () => {
+  await postgres?.stop();
+});
+
+describeOutbox("PostgreSQL", {
+  async open() {
+    const url = await postgres.createDatabase();
+    return {
+      outbox: await createPostgresOutbox(url),
+      second: () => createPostgresOutbox(url),
+      cleanup: async () => undefined,
+    };
+  },
+});
+
+describe("several workers sharing one PostgreSQL outbox", () => {
+  it("deliver every plant exactly once, never attempting one webhook id twice at the same time", async () => {
+    const url = await postgres.createDatabase();
+    const outboxes: Outbox[] = await Promise.all([0, 1, 2].map(() => createPostgresOutbox(url)));
+    const receiver = await startTestReceiver();
+    receiver.respond((_request, response) => {
+      // A short pause widens the window in which a second claim of the same delivery would show.
+      setTimeout(() => response.writeHead(200).end(), 5);
+    });
+    const [first] = outboxes;
+    if (!first) throw new Error("no outbox");
+    await first.addEndpoint({
+      url: `${receiver.url}/plant/webhook`,
+      token: "t0k3n",
+      secrets: [generateWebhookSecret()],
+    });
+    const workers = outboxes.map((outbox) =>
+      createWorker({
+        outbox,
+        policy: createRetryPolicy({ schedule: "0,20ms", jitter: 0 }),
+        ssrfGuard: createSsrfGuard({ allowPrivateTargets: true }),
+        pollIntervalMs: 50,
+        concurrency: 4,
+      }),
+    );
+    for (const worker of workers) worker.start();
+    try {
+      const plants = 60;
+      for (let index = 0; index < plants; index++) {
+        await outboxes[index % 3]?.addPlant({ name: `Shared ${index}` });
+      }
+      await waitFor(async () =>
+        (await first.listDeliveries({ status: "delivered", limit: 1000 })).length === plants
+          ? true
+          : undefined,
+      );
+      const ids = receiver.requests.map((request) => request.headers["webhook-id"]);
+      expect(ids).toHaveLength(plants);
+      expect(new Set(ids).size).toBe(plants);
+      expect(receiver.maxConcurrencyPerId).toBe(1);
+      const workerIds = new Set<string>();
+      for (const delivery of await first.listDeliveries({ limit: 1000 })) {
+        for (const attempt of await first.listAttempts(delivery.id)) workerIds.add(attempt.workerId);
+      }
+      // Not a guarantee of fairness, but with NOTIFY every process wakes and competes for work.
+      expect(workerIds.size).toBeGreaterThan(1);
+    } finally {
+      await Promise.all(workers.map((worker) => worker.stop()));
+      await Promise.all(outboxes.map((outbox) => outbox.close()));
+      await receiver.close();
+    }
+  }, 60_000);
+
+  it("wakes another process's outbox through LISTEN/NOTIFY when a plant is added", async () => {
+    const url = await postgres.createDatabase();
+    const [writer, reader] = await Promise.all([createPostgresOutbox(url), createPostgresOutbox(url)]);
+    try {
+      let woken = 0;
+      reader.onWork(() => {
+        woken += 1;
+      });
+      // LISTEN is set up asynchronously; keep adding until the notification arrives.
+      await waitFor(async () => {
+        await writer.addPlant({ name: "Wake up" });
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return woken > 0 ? true : undefined;
+      });
+      expect(woken).toBeGreaterThan(0);
+    } finally {
+      await writer.close();
+      await reader.close();
+    }
+  });
+});
