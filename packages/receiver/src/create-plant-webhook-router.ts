@@ -1,15 +1,14 @@
 import { Router, type RouterInstance } from "@koa/router";
-import type { Delivery, NewPlant } from "@plant-store/types";
+import { DELIVERY_TIMEOUT_MS, type Delivery, type NewPlant } from "@plant-store/types";
 import type { Context } from "koa";
-import getRawBody from "raw-body";
 import { createMemoryDedupStore } from "./create-memory-dedup-store.js";
 import { createOnceRunner } from "./create-once-runner.js";
 import { createVerificationSteps, type VerifierOptions } from "./create-verification-steps.js";
 import type { DedupStore } from "./dedup-store.js";
 import { InternalReceiverError } from "./errors/internal-receiver-error.js";
-import { InvalidJsonError } from "./errors/invalid-json-error.js";
+import { InvalidReceiverOptionsError } from "./errors/invalid-receiver-options-error.js";
 import { MethodNotAllowedError } from "./errors/method-not-allowed-error.js";
-import { PayloadTooLargeError } from "./errors/payload-too-large-error.js";
+import { readRawBody } from "./read-raw-body.js";
 import type { ReceiverLogger } from "./receiver-logger.js";
 import { WebhookError } from "./webhook-error.js";
 
@@ -23,6 +22,12 @@ export interface ReceiverOptions extends VerifierOptions {
   logger?: ReceiverLogger;
   /** Bounded wait for a copy of the same id handled by another instance. Default 10 000 ms. */
   maxWaitMs?: number;
+  /**
+   * Longest time to receive the body once the headers are in; a slower client gets 408 and its
+   * connection closed. Default 15 000 ms, the sender's own answer timeout: past it the sender has
+   * given up, so waiting longer only ties up a connection.
+   */
+  bodyTimeoutMs?: number;
 }
 
 /** What the router leaves in `ctx.state.plantWebhook`, for metrics and access logs. */
@@ -42,32 +47,16 @@ export function createPlantWebhookRouter(options: ReceiverOptions): RouterInstan
   const steps = createVerificationSteps(options);
   const path = options.path ?? "/plant/webhook";
   const logger = options.logger ?? silent;
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? DELIVERY_TIMEOUT_MS;
+  if (!Number.isInteger(bodyTimeoutMs) || bodyTimeoutMs <= 0) {
+    throw new InvalidReceiverOptionsError(
+      "Invalid receiver options: bodyTimeoutMs: must be a positive integer",
+    );
+  }
   const once = createOnceRunner({
     store: options.dedupStore ?? createMemoryDedupStore(),
     ...(options.maxWaitMs === undefined ? {} : { maxWaitMs: options.maxWaitMs }),
   });
-
-  const readBody = async (ctx: Context): Promise<Buffer> => {
-    if (!ctx.req.readable) {
-      // Something upstream (a body parser) consumed the stream: the signed bytes are gone.
-      throw new InternalReceiverError(
-        new Error("Request body already consumed; mount the router before body parsers"),
-      );
-    }
-    const length = ctx.get("content-length");
-    try {
-      return await getRawBody(ctx.req, {
-        limit: steps.maxBodyBytes,
-        // raw-body answers 413 before reading anything when Content-Length is over the limit.
-        ...(length === "" ? {} : { length }),
-      });
-    } catch (error) {
-      const type = (error as { type?: string }).type;
-      if (type === "entity.too.large") throw new PayloadTooLargeError(steps.maxBodyBytes, error);
-      if (type === "request.size.invalid") throw new InvalidJsonError(error);
-      throw error;
-    }
-  };
 
   const answer = (ctx: Context, error: WebhookError, webhookId?: string) => {
     ctx.status = error.status;
@@ -96,7 +85,7 @@ export function createPlantWebhookRouter(options: ReceiverOptions): RouterInstan
     let webhookId: string | undefined;
     try {
       steps.checkHeaders(ctx.headers);
-      const raw = await readBody(ctx);
+      const raw = await readRawBody(ctx.req, { limit: steps.maxBodyBytes, timeoutMs: bodyTimeoutMs });
       const { plant, delivery } = steps.checkBody(raw, ctx.headers);
       webhookId = delivery.webhookId;
       const outcome = await once.run(delivery.webhookId, async () => {

@@ -30,6 +30,8 @@ export { InvalidWebhookHeadersError } from "./errors/invalid-webhook-headers-err
 export { MethodNotAllowedError } from "./errors/method-not-allowed-error.js";
 export { BEARER_CHALLENGE, MissingTokenError } from "./errors/missing-token-error.js";
 export { PayloadTooLargeError } from "./errors/payload-too-large-error.js";
+export { RequestAbortedError } from "./errors/request-aborted-error.js";
+export { RequestTimeoutError } from "./errors/request-timeout-error.js";
 export { TimestampOutOfToleranceError } from "./errors/timestamp-out-of-tolerance-error.js";
 export { UnsupportedMediaTypeError } from "./errors/unsupported-media-type-error.js";
 export type { IncomingHeaders } from "./header-value.js";
