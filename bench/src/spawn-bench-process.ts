@@ -12,7 +12,8 @@ export interface BenchProcess {
   child: ChildProcess;
   /** `http://127.0.0.1:<port>` for servers; `undefined` for clients that do not listen. */
   url: string | undefined;
-  stats(): Promise<ProcessStats>;
+  /** The child's counters; `reset` also starts a new first/last handled window. */
+  stats(reset?: boolean): Promise<ProcessStats>;
   command<T>(payload: unknown): Promise<T>;
   stop(): Promise<void>;
 }
@@ -71,8 +72,8 @@ export async function spawnBenchProcess(
   return {
     child,
     url: started.type === "listening" ? `http://127.0.0.1:${started.port}` : undefined,
-    async stats() {
-      const reply = await request({ type: "stats", id: nextId++ });
+    async stats(reset = false) {
+      const reply = await request({ type: "stats", id: nextId++, reset });
       if (reply.type !== "stats") throw new BenchProcessError("unexpected reply");
       return reply.stats;
     },

@@ -3,9 +3,10 @@ import type { BenchResult } from "../bench-result.js";
 import type { HttpLoopCommand, HttpLoopResult } from "../clients/http-loop.js";
 import { median } from "../median.js";
 import { ratioRow } from "../ratio-row.js";
+import { runOutboxDrain } from "../run-outbox-drain.js";
 import type { Scenario } from "../scenario.js";
+import { loadSenderApi, type SenderApi } from "../sender-api.js";
 import { type BenchProcess, spawnBenchProcess } from "../spawn-bench-process.js";
-import { measureOutboxSender, outboxSenderUnavailable } from "./measure-outbox-sender.js";
 
 const NAME = "sender.throughput";
 const CLIENTS = ["got", "fetch", "undici-pool"] as const;
@@ -26,8 +27,15 @@ export const senderThroughput: Scenario = {
       list.push({ rate, cpu });
       samples.set(name, list);
     };
-    const unavailable = await outboxSenderUnavailable();
+    let sender: SenderApi | undefined;
+    let unavailable: string | undefined;
+    try {
+      sender = await loadSenderApi();
+    } catch (error) {
+      unavailable = (error as Error).message;
+    }
     const notes: string[] = [];
+    let outboxError: string | undefined;
     try {
       const receiver = await spawnBenchProcess("servers/raw-http", { env: credentialsEnv(credentials) });
       processes.push(receiver);
@@ -54,16 +62,26 @@ export const senderThroughput: Scenario = {
           context.log(`${NAME}: run ${round}/${context.runs} ${client} ${Math.round(rate)} deliveries/s`);
           record(client, rate, result.cpuMicros / Math.max(1, result.ok));
         }
-        if (unavailable === undefined) {
-          const outbox = await measureOutboxSender({
-            context,
-            receiverUrl: url,
-            credentials,
-            count,
-            concurrency: CONCURRENCY,
-          });
-          context.log(`${NAME}: run ${round}/${context.runs} outbox ${Math.round(outbox.rate)} deliveries/s`);
-          record("outbox", outbox.rate, outbox.cpuMicrosPerDelivery);
+        if (sender !== undefined && outboxError === undefined) {
+          try {
+            const outbox = await runOutboxDrain({
+              sender,
+              context,
+              receiver,
+              credentials,
+              endpoints: 1,
+              plants: count,
+              concurrency: CONCURRENCY,
+              timeoutMs: 120_000,
+            });
+            context.log(
+              `${NAME}: run ${round}/${context.runs} outbox ${Math.round(outbox.rate)} deliveries/s`,
+            );
+            record("outbox", outbox.rate, outbox.cpuMicrosPerDelivery);
+          } catch (error) {
+            outboxError = (error as Error).message;
+            context.log(`${NAME}: outbox failed: ${outboxError}`);
+          }
         }
       }
     } finally {
@@ -78,7 +96,13 @@ export const senderThroughput: Scenario = {
       value: median((samples.get(name) ?? []).map((s) => s.cpu)),
     });
     const results: BenchResult[] = [];
-    if (unavailable === undefined) {
+    if (outboxError !== undefined) {
+      results.push({
+        ...ratioRow(`${NAME}.outbox.rate`, Number.NaN, "deliveries/s"),
+        value: null,
+        notes: `failed: ${outboxError}`,
+      });
+    } else if (unavailable === undefined) {
       results.push(
         ratioRow(`${NAME}.outbox.rate`, rate("outbox").value, "deliveries/s", rate("got"), "goal >= 0.9"),
       );

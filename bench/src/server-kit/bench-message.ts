@@ -7,9 +7,14 @@ export interface ProcessStats {
   peakRss: number;
   /** Requests (or deliveries) the child counted as handled successfully. */
   handled: number;
+  /** Epoch ms (sub-ms precision) of the first and the latest handled request; 0 before any. */
+  firstHandledAt: number;
+  lastHandledAt: number;
 }
 
-export type ParentMessage = { type: "stats"; id: number } | { type: "command"; id: number; payload: unknown };
+export type ParentMessage =
+  | { type: "stats"; id: number; reset?: boolean }
+  | { type: "command"; id: number; payload: unknown };
 
 export type ChildMessage =
   | { type: "listening"; port: number }

@@ -3,10 +3,20 @@ import type { ChildMessage, ParentMessage, ProcessStats } from "./bench-message.
 
 let handled = 0;
 let peakRss = 0;
+let firstHandledAt = 0;
+let lastHandledAt = 0;
 
 /** Counts one successfully handled request (or delivery), reported to the parent in `stats`. */
 export function markHandled(count = 1): void {
   handled += count;
+  lastHandledAt = performance.timeOrigin + performance.now();
+  if (firstHandledAt === 0) firstHandledAt = lastHandledAt;
+}
+
+/** Forgets the first/last times, so the next batch is timed on its own. */
+function resetTimes(): void {
+  firstHandledAt = 0;
+  lastHandledAt = 0;
 }
 
 function send(message: ChildMessage): void {
@@ -17,7 +27,7 @@ function stats(): ProcessStats {
   const cpu = process.cpuUsage();
   const rss = process.memoryUsage.rss();
   peakRss = Math.max(peakRss, rss);
-  return { cpuMicros: cpu.user + cpu.system, rss, peakRss, handled };
+  return { cpuMicros: cpu.user + cpu.system, rss, peakRss, handled, firstHandledAt, lastHandledAt };
 }
 
 /**
@@ -31,7 +41,10 @@ export function answerOverIpc(onCommand?: (payload: unknown) => Promise<unknown>
     peakRss = Math.max(peakRss, process.memoryUsage.rss());
   }, 50).unref();
   process.on("message", (message: ParentMessage) => {
-    if (message.type === "stats") send({ type: "stats", id: message.id, stats: stats() });
+    if (message.type === "stats") {
+      send({ type: "stats", id: message.id, stats: stats() });
+      if (message.reset === true) resetTimes();
+    }
     if (message.type === "command") {
       const reply = onCommand?.(message.payload) ?? Promise.reject(new Error("no commands here"));
       reply.then(

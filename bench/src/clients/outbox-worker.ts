@@ -1,0 +1,49 @@
+// One durable-sender worker process (the @plant-store/sender outbox + worker, as `serve` runs
+// them) over SQLite or PostgreSQL. It waits for a `start` command, so the parent times the drain.
+import { loadSenderApi } from "../sender-api.js";
+import { answerOverIpc, markHandled } from "../server-kit/serve-over-ipc.js";
+
+const target = process.env.BENCH_OUTBOX;
+if (!target) throw new Error("BENCH_OUTBOX must be set");
+const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 50);
+const perEndpointConcurrency = Number(process.env.BENCH_PER_ENDPOINT ?? concurrency);
+
+const write = (level: string) => (fields: unknown, message?: string) =>
+  process.stderr.write(`${level} ${message ?? ""} ${JSON.stringify(fields)}\n`);
+const stderrLogger = {
+  debug: write("debug"),
+  info: write("info"),
+  warn: write("warn"),
+  error: write("error"),
+};
+
+const sender = await loadSenderApi();
+const outbox = target.startsWith("postgres")
+  ? await sender.createPostgresOutbox(target)
+  : sender.createSqliteOutbox(target);
+const worker = sender.createWorker({
+  outbox,
+  concurrency,
+  perEndpointConcurrency,
+  client: sender.createDeliveryClient({ maxSockets: concurrency }),
+  ssrfGuard: sender.createSsrfGuard({ allowPrivateTargets: true }),
+  ...(process.env.BENCH_DEBUG ? { logger: stderrLogger } : {}),
+  onAttempt(event: { outcome: string }) {
+    if (event.outcome === "delivered") markHandled();
+  },
+});
+
+answerOverIpc(async (payload) => {
+  const command = payload as { type: string };
+  if (command.type === "start") {
+    worker.start();
+    return true;
+  }
+  if (command.type === "stop") {
+    await worker.stop();
+    await outbox.close();
+    return true;
+  }
+  throw new Error(`unknown command ${command.type}`);
+});
+process.send?.({ type: "ready" });

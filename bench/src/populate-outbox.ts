@@ -1,0 +1,35 @@
+import type { BenchCredentials } from "./bench-credentials.js";
+import type { BenchOutbox, SenderApi } from "./sender-api.js";
+
+/**
+ * Fills an outbox as the store would while no worker can deliver: `endpoints` subscriptions (all
+ * pointing at `receiverUrl`, told apart by a query string) and `plants` plants, each queuing one
+ * delivery per endpoint. The plants' names carry nothing the bench relies on.
+ */
+export async function populateOutbox(input: {
+  sender: SenderApi;
+  target: string;
+  receiverUrl: string;
+  credentials: BenchCredentials;
+  endpoints: number;
+  plants: number;
+}): Promise<void> {
+  const { sender, target } = input;
+  const outbox: BenchOutbox = target.startsWith("postgres")
+    ? await sender.createPostgresOutbox(target)
+    : sender.createSqliteOutbox(target);
+  try {
+    for (let i = 0; i < input.endpoints; i++) {
+      await outbox.addEndpoint({
+        url: `${input.receiverUrl}?endpoint=${i}`,
+        token: input.credentials.token,
+        secrets: [input.credentials.secret],
+      });
+    }
+    for (let i = 0; i < input.plants; i++) {
+      await outbox.addPlant({ name: `bench plant ${i}`, tag: "bench" });
+    }
+  } finally {
+    await outbox.close();
+  }
+}

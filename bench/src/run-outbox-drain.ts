@@ -1,0 +1,62 @@
+import { join } from "node:path";
+import type { BenchCredentials } from "./bench-credentials.js";
+import { type DrainResult, drainOutbox } from "./drain-outbox.js";
+import { populateOutbox } from "./populate-outbox.js";
+import type { ScenarioContext } from "./scenario.js";
+import type { SenderApi } from "./sender-api.js";
+import { type BenchProcess, spawnBenchProcess } from "./spawn-bench-process.js";
+
+export interface OutboxDrainInput {
+  sender: SenderApi;
+  context: ScenarioContext;
+  /** A raw receiver process (servers/raw-http) that counts deliveries. */
+  receiver: BenchProcess;
+  credentials: BenchCredentials;
+  endpoints: number;
+  plants: number;
+  /** SQLite file (default: a new one in a temp dir) or a PostgreSQL URL. */
+  target?: string;
+  /** Worker processes sharing the outbox. Default 1. */
+  workers?: number;
+  concurrency: number;
+  perEndpointConcurrency?: number;
+  timeoutMs: number;
+}
+
+/** A fresh outbox filled with `plants × endpoints` deliveries, drained by worker processes. */
+export async function runOutboxDrain(input: OutboxDrainInput): Promise<DrainResult & { deliveries: number }> {
+  const target = input.target ?? join(input.context.tempDir(), "outbox.db");
+  const receiverUrl = `${input.receiver.url}/plant/webhook`;
+  await populateOutbox({
+    sender: input.sender,
+    target,
+    receiverUrl,
+    credentials: input.credentials,
+    endpoints: input.endpoints,
+    plants: input.plants,
+  });
+  const workers: BenchProcess[] = [];
+  try {
+    for (let i = 0; i < (input.workers ?? 1); i++) {
+      workers.push(
+        await spawnBenchProcess("clients/outbox-worker", {
+          env: {
+            BENCH_OUTBOX: target,
+            BENCH_CONCURRENCY: String(input.concurrency),
+            BENCH_PER_ENDPOINT: String(input.perEndpointConcurrency ?? input.concurrency),
+          },
+        }),
+      );
+    }
+    const deliveries = input.endpoints * input.plants;
+    const result = await drainOutbox({
+      workers,
+      receiver: input.receiver,
+      expected: deliveries,
+      timeoutMs: input.timeoutMs,
+    });
+    return { ...result, deliveries };
+  } finally {
+    await Promise.all(workers.map((w) => w.stop()));
+  }
+}
