@@ -1,11 +1,17 @@
 #!/usr/bin/env node
-import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Command, Option } from "commander";
 import { createApp } from "./create-app.js";
+import { createHttpServer } from "./create-http-server.js";
 import { createLogger } from "./create-logger.js";
 import { createPlantEvents } from "./create-plant-events.js";
-import { ConfigError, LOG_LEVELS, loadConfig, type RawReceiverOptions } from "./load-config.js";
+import {
+  ConfigError,
+  DEFAULT_TIMEOUTS,
+  LOG_LEVELS,
+  loadConfig,
+  type RawReceiverOptions,
+} from "./load-config.js";
 import { openStorage } from "./open-storage.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -44,6 +50,35 @@ const program = new Command("plant-receiver")
       .choices(LOG_LEVELS)
       .default("info"),
   )
+  .addOption(
+    new Option(
+      "--headers-timeout <ms>",
+      "cut off a client that has not sent its request head within this time (408)",
+    )
+      .env("PLANT_RECEIVER_HEADERS_TIMEOUT_MS")
+      .default(DEFAULT_TIMEOUTS.headersTimeoutMs),
+  )
+  .addOption(
+    new Option("--body-timeout <ms>", "answer 408 to a webhook whose body has not arrived within this time")
+      .env("PLANT_RECEIVER_BODY_TIMEOUT_MS")
+      .default(DEFAULT_TIMEOUTS.bodyTimeoutMs),
+  )
+  .addOption(
+    new Option(
+      "--request-timeout <ms>",
+      "cut off a client that has not sent its whole request within this time (408)",
+    )
+      .env("PLANT_RECEIVER_REQUEST_TIMEOUT_MS")
+      .default(DEFAULT_TIMEOUTS.requestTimeoutMs),
+  )
+  .addOption(
+    new Option(
+      "--db-busy-timeout <ms>",
+      "SQLite: how long to wait for a lock held by another process before failing (500)",
+    )
+      .env("PLANT_RECEIVER_DB_BUSY_TIMEOUT_MS")
+      .default(DEFAULT_TIMEOUTS.dbBusyTimeoutMs),
+  )
   .showHelpAfterError();
 
 async function main(): Promise<void> {
@@ -60,7 +95,7 @@ async function main(): Promise<void> {
   }
 
   const logger = createLogger(config.logLevel);
-  const storage = await openStorage(config.db);
+  const storage = await openStorage(config.db, { busyTimeoutMs: config.dbBusyTimeoutMs });
   const events = createPlantEvents();
   const app = createApp(config, {
     plantStore: storage.plantStore,
@@ -68,7 +103,11 @@ async function main(): Promise<void> {
     events,
     logger,
   });
-  const server = createServer(app.callback());
+  const server = createHttpServer(app, {
+    headersTimeoutMs: config.headersTimeoutMs,
+    requestTimeoutMs: config.requestTimeoutMs,
+    logger,
+  });
 
   let stopping = false;
   const stop = (signal: string) => {

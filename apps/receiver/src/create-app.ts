@@ -19,7 +19,10 @@ export interface AppDeps {
 }
 
 /** The whole receiver as a Koa app; the caller listens (and owns shutdown). */
-export function createApp(config: Pick<ReceiverConfig, "tokens" | "secrets">, deps: AppDeps): Koa {
+export function createApp(
+  config: Pick<ReceiverConfig, "tokens" | "secrets"> & Partial<Pick<ReceiverConfig, "bodyTimeoutMs">>,
+  deps: AppDeps,
+): Koa {
   const { plantStore, events, logger } = deps;
   const metrics = createMetrics();
   const app = new Koa();
@@ -57,6 +60,7 @@ export function createApp(config: Pick<ReceiverConfig, "tokens" | "secrets">, de
     secrets: config.secrets,
     dedupStore: deps.dedupStore,
     logger,
+    ...(config.bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs: config.bodyTimeoutMs }),
     ...(deps.now === undefined ? {} : { now: deps.now }),
     onNewPlant: async (plant, delivery) => {
       const stored = await plantStore.add(plant, delivery.webhookId, deps.now?.() ?? new Date());

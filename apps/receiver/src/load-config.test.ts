@@ -12,7 +12,44 @@ describe("loadConfig", () => {
       secrets: [secret],
       db: "./data/receiver.db",
       logLevel: "info",
+      headersTimeoutMs: 10_000,
+      bodyTimeoutMs: 15_000,
+      requestTimeoutMs: 30_000,
+      dbBusyTimeoutMs: 5000,
     });
+  });
+
+  it("takes timeouts in milliseconds and refuses a headers timeout longer than the request timeout", () => {
+    const config = loadConfig({
+      token: ["t"],
+      secret: [secret],
+      headersTimeout: "200",
+      bodyTimeout: "300",
+      requestTimeout: "400",
+      dbBusyTimeout: "50",
+    });
+    expect(config).toMatchObject({
+      headersTimeoutMs: 200,
+      bodyTimeoutMs: 300,
+      requestTimeoutMs: 400,
+      dbBusyTimeoutMs: 50,
+    });
+    expect(() =>
+      loadConfig({
+        token: ["t"],
+        secret: [secret],
+        headersTimeout: "500",
+        requestTimeout: "400",
+        bodyTimeout: "0",
+      }),
+    ).toThrow(
+      expect.objectContaining({
+        problems: [
+          "--body-timeout / PLANT_RECEIVER_BODY_TIMEOUT_MS: must be at least 1 ms",
+          "--headers-timeout / PLANT_RECEIVER_HEADERS_TIMEOUT_MS: must not be longer than --request-timeout",
+        ],
+      }),
+    );
   });
 
   it("splits comma-separated lists (from env vars) and merges repeated flags", () => {

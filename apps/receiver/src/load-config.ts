@@ -9,6 +9,21 @@ export const CONFIG_SOURCES = {
   secrets: { flag: "--secret", env: "PLANT_RECEIVER_SECRETS" },
   db: { flag: "--db", env: "PLANT_RECEIVER_DB" },
   logLevel: { flag: "--log-level", env: "PLANT_RECEIVER_LOG_LEVEL" },
+  headersTimeoutMs: { flag: "--headers-timeout", env: "PLANT_RECEIVER_HEADERS_TIMEOUT_MS" },
+  bodyTimeoutMs: { flag: "--body-timeout", env: "PLANT_RECEIVER_BODY_TIMEOUT_MS" },
+  requestTimeoutMs: { flag: "--request-timeout", env: "PLANT_RECEIVER_REQUEST_TIMEOUT_MS" },
+  dbBusyTimeoutMs: { flag: "--db-busy-timeout", env: "PLANT_RECEIVER_DB_BUSY_TIMEOUT_MS" },
+} as const;
+
+/**
+ * Defaults sized around the sender, which gives up on an answer after 15 s (DELIVERY_TIMEOUT_MS):
+ * a body still arriving after that is wasted, and nobody legitimate needs 10 s to send headers.
+ */
+export const DEFAULT_TIMEOUTS = {
+  headersTimeoutMs: "10000",
+  bodyTimeoutMs: "15000",
+  requestTimeoutMs: "30000",
+  dbBusyTimeoutMs: "5000",
 } as const;
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -21,7 +36,17 @@ export interface RawReceiverOptions {
   secret?: string[] | undefined;
   db?: string | undefined;
   logLevel?: string | undefined;
+  headersTimeout?: string | undefined;
+  bodyTimeout?: string | undefined;
+  requestTimeout?: string | undefined;
+  dbBusyTimeout?: string | undefined;
 }
+
+const milliseconds = z.coerce
+  .number({ error: "must be a number of milliseconds" })
+  .int("must be a whole number of milliseconds")
+  .min(1, "must be at least 1 ms")
+  .max(3_600_000, "must be at most 3600000 ms (an hour)");
 
 // Env vars carry lists comma-separated; flags may also repeat. Both end up here as one list.
 const list = z
@@ -34,35 +59,50 @@ const list = z
       .filter((v) => v !== ""),
   );
 
-const ConfigSchema = z.object({
-  port: z.coerce
-    .number({ error: "must be a number" })
-    .int("must be a whole number")
-    .min(0, "must be 0 to 65535")
-    .max(65535, "must be 0 to 65535"),
-  host: z.string().trim().min(1, "must not be empty"),
-  tokens: list.pipe(
-    z
-      .array(z.string().regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces"))
-      .min(1, "at least one bearer token is required"),
-  ),
-  secrets: list.pipe(
-    z
-      .array(
-        z.string().refine((s) => {
-          try {
-            parseWebhookSecret(s);
-            return true;
-          } catch {
-            return false;
-          }
-        }, "must be whsec_ followed by base64 of at least 16 bytes"),
-      )
-      .min(1, "at least one signing secret is required"),
-  ),
-  db: z.string().trim().min(1, "must not be empty"),
-  logLevel: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(", ")}` }),
-});
+const ConfigSchema = z
+  .object({
+    port: z.coerce
+      .number({ error: "must be a number" })
+      .int("must be a whole number")
+      .min(0, "must be 0 to 65535")
+      .max(65535, "must be 0 to 65535"),
+    host: z.string().trim().min(1, "must not be empty"),
+    tokens: list.pipe(
+      z
+        .array(z.string().regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces"))
+        .min(1, "at least one bearer token is required"),
+    ),
+    secrets: list.pipe(
+      z
+        .array(
+          z.string().refine((s) => {
+            try {
+              parseWebhookSecret(s);
+              return true;
+            } catch {
+              return false;
+            }
+          }, "must be whsec_ followed by base64 of at least 16 bytes"),
+        )
+        .min(1, "at least one signing secret is required"),
+    ),
+    db: z.string().trim().min(1, "must not be empty"),
+    logLevel: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(", ")}` }),
+    headersTimeoutMs: milliseconds,
+    bodyTimeoutMs: milliseconds,
+    requestTimeoutMs: milliseconds,
+    dbBusyTimeoutMs: milliseconds,
+  })
+  // Node refuses a headers timeout longer than the whole-request timeout.
+  .refine((c) => c.headersTimeoutMs <= c.requestTimeoutMs, {
+    path: ["headersTimeoutMs"],
+    message: "must not be longer than --request-timeout",
+    // Also checked when other settings are invalid, so every problem is reported at once.
+    when: ({ value }) => {
+      const v = value as { headersTimeoutMs?: unknown; requestTimeoutMs?: unknown };
+      return Number.isInteger(v.headersTimeoutMs) && Number.isInteger(v.requestTimeoutMs);
+    },
+  });
 
 export type ReceiverConfig = z.output<typeof ConfigSchema>;
 
@@ -86,6 +126,10 @@ export function loadConfig(raw: RawReceiverOptions): ReceiverConfig {
     secrets: raw.secret,
     db: raw.db ?? "./data/receiver.db",
     logLevel: raw.logLevel ?? "info",
+    headersTimeoutMs: raw.headersTimeout ?? DEFAULT_TIMEOUTS.headersTimeoutMs,
+    bodyTimeoutMs: raw.bodyTimeout ?? DEFAULT_TIMEOUTS.bodyTimeoutMs,
+    requestTimeoutMs: raw.requestTimeout ?? DEFAULT_TIMEOUTS.requestTimeoutMs,
+    dbBusyTimeoutMs: raw.dbBusyTimeout ?? DEFAULT_TIMEOUTS.dbBusyTimeoutMs,
   });
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => {

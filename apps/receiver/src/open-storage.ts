@@ -16,8 +16,17 @@ export interface Storage {
   close(): Promise<void>;
 }
 
+export interface StorageOptions {
+  /**
+   * SQLite: how long a write waits for another connection's lock. better-sqlite3 waits
+   * synchronously, so this also bounds how long one locked write can stall the whole process.
+   * Default 5000 ms.
+   */
+  busyTimeoutMs?: number;
+}
+
 /** `postgres://...` (or `postgresql://`), `:memory:`, or a SQLite file path (its folder is created). */
-export async function openStorage(db: string): Promise<Storage> {
+export async function openStorage(db: string, options: StorageOptions = {}): Promise<Storage> {
   if (/^postgres(ql)?:\/\//.test(db)) {
     const pool = new pg.Pool({ connectionString: db });
     try {
@@ -37,7 +46,7 @@ export async function openStorage(db: string): Promise<Storage> {
   if (!memory) mkdirSync(dirname(db), { recursive: true });
   const database = new Database(db);
   if (!memory) database.pragma("journal_mode = WAL");
-  database.pragma("busy_timeout = 5000");
+  database.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
   return {
     kind: memory ? "memory" : "sqlite",
     plantStore: createSqlitePlantStore(database),
