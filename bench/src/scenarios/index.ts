@@ -1,6 +1,15 @@
 import type { Scenario } from "../scenario.js";
+import { backlog } from "./backlog.js";
+import { fanout } from "./fanout.js";
+import { postgresScale } from "./postgres-scale.js";
 import { receiverThroughput } from "./receiver-throughput.js";
 import { senderThroughput } from "./sender-throughput.js";
 
 /** Every scenario, in the order the issue lists them. */
-export const scenarios: readonly Scenario[] = [receiverThroughput, senderThroughput];
+export const scenarios: readonly Scenario[] = [
+  receiverThroughput,
+  senderThroughput,
+  fanout,
+  backlog,
+  postgresScale,
+];

@@ -1,4 +1,5 @@
 import type { Server } from "node:http";
+import { processPeakRss } from "../proc-stats.js";
 import type { ChildMessage, ParentMessage, ProcessStats } from "./bench-message.js";
 
 let handled = 0;
@@ -26,7 +27,9 @@ function send(message: ChildMessage): void {
 function stats(): ProcessStats {
   const cpu = process.cpuUsage();
   const rss = process.memoryUsage.rss();
-  peakRss = Math.max(peakRss, rss);
+  // The kernel's high-water mark is exact; the sampler is the fallback off Linux.
+  const hwm = processPeakRss(process.pid);
+  peakRss = Math.max(peakRss, rss, Number.isFinite(hwm) ? hwm : 0);
   return { cpuMicros: cpu.user + cpu.system, rss, peakRss, handled, firstHandledAt, lastHandledAt };
 }
 

@@ -1,0 +1,75 @@
+import { createBenchCredentials, credentialsEnv } from "../bench-credentials.js";
+import type { BenchResult } from "../bench-result.js";
+import { ratioRow } from "../ratio-row.js";
+import { runOutboxDrain } from "../run-outbox-drain.js";
+import type { Scenario } from "../scenario.js";
+import { loadSenderApi } from "../sender-api.js";
+import { type BenchProcess, spawnBenchProcess } from "../spawn-bench-process.js";
+import { skippedRows } from "./skipped-rows.js";
+
+const NAME = "backlog";
+
+export const backlog: Scenario = {
+  name: NAME,
+  description:
+    "A backlog queued while nothing could be delivered (no worker running), then drained by one worker process: rate and the worker's peak RSS at two backlog sizes",
+  async run(context) {
+    const large = context.quick ? 10_000 : 100_000;
+    const small = large / 10;
+    const names = [small, large].flatMap((n) => [`${NAME}.${n}.rate`, `${NAME}.${n}.peak-rss`]);
+    let sender: Awaited<ReturnType<typeof loadSenderApi>>;
+    try {
+      sender = await loadSenderApi();
+    } catch (error) {
+      return skippedRows(names, (error as Error).message);
+    }
+    const credentials = createBenchCredentials();
+    const measured = new Map<number, { rate: number; peakRss: number }>();
+    let receiver: BenchProcess | undefined;
+    try {
+      receiver = await spawnBenchProcess("servers/raw-http", { env: credentialsEnv(credentials) });
+      // One run per size: the large backlog alone takes the longest of any scenario.
+      for (const size of [small, large]) {
+        context.log(`${NAME}: queuing ${size} deliveries`);
+        const result = await runOutboxDrain({
+          sender,
+          context,
+          receiver,
+          credentials,
+          endpoints: 1,
+          plants: size,
+          concurrency: 50,
+          perEndpointConcurrency: 50,
+          timeoutMs: 30 * 60_000,
+        });
+        context.log(
+          `${NAME}: ${size} drained at ${Math.round(result.rate)} deliveries/s, peak RSS ${Math.round(result.peakRss / 2 ** 20)} MiB`,
+        );
+        measured.set(size, result);
+      }
+    } finally {
+      await receiver?.stop();
+    }
+    const get = (size: number) => measured.get(size) ?? { rate: Number.NaN, peakRss: Number.NaN };
+    const mib = (bytes: number) => bytes / 2 ** 20;
+    const results: BenchResult[] = [];
+    for (const size of [small, large]) {
+      results.push(
+        ratioRow(`${NAME}.${size}.rate`, get(size).rate, "deliveries/s", {
+          name: `${NAME}.${small}.rate`,
+          value: get(small).rate,
+        }),
+      );
+      results.push(
+        ratioRow(
+          `${NAME}.${size}.peak-rss`,
+          mib(get(size).peakRss),
+          "MiB",
+          { name: `${NAME}.${small}.peak-rss`, value: mib(get(small).peakRss) },
+          size === large ? "flat memory = ratio ≈ 1 at 10× the backlog" : "worker process VmHWM",
+        ),
+      );
+    }
+    return results;
+  },
+};
