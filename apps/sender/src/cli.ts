@@ -1,2 +1,33 @@
 #!/usr/bin/env node
-export {};
+import { EndpointNotFoundError } from "@plant-store/sender";
+import { Command } from "commander";
+import { deliveriesCommand, replayCommand } from "./commands/deliveries-command.js";
+import { endpointsCommand } from "./commands/endpoints-command.js";
+import { plantsCommand } from "./commands/plants-command.js";
+import { serveCommand } from "./commands/serve-command.js";
+import { NotFoundError } from "./commands/with-outbox.js";
+import { ConfigError } from "./config-error.js";
+
+const program = new Command("plant-store")
+  .description("The Plant Store: adds plants and delivers New Plant webhooks to subscribed receivers")
+  .showHelpAfterError()
+  .addCommand(serveCommand())
+  .addCommand(plantsCommand())
+  .addCommand(endpointsCommand())
+  .addCommand(deliveriesCommand())
+  .addCommand(replayCommand());
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof ConfigError) {
+    console.error(error.message);
+    process.exit(2);
+  }
+  if (error instanceof NotFoundError || error instanceof EndpointNotFoundError) {
+    console.error(error.message);
+    process.exit(1);
+  }
+  console.error(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
+  process.exit(1);
+}

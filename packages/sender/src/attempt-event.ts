@@ -12,6 +12,8 @@ export interface AttemptEvent {
   error: string | null;
   durationMs: number;
   outcome: AttemptOutcome;
+  /** When the delivery was queued (ISO time): the start of its end-to-end latency. */
+  queuedAt: string;
   /** When the next attempt is due (outcome `retrying`). */
   nextAttemptAt?: string;
 }

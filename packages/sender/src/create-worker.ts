@@ -110,6 +110,7 @@ export function createWorker(options: WorkerOptions): Worker {
       error: result.error,
       durationMs: result.durationMs,
       outcome: decision.outcome,
+      queuedAt: delivery.createdAt.toISOString(),
     };
     if (decision.nextAttemptAt) event.nextAttemptAt = decision.nextAttemptAt.toISOString();
     try {

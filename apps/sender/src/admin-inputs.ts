@@ -1,0 +1,29 @@
+import { WebhookSecretSchema } from "@plant-store/types";
+import { z } from "zod";
+import { DeliveryStatus } from "./delivery-status.js";
+
+export const AddPlantInputSchema = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  tag: z.string().trim().min(1).max(100).optional(),
+});
+
+export const AddEndpointInputSchema = z.strictObject({
+  url: z.url({ protocol: /^https?$/ }).max(2048),
+  token: z.string().min(1).max(4096),
+  /** One secret, or several during rotation; generated when absent. */
+  secret: WebhookSecretSchema.optional(),
+  secrets: z.array(WebhookSecretSchema).min(1).max(10).optional(),
+});
+
+export const ReplayInputSchema = z.strictObject({
+  endpointId: z.coerce.number().int().min(1),
+  since: z.iso.datetime({ offset: true }),
+});
+
+export const ListDeliveriesQuerySchema = z.object({
+  status: DeliveryStatus.optional(),
+  endpointId: z.coerce.number().int().min(1).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+});
+
+export const IdSchema = z.coerce.number().int().min(1);

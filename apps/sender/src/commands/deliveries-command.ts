@@ -1,0 +1,93 @@
+import { Argument, Command, Option } from "commander";
+import { IdSchema, ListDeliveriesQuerySchema, ReplayInputSchema } from "../admin-inputs.js";
+import { parseConfig } from "../parse-config.js";
+import { presentAttempt, presentDelivery } from "../present.js";
+import { dbOption, jsonOption } from "./db-option.js";
+import { NotFoundError, print, withOutbox } from "./with-outbox.js";
+
+export function deliveriesCommand(): Command {
+  const deliveries = new Command("deliveries").description("Inspect and retry deliveries");
+  deliveries
+    .command("list")
+    .description("List deliveries, newest first")
+    .addOption(new Option("--status <status>", "pending, delivered or failed"))
+    .addOption(new Option("--limit <n>", "at most this many").default("100"))
+    .addOption(dbOption())
+    .addOption(jsonOption())
+    .action(async (opts: { status?: string; limit: string; db: string; json?: boolean }) => {
+      const query = parseConfig(ListDeliveriesQuerySchema, { status: opts.status, limit: opts.limit });
+      await withOutbox(opts.db, async (outbox) => {
+        const list = (
+          await outbox.listDeliveries({
+            limit: query.limit,
+            ...(query.status ? { status: query.status } : {}),
+          })
+        ).map(presentDelivery);
+        print(
+          opts.json,
+          { deliveries: list },
+          list
+            .map(
+              (d) =>
+                `#${d.id}\t${d.status}\tplant ${d.plantId}\tendpoint ${d.endpointId}\t${d.attempts} attempts\t${d.lastStatus ?? d.lastError ?? ""}`,
+            )
+            .join("\n"),
+        );
+      });
+    });
+  deliveries
+    .command("show")
+    .description("Show one delivery with every attempt")
+    .addArgument(new Argument("<id>", "delivery id"))
+    .addOption(dbOption())
+    .addOption(jsonOption())
+    .action(async (id: string, opts: { db: string; json?: boolean }) => {
+      await withOutbox(opts.db, async (outbox) => {
+        const deliveryId = parseConfig(IdSchema, id);
+        const delivery = await outbox.getDelivery(deliveryId);
+        if (!delivery) throw new NotFoundError(`No delivery ${id}`);
+        const attempts = (await outbox.listAttempts(deliveryId)).map(presentAttempt);
+        const shown = presentDelivery(delivery);
+        print(
+          opts.json,
+          { delivery: shown, attempts },
+          [
+            `Delivery #${shown.id} ${shown.status} (${shown.webhookId}) plant ${shown.plantId} → endpoint ${shown.endpointId}`,
+            ...attempts.map(
+              (a) => `  ${a.attempt}. ${a.startedAt} ${a.status ?? a.error} ${a.durationMs} ms ${a.outcome}`,
+            ),
+          ].join("\n"),
+        );
+      });
+    });
+  deliveries
+    .command("retry")
+    .description("Attempt one delivery again now, with a fresh schedule")
+    .addArgument(new Argument("<id>", "delivery id"))
+    .addOption(dbOption())
+    .addOption(jsonOption())
+    .action(async (id: string, opts: { db: string; json?: boolean }) => {
+      await withOutbox(opts.db, async (outbox) => {
+        const delivery = await outbox.retryDelivery(parseConfig(IdSchema, id));
+        if (!delivery) throw new NotFoundError(`No delivery ${id}`);
+        print(opts.json, { delivery: presentDelivery(delivery) }, `Delivery #${delivery.id} queued again`);
+      });
+    });
+  return deliveries;
+}
+
+export function replayCommand(): Command {
+  return new Command("replay")
+    .description("Deliver every plant added since a time to one endpoint again")
+    .addOption(new Option("--endpoint <id>", "endpoint id").makeOptionMandatory())
+    .addOption(new Option("--since <time>", "ISO time, e.g. 2026-01-01T00:00:00Z").makeOptionMandatory())
+    .addOption(dbOption())
+    .addOption(jsonOption())
+    .action(async (opts: { endpoint: string; since: string; db: string; json?: boolean }) => {
+      const input = parseConfig(ReplayInputSchema, { endpointId: opts.endpoint, since: opts.since });
+      await withOutbox(opts.db, async (outbox) => {
+        const queued = await outbox.replay(input.endpointId, new Date(input.since));
+        print(opts.json, { queued }, `${queued} deliveries queued for endpoint #${input.endpointId}`);
+      });
+    });
+}

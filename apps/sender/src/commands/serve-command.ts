@@ -1,0 +1,83 @@
+import { Command, Option } from "commander";
+import { createLogger } from "../create-logger.js";
+import { parseConfig } from "../parse-config.js";
+import { runServe } from "../run-serve.js";
+import { ServeConfigSchema } from "../serve-config.js";
+import { dbOption } from "./db-option.js";
+
+export function serveCommand(): Command {
+  return new Command("serve")
+    .description("Run the delivery worker and the admin API (GET /healthz, GET /metrics)")
+    .addOption(dbOption())
+    .addOption(
+      new Option("--port <n>", "admin API port (0 = any free port)").env("PLANT_STORE_PORT").default("8780"),
+    )
+    .addOption(new Option("--host <host>", "admin API address").env("PLANT_STORE_HOST").default("127.0.0.1"))
+    .addOption(
+      new Option("--admin-token <token>", "bearer token for the admin API").env("PLANT_STORE_ADMIN_TOKEN"),
+    )
+    .addOption(
+      new Option("--allow-private-targets", "deliver to loopback and private addresses (development)")
+        .env("PLANT_STORE_ALLOW_PRIVATE_TARGETS")
+        .default(false),
+    )
+    .addOption(
+      new Option("--retry-schedule <list>", "delay before each attempt")
+        .env("PLANT_STORE_RETRY_SCHEDULE")
+        .default("0,5s,5m,30m,2h,5h,10h,10h"),
+    )
+    .addOption(
+      new Option("--concurrency <n>", "attempts in flight at once")
+        .env("PLANT_STORE_CONCURRENCY")
+        .default("16"),
+    )
+    .addOption(
+      new Option("--per-endpoint-concurrency <n>", "attempts in flight at once per endpoint")
+        .env("PLANT_STORE_PER_ENDPOINT_CONCURRENCY")
+        .default("2"),
+    )
+    .addOption(
+      new Option("--lease <duration>", "how long a claim lasts").env("PLANT_STORE_LEASE").default("60s"),
+    )
+    .addOption(
+      new Option("--timeout <duration>", "time per attempt").env("PLANT_STORE_TIMEOUT").default("15s"),
+    )
+    .addOption(
+      new Option("--disable-after <duration>", "disable an endpoint failing continuously this long")
+        .env("PLANT_STORE_DISABLE_AFTER")
+        .default("5d"),
+    )
+    .addOption(
+      new Option("--poll-interval <duration>", "fallback poll for due work")
+        .env("PLANT_STORE_POLL_INTERVAL")
+        .default("1s"),
+    )
+    .action(async (raw: Record<string, unknown>) => {
+      const config = parseConfig(ServeConfigSchema, {
+        ...raw,
+        allowPrivateTargets: raw.allowPrivateTargets === true || raw.allowPrivateTargets === "true",
+      });
+      const logger = createLogger();
+      const store = await runServe(config, logger);
+      let stopping = false;
+      const shutdown = (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        logger.info({ signal }, "stopping");
+        store.stop().then(
+          () => {
+            logger.info({}, "stopped");
+            logger.flush();
+            process.exit(0);
+          },
+          (error: unknown) => {
+            logger.error({ err: error }, "could not stop cleanly");
+            logger.flush();
+            process.exit(1);
+          },
+        );
+      };
+      process.on("SIGTERM", () => shutdown("SIGTERM"));
+      process.on("SIGINT", () => shutdown("SIGINT"));
+    });
+}

@@ -1,0 +1,158 @@
+import Router from "@koa/router";
+import { EndpointNotFoundError, type Outbox } from "@plant-store/sender";
+import { generateWebhookSecret } from "@plant-store/types";
+import Koa from "koa";
+import type { Logger } from "pino";
+import type { Registry } from "prom-client";
+import type { z } from "zod";
+import { AdminError, invalidInput, notFound, unauthorized } from "./admin-error.js";
+import {
+  AddEndpointInputSchema,
+  AddPlantInputSchema,
+  IdSchema,
+  ListDeliveriesQuerySchema,
+  ReplayInputSchema,
+} from "./admin-inputs.js";
+import { checkAdminToken } from "./check-admin-token.js";
+import { formatZodError } from "./format-zod-error.js";
+import { presentAttempt, presentDelivery, presentEndpoint, presentPlant } from "./present.js";
+import { readJsonBody } from "./read-json-body.js";
+
+export interface AdminAppOptions {
+  outbox: Outbox;
+  adminToken: string;
+  registry: Registry;
+  logger?: Logger;
+  /** Called after writes that create due work, so this process's worker starts at once. */
+  wake?: () => void;
+}
+
+function parse<T extends z.ZodType>(schema: T, value: unknown, what: string): z.infer<T> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw invalidInput(formatZodError(`Invalid ${what}`, result.error));
+  return result.data;
+}
+
+/**
+ * The Plant Store's admin API (documented in spec/admin-openapi.json). The first middleware is the
+ * error boundary: known errors become `{error, message}` with their status; anything else a
+ * generic 500 and a log line, never a stack or a secret.
+ */
+export function createAdminApp(options: AdminAppOptions): Koa {
+  const { outbox, logger } = options;
+  const wake = options.wake ?? (() => undefined);
+  const app = new Koa();
+  const router = new Router();
+
+  app.use(async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw notFound(`${ctx.method} ${ctx.path}`);
+    } catch (error) {
+      if (error instanceof AdminError) {
+        ctx.status = error.status;
+        ctx.body = { error: error.status, message: error.message };
+        return;
+      }
+      logger?.error({ err: error, method: ctx.method, path: ctx.path }, "admin request failed");
+      ctx.status = 500;
+      ctx.body = { error: 500, message: "Internal error" };
+    }
+  });
+
+  router.get("/healthz", (ctx) => {
+    ctx.body = { ok: true };
+  });
+  router.get("/metrics", async (ctx) => {
+    ctx.type = options.registry.contentType;
+    ctx.body = await options.registry.metrics();
+  });
+
+  const admin = new Router();
+  admin.use(async (ctx, next) => {
+    if (!checkAdminToken(ctx.get("authorization") || undefined, options.adminToken)) throw unauthorized();
+    await next();
+  });
+
+  admin.get("/plants", async (ctx) => {
+    ctx.body = { plants: (await outbox.listPlants(1000)).map(presentPlant) };
+  });
+  admin.post("/plants", async (ctx) => {
+    const input = parse(AddPlantInputSchema, await readJsonBody(ctx.req), "plant");
+    const { plant, deliveries } = await outbox.addPlant(
+      input.tag === undefined ? { name: input.name } : { name: input.name, tag: input.tag },
+    );
+    wake();
+    ctx.status = 201;
+    ctx.body = { plant: presentPlant(plant), queued: deliveries.length };
+  });
+
+  admin.get("/endpoints", async (ctx) => {
+    ctx.body = { endpoints: (await outbox.listEndpoints()).map(presentEndpoint) };
+  });
+  admin.post("/endpoints", async (ctx) => {
+    const input = parse(AddEndpointInputSchema, await readJsonBody(ctx.req), "endpoint");
+    const generated =
+      input.secret === undefined && input.secrets === undefined ? generateWebhookSecret() : undefined;
+    const secrets = input.secrets ?? [input.secret ?? (generated as string)];
+    const endpoint = await outbox.addEndpoint({ url: input.url, token: input.token, secrets });
+    ctx.status = 201;
+    // A generated secret is shown exactly once, here; a secret the caller chose is never echoed.
+    ctx.body = { endpoint: presentEndpoint(endpoint), ...(generated ? { secret: generated } : {}) };
+  });
+  for (const [action, status] of [
+    ["disable", "disabled"],
+    ["enable", "active"],
+  ] as const) {
+    admin.post(`/endpoints/:id/${action}`, async (ctx) => {
+      const endpoint = await outbox.setEndpointStatus(parse(IdSchema, ctx.params.id, "id"), status);
+      if (!endpoint) throw notFound("Endpoint");
+      if (status === "active") wake();
+      ctx.body = { endpoint: presentEndpoint(endpoint) };
+    });
+  }
+  admin.delete("/endpoints/:id", async (ctx) => {
+    if (!(await outbox.removeEndpoint(parse(IdSchema, ctx.params.id, "id")))) throw notFound("Endpoint");
+    ctx.status = 204;
+  });
+
+  admin.get("/deliveries", async (ctx) => {
+    const query = parse(ListDeliveriesQuerySchema, ctx.query, "query");
+    const deliveries = await outbox.listDeliveries({
+      limit: query.limit,
+      ...(query.status ? { status: query.status } : {}),
+      ...(query.endpointId ? { endpointId: query.endpointId } : {}),
+    });
+    ctx.body = { deliveries: deliveries.map(presentDelivery) };
+  });
+  admin.get("/deliveries/:id", async (ctx) => {
+    const id = parse(IdSchema, ctx.params.id, "id");
+    const delivery = await outbox.getDelivery(id);
+    if (!delivery) throw notFound("Delivery");
+    ctx.body = {
+      delivery: presentDelivery(delivery),
+      attempts: (await outbox.listAttempts(id)).map(presentAttempt),
+    };
+  });
+  admin.post("/deliveries/:id/retry", async (ctx) => {
+    const delivery = await outbox.retryDelivery(parse(IdSchema, ctx.params.id, "id"));
+    if (!delivery) throw notFound("Delivery");
+    wake();
+    ctx.body = { delivery: presentDelivery(delivery) };
+  });
+  admin.post("/replay", async (ctx) => {
+    const input = parse(ReplayInputSchema, await readJsonBody(ctx.req), "replay");
+    try {
+      const queued = await outbox.replay(input.endpointId, new Date(input.since));
+      wake();
+      ctx.body = { queued };
+    } catch (error) {
+      if (error instanceof EndpointNotFoundError) throw notFound("Endpoint");
+      throw error;
+    }
+  });
+
+  app.use(router.routes()).use(router.allowedMethods());
+  app.use(admin.routes()).use(admin.allowedMethods());
+  return app;
+}

@@ -1,0 +1,41 @@
+import type { AttemptEvent } from "@plant-store/sender";
+import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+
+export interface StoreMetrics {
+  registry: Registry;
+  observe(event: AttemptEvent): void;
+}
+
+/** Prometheus metrics of the delivery pipeline, in a registry of this app's own. */
+export function createMetrics(): StoreMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const attempts = new Counter({
+    name: "plant_store_delivery_attempts_total",
+    help: "Delivery attempts by outcome (delivered, retrying, failed, disabled)",
+    labelNames: ["outcome"] as const,
+    registers: [registry],
+  });
+  const attemptDuration = new Histogram({
+    name: "plant_store_delivery_attempt_duration_seconds",
+    help: "Time of one HTTP attempt",
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15],
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: "plant_store_delivery_latency_seconds",
+    help: "From queuing a delivery to the attempt that delivered it",
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 300, 1800, 7200, 36000, 100000],
+    registers: [registry],
+  });
+  return {
+    registry,
+    observe(event) {
+      attempts.inc({ outcome: event.outcome });
+      attemptDuration.observe(event.durationMs / 1000);
+      if (event.outcome === "delivered") {
+        latency.observe(Math.max(0, Date.now() - Date.parse(event.queuedAt)) / 1000);
+      }
+    },
+  };
+}

@@ -1,0 +1,3 @@
+import { z } from "zod";
+
+export const DeliveryStatus = z.enum(["pending", "delivered", "failed"]);

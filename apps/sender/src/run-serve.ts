@@ -1,0 +1,64 @@
+import type { AddressInfo } from "node:net";
+import { createDeliveryClient, createRetryPolicy, createSsrfGuard, createWorker } from "@plant-store/sender";
+import type { Logger } from "pino";
+import { createAdminApp } from "./create-admin-app.js";
+import { createMetrics } from "./create-metrics.js";
+import { isPostgresUrl, openOutbox } from "./open-outbox.js";
+import type { ServeConfig } from "./serve-config.js";
+
+export interface RunningStore {
+  url: string;
+  /** Stops accepting requests and claiming, finishes or gives back in-flight attempts, closes the DB. */
+  stop(): Promise<void>;
+}
+
+/** Starts the worker and the admin API on one outbox. */
+export async function runServe(config: ServeConfig, logger: Logger): Promise<RunningStore> {
+  const outbox = await openOutbox(config.db, (error) =>
+    logger.warn({ err: error }, "LISTEN connection lost"),
+  );
+  const metrics = createMetrics();
+  const worker = createWorker({
+    outbox,
+    client: createDeliveryClient({ timeoutMs: config.timeout }),
+    policy: createRetryPolicy({ schedule: config.retrySchedule, disableAfterMs: config.disableAfter }),
+    ssrfGuard: createSsrfGuard({ allowPrivateTargets: config.allowPrivateTargets }),
+    concurrency: config.concurrency,
+    perEndpointConcurrency: config.perEndpointConcurrency,
+    leaseMs: config.lease,
+    // SQLite has no cross-process notification: CLI writes are seen by polling the file often.
+    pollIntervalMs: isPostgresUrl(config.db) ? config.pollInterval : Math.min(config.pollInterval, 100),
+    logger,
+    onAttempt: (event) => metrics.observe(event),
+  });
+  const app = createAdminApp({
+    outbox,
+    adminToken: config.adminToken,
+    registry: metrics.registry,
+    logger,
+    wake: () => worker.wake(),
+  });
+  const server = app.listen(config.port, config.host);
+  await new Promise<void>((resolve, reject) => {
+    server.once("listening", resolve);
+    server.once("error", reject);
+  });
+  const { port, address } = server.address() as AddressInfo;
+  const host = address.includes(":") ? `[${address}]` : address;
+  const url = `http://${host}:${port}`;
+  worker.start();
+  logger.info(
+    { url, workerId: worker.id, db: isPostgresUrl(config.db) ? "postgres" : "sqlite" },
+    "listening",
+  );
+  return {
+    url,
+    async stop() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await worker.stop();
+      await closed;
+      await outbox.close();
+    },
+  };
+}
