@@ -1,5 +1,6 @@
 import type { Scenario } from "../scenario.js";
 import { backlog } from "./backlog.js";
+import { e2eLatency } from "./e2e-latency.js";
 import { fanout } from "./fanout.js";
 import { postgresScale } from "./postgres-scale.js";
 import { receiverThroughput } from "./receiver-throughput.js";
@@ -9,6 +10,7 @@ import { senderThroughput } from "./sender-throughput.js";
 export const scenarios: readonly Scenario[] = [
   receiverThroughput,
   senderThroughput,
+  e2eLatency,
   fanout,
   backlog,
   postgresScale,
