@@ -1,0 +1,192 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Outbox } from "@plant-store/sender";
+import { createSqliteOutbox } from "@plant-store/sender/sqlite";
+import { generateWebhookSecret } from "@plant-store/types";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { Registry } from "prom-client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAdminApp } from "../../src/create-admin-app.js";
+
+const spec = JSON.parse(
+  readFileSync(join(import.meta.dirname, "../../../../spec/admin-openapi.json"), "utf8"),
+);
+const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
+ajv.addSchema(spec, "admin");
+const pointer = (text: string) => text.replace(/~/g, "~0").replace(/\//g, "~1");
+
+/** Asserts that a response's status is documented for the operation and its body matches the schema. */
+function expectDocumented(method: string, path: string, status: number, body: unknown) {
+  const operation = spec.paths[path]?.[method];
+  expect(operation, `${method} ${path} is documented`).toBeDefined();
+  const response = operation.responses[String(status)];
+  expect(response, `${method} ${path} documents ${status}`).toBeDefined();
+  if (!response.content) return;
+  const validate = ajv.getSchema(
+    `admin#/paths/${pointer(path)}/${method}/responses/${status}/content/${pointer("application/json")}/schema`,
+  );
+  if (!validate) throw new Error(`no schema for ${method} ${path} ${status}`);
+  expect(validate(body), JSON.stringify(validate.errors)).toBe(true);
+}
+
+describe("the admin API, checked against spec/admin-openapi.json", () => {
+  const dir = mkdtempSync(join(tmpdir(), "plant-store-admin-"));
+  const adminToken = "admin-token-0123456789";
+  let outbox: Outbox;
+  let server: Server;
+  let base: string;
+  let woken = 0;
+
+  beforeAll(async () => {
+    outbox = createSqliteOutbox(join(dir, "store.db"));
+    const app = createAdminApp({
+      outbox,
+      adminToken,
+      registry: new Registry(),
+      wake: () => void (woken += 1),
+    });
+    server = app.listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    await outbox.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function call(method: string, url: string, body?: unknown, token = adminToken) {
+    const response = await fetch(`${base}${url}`, {
+      method,
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+  }
+
+  it("answers healthz without a token", async () => {
+    const { status, body } = await call("GET", "/healthz", undefined, "");
+    expectDocumented("get", "/healthz", status, body);
+  });
+
+  it("refuses a missing or wrong admin token with 401 and the Error body", async () => {
+    for (const token of ["", "wrong-token-0123456789"]) {
+      const { status, body } = await call("GET", "/plants", undefined, token);
+      expect(status).toBe(401);
+      expectDocumented("get", "/plants", status, body);
+    }
+  });
+
+  it("adds and lists endpoints without ever returning a token or a chosen secret", async () => {
+    const secret = generateWebhookSecret();
+    const added = await call("POST", "/endpoints", {
+      url: "https://receiver.example/plant/webhook",
+      token: "tok-1",
+      secret,
+    });
+    expect(added.status).toBe(201);
+    expectDocumented("post", "/endpoints", added.status, added.body);
+    expect(JSON.stringify(added.body)).not.toContain(secret);
+    const generated = await call("POST", "/endpoints", { url: "https://other.example/hook", token: "tok-2" });
+    expectDocumented("post", "/endpoints", generated.status, generated.body);
+    expect(generated.body.secret).toMatch(/^whsec_/);
+    const listed = await call("GET", "/endpoints");
+    expectDocumented("get", "/endpoints", listed.status, listed.body);
+    expect(listed.body.endpoints).toHaveLength(2);
+    expect(JSON.stringify(listed.body)).not.toMatch(/tok-1|tok-2|whsec_/);
+  });
+
+  it("validates input and names every problem", async () => {
+    const bad = await call("POST", "/endpoints", { url: "ftp://x", token: "", secret: "nope" });
+    expect(bad.status).toBe(400);
+    expectDocumented("post", "/endpoints", bad.status, bad.body);
+    expect(bad.body.message).toMatch(/url/);
+    expect(bad.body.message).toMatch(/token/);
+    expect(bad.body.message).toMatch(/secret/);
+    expect(bad.body.message).not.toContain("nope");
+    const plant = await call("POST", "/plants", { name: "" });
+    expectDocumented("post", "/plants", plant.status, plant.body);
+    const type = await fetch(`${base}/plants`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${adminToken}`, "content-type": "text/plain" },
+      body: "name=x",
+    });
+    expect(type.status).toBe(415);
+  });
+
+  it("adds a plant, queues its deliveries and wakes the worker", async () => {
+    const before = woken;
+    const added = await call("POST", "/plants", { name: "Monstera deliciosa", tag: "tropical" });
+    expect(added.status).toBe(201);
+    expectDocumented("post", "/plants", added.status, added.body);
+    expect(added.body.queued).toBe(2);
+    expect(woken).toBeGreaterThan(before);
+    const listed = await call("GET", "/plants");
+    expectDocumented("get", "/plants", listed.status, listed.body);
+  });
+
+  it("lists, shows and retries deliveries, and replays an endpoint", async () => {
+    const listed = await call("GET", "/deliveries?status=pending&limit=10");
+    expectDocumented("get", "/deliveries", listed.status, listed.body);
+    const [first] = listed.body.deliveries;
+    const shown = await call("GET", `/deliveries/${first.id}`);
+    expectDocumented("get", "/deliveries/{id}", shown.status, shown.body);
+    const retried = await call("POST", `/deliveries/${first.id}/retry`);
+    expectDocumented("post", "/deliveries/{id}/retry", retried.status, retried.body);
+    const replayed = await call("POST", "/replay", {
+      endpointId: first.endpointId,
+      since: "2000-01-01T00:00:00Z",
+    });
+    expectDocumented("post", "/replay", replayed.status, replayed.body);
+    expect(replayed.body.queued).toBe(1);
+    const badQuery = await call("GET", "/deliveries?status=lost");
+    expectDocumented("get", "/deliveries", badQuery.status, badQuery.body);
+  });
+
+  it("answers 404 with the Error body for unknown ids", async () => {
+    for (const [method, path, template] of [
+      ["GET", "/deliveries/999", "/deliveries/{id}"],
+      ["POST", "/deliveries/999/retry", "/deliveries/{id}/retry"],
+      ["POST", "/endpoints/999/disable", "/endpoints/{id}/disable"],
+      ["DELETE", "/endpoints/999", "/endpoints/{id}"],
+    ] as const) {
+      const { status, body } = await call(method, path);
+      expect(status).toBe(404);
+      expectDocumented(method.toLowerCase(), template, status, body);
+    }
+    const replay = await call("POST", "/replay", { endpointId: 999, since: "2000-01-01T00:00:00Z" });
+    expect(replay.status).toBe(404);
+  });
+
+  it("disables, enables and removes an endpoint", async () => {
+    const disabled = await call("POST", "/endpoints/2/disable");
+    expectDocumented("post", "/endpoints/{id}/disable", disabled.status, disabled.body);
+    expect(disabled.body.endpoint.status).toBe("disabled");
+    const enabled = await call("POST", "/endpoints/2/enable");
+    expectDocumented("post", "/endpoints/{id}/enable", enabled.status, enabled.body);
+    const removed = await call("DELETE", "/endpoints/2");
+    expect(removed.status).toBe(204);
+    expectDocumented("delete", "/endpoints/{id}", removed.status, removed.body);
+  });
+
+  it("keeps the documented examples valid against their own schemas", () => {
+    for (const [path, item] of Object.entries<
+      Record<string, { responses: Record<string, { content?: Record<string, { example?: unknown }> }> }>
+    >(spec.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        for (const [status, response] of Object.entries(operation.responses)) {
+          const example = response.content?.["application/json"]?.example;
+          if (example !== undefined) expectDocumented(method, path, Number(status), example);
+        }
+      }
+    }
+  });
+});
