@@ -46,7 +46,9 @@ describe("the admin API, checked against spec/admin-openapi.json", () => {
       outbox,
       adminToken,
       registry: new Registry(),
-      wake: () => void (woken += 1),
+      wake: () => {
+        woken += 1;
+      },
     });
     server = app.listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
