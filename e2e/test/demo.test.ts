@@ -104,7 +104,7 @@ describe("the built apps as separate processes", () => {
         ],
       ]);
       const parsed = JSON.parse(stdout);
-      added.push("plant" in parsed ? parsed.plant : parsed);
+      added.push(parsed.plant);
     }
     const received = await waitFor(async () => {
       const response = await fetch(`${receiver.url}/plants?limit=1000`);

@@ -31,14 +31,20 @@ export interface DemoSummary {
 }
 
 interface Tracked {
+  /** Set once the admin API answered; log lines can arrive before that. */
+  added: boolean;
   name: string;
   tag?: string;
   addedAt: number;
+  receivedAt?: number;
+  /** When the store queued it (from its log), for plants the demo did not add itself. */
+  queuedAt?: number;
   attempts: number;
   lastStatus: number | null;
   lastDurationMs: number;
   arrivals: number;
-  latencyMs?: number;
+  delivered: boolean;
+  reported: boolean;
 }
 
 export class DemoTimeoutError extends Error {
@@ -102,6 +108,25 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
     write(`  data      ${dataDir}\n`);
 
     const tracked = new Map<number, Tracked>();
+    const latencies: number[] = [];
+    const track = (id: number): Tracked => {
+      let plant = tracked.get(id);
+      if (!plant) {
+        plant = {
+          added: false,
+          name: "",
+          addedAt: 0,
+          attempts: 0,
+          lastStatus: null,
+          lastDurationMs: 0,
+          arrivals: 0,
+          delivered: false,
+          reported: false,
+        };
+        tracked.set(id, plant);
+      }
+      return plant;
+    };
     let settle: () => void = () => undefined;
     const allArrived = new Promise<void>((resolve) => {
       settle = resolve;
@@ -111,14 +136,36 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
         settle();
     };
 
+    // A plant is shown once both sides have spoken: the store's delivered attempt (which attempt,
+    // status, duration) and the receiver's "plant received" (when the handler ran).
+    // After the summary of a kept demo, plants added elsewhere (`pnpm sender plants add`) are shown too.
+    let watching = false;
+    const report = (id: number, plant: Tracked) => {
+      if (!plant.added && watching && plant.queuedAt !== undefined) {
+        Object.assign(plant, { added: true, addedAt: plant.queuedAt });
+      }
+      if (!plant.added || plant.arrivals === 0 || !plant.delivered || plant.reported) return;
+      plant.reported = true;
+      const latencyMs = Math.max(0, (plant.receivedAt ?? Date.now()) - plant.addedAt);
+      latencies.push(latencyMs);
+      const tag = plant.tag ? ` [${plant.tag}]` : "";
+      write(
+        `  ✓ #${id} ${plant.name}${tag}: attempt ${plant.attempts} → ${plant.lastStatus ?? "?"} in ${plant.lastDurationMs} ms;` +
+          ` handler ran ${latencyMs} ms after the plant was added\n`,
+      );
+      checkDone();
+    };
     store.onLine((line: AppLogLine) => {
       if (line.msg !== "delivery attempt" || typeof line.plantId !== "number") return;
-      const plant = tracked.get(line.plantId);
-      if (!plant) return;
-      plant.attempts += 1;
+      const plant = track(line.plantId);
+      if (typeof line.queuedAt === "string") plant.queuedAt = Date.parse(line.queuedAt);
+      plant.attempts = typeof line.attempt === "number" ? line.attempt : plant.attempts + 1;
       plant.lastStatus = typeof line.status === "number" ? line.status : null;
-      plant.lastDurationMs = typeof line.durationMs === "number" ? line.durationMs : 0;
-      if (line.outcome !== "delivered") {
+      plant.lastDurationMs = typeof line.durationMs === "number" ? Math.round(line.durationMs) : 0;
+      if (line.outcome === "delivered") {
+        plant.delivered = true;
+        report(line.plantId, plant);
+      } else {
         write(
           `  … #${line.plantId} ${plant.name}: attempt ${plant.attempts} → ${plant.lastStatus ?? String(line.error)}, ${String(line.outcome)}\n`,
         );
@@ -126,31 +173,26 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
     });
     receiver.onLine((line: AppLogLine) => {
       if (line.msg !== "plant received" || typeof line.plantId !== "number") return;
-      const plant = tracked.get(line.plantId);
-      if (!plant) return;
+      const plant = track(line.plantId);
       plant.arrivals += 1;
-      plant.latencyMs = Math.max(0, (line.time ?? Date.now()) - plant.addedAt);
-      const tag = plant.tag ? ` [${plant.tag}]` : "";
-      write(
-        `  ✓ #${line.plantId} ${plant.name}${tag} arrived ${plant.latencyMs} ms after it was added` +
-          ` (attempt ${Math.max(plant.attempts, 1)}${plant.lastStatus ? `, ${plant.lastStatus}` : ""})\n`,
-      );
-      checkDone();
+      plant.receivedAt = line.time ?? Date.now();
+      if (!plant.name && typeof line.name === "string") plant.name = line.name;
+      report(line.plantId, plant);
     });
 
     const admin = createStoreAdminClient(store.url, adminToken);
     await admin.addEndpoint({ url: `${receiver.url}/plant/webhook`, token: receiverToken, secret });
     write(`Subscribed ${receiver.url}/plant/webhook with a token and secret generated for this run.\n`);
-    write(`Adding ${options.plants} plants…\n`);
+    write(`Adding ${options.plants} plant${options.plants === 1 ? "" : "s"}…\n`);
     for (let index = 0; index < options.plants; index++) {
       const plant = DEMO_PLANTS[index % DEMO_PLANTS.length] ?? { name: "Plant" };
       const name = index < DEMO_PLANTS.length ? plant.name : `${plant.name} #${index + 1}`;
       const addedAt = Date.now();
       const input = plant.tag === undefined ? { name } : { name, tag: plant.tag };
       const added = await admin.addPlant(input);
-      const entry: Tracked = { name, addedAt, attempts: 0, lastStatus: null, lastDurationMs: 0, arrivals: 0 };
-      if (plant.tag !== undefined) entry.tag = plant.tag;
-      tracked.set(added.id, entry);
+      const entry = track(added.id);
+      Object.assign(entry, { added: true, name, addedAt }, plant.tag === undefined ? {} : { tag: plant.tag });
+      report(added.id, entry);
     }
     checkDone();
 
@@ -174,7 +216,6 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
     for (const plant of plants) counts.set(plant.id, (counts.get(plant.id) ?? 0) + 1);
     const arrived = [...tracked.keys()].filter((id) => counts.get(id) === 1).length;
     const duplicates = [...counts.values()].reduce((sum, count) => sum + Math.max(0, count - 1), 0);
-    const latencies = [...tracked.values()].map((plant) => plant.latencyMs ?? 0);
     const summary: DemoSummary = {
       plantsAdded: tracked.size,
       plantsArrived: arrived,
@@ -195,6 +236,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
       write(`\nBoth apps keep running. Open ${receiver.url}/ and add more plants with:\n`);
       write(`  pnpm sender plants add --name "Aloe vera" --tag succulent --db ${storeDb}\n`);
       write("Press Ctrl-C to stop both.\n");
+      watching = true;
       await options.waitForStop();
     }
     return summary;

@@ -29,17 +29,10 @@ export function createStoreAdminClient(baseUrl: string, adminToken: string): Sto
   }
   return {
     async addEndpoint(input) {
-      const result = await post<{ id: number | string } | { endpoint: { id: number | string } }>(
-        "/endpoints",
-        input,
-      );
-      return "endpoint" in result ? result.endpoint : result;
+      return (await post<{ endpoint: { id: number | string } }>("/endpoints", input)).endpoint;
     },
     async addPlant(input) {
-      const result = await post<
-        { id: number; name: string } | { plant: { id: number; name: string; tag?: string } }
-      >("/plants", input);
-      return "plant" in result ? result.plant : result;
+      return (await post<{ plant: { id: number; name: string; tag?: string } }>("/plants", input)).plant;
     },
   };
 }
