@@ -6,4 +6,5 @@ export default defineConfig({
   target: "node20",
   sourcemap: true,
   clean: true,
+  dts: { entry: "src/index.ts" },
 });

@@ -88,7 +88,7 @@ describe("the built apps as separate processes", () => {
 
   it("delivers every plant added by the CLI to the running receiver exactly once", async () => {
     const added: Array<{ id: number; name: string }> = [];
-    for (let index = 0; index < 20; index++) {
+    for (let index = 0; index < 10; index++) {
       const { stdout } = await run(process.execPath, [
         ...[
           storeCli,
