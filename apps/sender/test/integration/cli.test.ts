@@ -158,6 +158,14 @@ describe("the built plant-store CLI against a real receiver", () => {
       expect(output).not.toContain(value);
   });
 
+  it("serves /healthz and /metrics with attempts by outcome and delivery latency", async () => {
+    expect(await (await fetch(`${store.url}/healthz`)).json()).toEqual({ ok: true });
+    const metrics = await (await fetch(`${store.url}/metrics`)).text();
+    expect(metrics).toMatch(/plant_store_delivery_attempts_total\{outcome="delivered"\} [1-9]/);
+    expect(metrics).toMatch(/plant_store_delivery_attempts_total\{outcome="failed"\} [1-9]/);
+    expect(metrics).toMatch(/plant_store_delivery_latency_seconds_count [1-9]/);
+  });
+
   it("exits 0 on SIGTERM", async () => {
     expect(await store.stop()).toBe(0);
     expect(store.lines.at(-1)?.msg).toBe("stopped");

@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError } from "./config-error.js";
+import { parseConfig } from "./parse-config.js";
+import { ServeConfigSchema } from "./serve-config.js";
+
+const valid = {
+  db: "./data/store.db",
+  port: "8780",
+  host: "127.0.0.1",
+  adminToken: "0123456789abcdef",
+  allowPrivateTargets: false,
+  retrySchedule: "0,5s,5m",
+  concurrency: "16",
+  perEndpointConcurrency: "2",
+  lease: "60s",
+  timeout: "15s",
+  disableAfter: "5d",
+  pollInterval: "1s",
+};
+
+describe("parseConfig with the serve schema", () => {
+  it("turns flag strings into typed settings", () => {
+    expect(parseConfig(ServeConfigSchema, valid)).toMatchObject({
+      port: 8780,
+      retrySchedule: [0, 5000, 300_000],
+      concurrency: 16,
+      lease: 60_000,
+      disableAfter: 432_000_000,
+    });
+  });
+
+  it("reports every problem at once with flag and environment variable", () => {
+    const broken = {
+      ...valid,
+      port: "-1",
+      adminToken: "short",
+      lease: "forever",
+      perEndpointConcurrency: "x",
+    };
+    let error: unknown;
+    try {
+      parseConfig(ServeConfigSchema, broken);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as ConfigError).message;
+    expect(message).toContain("--port (PLANT_STORE_PORT)");
+    expect(message).toContain("--admin-token (PLANT_STORE_ADMIN_TOKEN)");
+    expect(message).toContain("--lease (PLANT_STORE_LEASE)");
+    expect(message).toContain("--per-endpoint-concurrency (PLANT_STORE_PER_ENDPOINT_CONCURRENCY)");
+    expect(message).not.toContain("short");
+  });
+});
