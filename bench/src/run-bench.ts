@@ -17,6 +17,7 @@ export interface RunBenchOptions {
   scenarios: readonly Scenario[];
   quick: boolean;
   out: string;
+  profileDir?: string;
   log?: (message: string) => void;
 }
 
@@ -39,6 +40,7 @@ export async function runBench(options: RunBenchOptions): Promise<BenchReport> {
             quick: options.quick,
             runs: options.quick ? 3 : 5,
             log,
+            ...(options.profileDir === undefined ? {} : { profileDir: options.profileDir }),
             tempDir() {
               counter += 1;
               const dir = join(temp, `${scenario.name}-${counter}`);

@@ -21,6 +21,7 @@ export interface OutboxDrainInput {
   concurrency: number;
   perEndpointConcurrency?: number;
   timeoutMs: number;
+  timeBoxMs?: number;
 }
 
 /** A fresh outbox filled with `plants × endpoints` deliveries, drained by worker processes. */
@@ -54,6 +55,7 @@ export async function runOutboxDrain(input: OutboxDrainInput): Promise<DrainResu
       receiver: input.receiver,
       expected: deliveries,
       timeoutMs: input.timeoutMs,
+      ...(input.timeBoxMs === undefined ? {} : { timeBoxMs: input.timeBoxMs }),
     });
     return { ...result, deliveries };
   } finally {

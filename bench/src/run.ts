@@ -5,6 +5,7 @@ import { formatTable, runBench } from "./run-bench.js";
 import { scenarios } from "./scenarios/index.js";
 
 const defaultOut = fileURLToPath(new URL("../results/latest.json", import.meta.url));
+const defaultProfileDir = fileURLToPath(new URL("../results/profiles", import.meta.url));
 
 const program = new Command("plant-bench")
   .description("Benchmarks of the receive path, the outbox and the whole pipe, each beside its baseline")
@@ -19,7 +20,13 @@ const program = new Command("plant-bench")
   .addOption(
     new Option("--out <file>", "where to write the JSON report").default(defaultOut).env("BENCH_OUT"),
   )
-  .action(async (options: { quick?: boolean; only?: string; out: string }) => {
+  .addOption(
+    new Option(
+      "--profile [dir]",
+      "run the measured receiver with node --cpu-prof and print where its time goes",
+    ).preset(defaultProfileDir),
+  )
+  .action(async (options: { quick?: boolean; only?: string; out: string; profile?: string }) => {
     const wanted = options.only
       ?.split(",")
       .map((name) => name.trim())
@@ -27,7 +34,12 @@ const program = new Command("plant-bench")
     const unknown = wanted?.filter((name) => !scenarios.some((s) => s.name === name)) ?? [];
     if (unknown.length > 0) program.error(`unknown scenario(s): ${unknown.join(", ")}`);
     const selected = wanted === undefined ? scenarios : scenarios.filter((s) => wanted.includes(s.name));
-    const report = await runBench({ scenarios: selected, quick: options.quick === true, out: options.out });
+    const report = await runBench({
+      scenarios: selected,
+      quick: options.quick === true,
+      out: options.out,
+      ...(options.profile === undefined ? {} : { profileDir: options.profile }),
+    });
     process.stdout.write(
       `${formatTable(report.results)}\n\nmachine: ${JSON.stringify(report.machine)}\nreport: ${options.out}\n`,
     );

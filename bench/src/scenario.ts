@@ -8,6 +8,8 @@ export interface ScenarioContext {
   log(message: string): void;
   /** A fresh temporary directory, removed when the whole bench ends. */
   tempDir(): string;
+  /** Set by `--profile`: scenarios that support it run their main server with `--cpu-prof` here. */
+  profileDir?: string;
 }
 
 export interface Scenario {

@@ -1,11 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import {
-  createStoreAdminClient,
-  type RunningApp,
-  resolveAppCli,
-  spawnApp,
-} from "plant-store-demo/dist/index.js";
+import type { RunningApp } from "plant-store-demo";
 import { Pool } from "undici";
 import { createBenchCredentials } from "../bench-credentials.js";
 import type { BenchResult } from "../bench-result.js";
@@ -46,7 +41,11 @@ export const e2eLatency: Scenario = {
     try {
       let receiver: RunningApp;
       let store: RunningApp;
+      let demo: typeof import("plant-store-demo");
       try {
+        // Loaded here, so a broken demo package skips this scenario instead of the whole bench.
+        demo = await import("plant-store-demo");
+        const { resolveAppCli, spawnApp } = demo;
         receiver = await spawnApp("plant-receiver", resolveAppCli("plant-receiver"), [
           "--port",
           "0",
@@ -96,7 +95,7 @@ export const e2eLatency: Scenario = {
             resolve(arrivals.get(name) as number);
           });
         });
-      const admin = createStoreAdminClient(store.url, adminToken);
+      const admin = demo.createStoreAdminClient(store.url, adminToken);
       await admin.addEndpoint({
         url: `${receiver.url}/plant/webhook`,
         token: credentials.token,

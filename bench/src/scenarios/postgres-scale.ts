@@ -31,7 +31,7 @@ export const postgresScale: Scenario = {
       return skippedRows(names, `PostgreSQL not available: ${(error as Error).message.split("\n")[0]}`);
     }
     const credentials = createBenchCredentials();
-    const plants = context.quick ? 1_000 : 5_000;
+    const plants = context.quick ? 500 : 5_000;
     const samples = new Map<number, number[]>(PROCESSES.map((n) => [n, []]));
     let receiver: BenchProcess | undefined;
     try {

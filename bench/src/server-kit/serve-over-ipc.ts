@@ -63,6 +63,8 @@ export function answerOverIpc(onCommand?: (payload: unknown) => Promise<unknown>
     }
   });
   process.on("disconnect", () => process.exit(0));
+  // An orderly exit on SIGTERM lets `--cpu-prof` write its profile (a signal death writes none).
+  process.on("SIGTERM", () => process.exit(0));
 }
 
 /** Listens on 127.0.0.1 port 0 and tells the parent the port. */
