@@ -35,6 +35,15 @@ export function createApp(
     try {
       await next();
     } catch (error) {
+      // Client errors thrown by Koa or its middleware (http-errors with `expose`) keep their status;
+      // a 5xx would tell the sender to retry something that can never succeed.
+      const { status, expose, message } = error as { status?: unknown; expose?: unknown; message?: unknown };
+      if (typeof status === "number" && status >= 400 && status < 500 && expose === true) {
+        logger.warn({ status, path: ctx.path }, "request refused");
+        ctx.status = status;
+        ctx.body = { error: status, message: typeof message === "string" ? message : "Bad request" };
+        return;
+      }
       logger.error({ err: error, path: ctx.path }, "request failed");
       ctx.status = 500;
       ctx.body = { error: 500, message: "Internal error" };
@@ -117,11 +126,21 @@ export function createApp(
     ctx.body = stream;
   });
 
-  app.use(webhook.routes()).use(webhook.allowedMethods());
-  app.use(pages.routes()).use(pages.allowedMethods());
+  app.use(webhook.routes());
+  app.use(pages.routes());
+  // Not koa-router's allowedMethods(): it answers 501 (a 5xx, "retry later") to any method its router
+  // does not implement, on any path, and keeps this fallback's 404 body under its 405 status.
   app.use((ctx) => {
-    ctx.status = 404;
-    ctx.body = { error: 404, message: "Not found" };
+    const matched = (ctx as { matched?: { methods: string[] }[] }).matched ?? [];
+    const allow = [...new Set(matched.flatMap((layer) => layer.methods))];
+    if (allow.length === 0) {
+      ctx.status = 404;
+      ctx.body = { error: 404, message: "Not found" };
+      return;
+    }
+    ctx.status = 405;
+    ctx.set("Allow", allow.join(", "));
+    ctx.body = { error: 405, message: `Method not allowed; use ${allow.join(" or ")}` };
   });
   return app;
 }

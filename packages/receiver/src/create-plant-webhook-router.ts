@@ -84,9 +84,13 @@ export function createPlantWebhookRouter(options: ReceiverOptions): RouterInstan
   router.post(path, async (ctx) => {
     let webhookId: string | undefined;
     try {
-      steps.checkHeaders(ctx.headers);
+      // Not `ctx.headers`: Node joins a repeated custom header into one comma-separated string (and
+      // keeps only the first Authorization), so a second webhook-signature would pass unnoticed.
+      // Every copy, as sent, lets a repeated header be refused as ambiguous.
+      const headers = ctx.req.headersDistinct;
+      steps.checkHeaders(headers);
       const raw = await readRawBody(ctx.req, { limit: steps.maxBodyBytes, timeoutMs: bodyTimeoutMs });
-      const { plant, delivery } = steps.checkBody(raw, ctx.headers);
+      const { plant, delivery } = steps.checkBody(raw, headers);
       webhookId = delivery.webhookId;
       const outcome = await once.run(delivery.webhookId, async () => {
         await options.onNewPlant(plant, delivery);
