@@ -190,6 +190,29 @@ export const openapi = {
               }
             }
           },
+          "408": {
+            "description": "The request body did not arrive within the receiver's read deadline (15 seconds by default). The connection is closed; the Plant Store retries the delivery.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                },
+                "example": {
+                  "error": 408,
+                  "message": "Request body was not received within 15000 ms"
+                }
+              }
+            },
+            "headers": {
+              "Connection": {
+                "description": "`close`: a client that trickles bytes does not keep the connection.",
+                "schema": {
+                  "type": "string",
+                  "const": "close"
+                }
+              }
+            }
+          },
           "413": {
             "description": "The body is larger than 1 MiB (1048576 bytes).",
             "content": {

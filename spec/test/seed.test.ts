@@ -110,7 +110,7 @@ describe("seed §7 and issue 2: answers", () => {
     });
   });
 
-  it.each(["400", "401", "413", "415", "500"] as const)(
+  it.each(["400", "401", "405", "408", "413", "415", "500"] as const)(
     "answers %s with an Error body and an example",
     (status) => {
       const media = webhook.post.responses[status].content["application/json"];
