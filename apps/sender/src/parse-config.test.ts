@@ -51,4 +51,10 @@ describe("parseConfig with the serve schema", () => {
     expect(message).toContain("--per-endpoint-concurrency (PLANT_STORE_PER_ENDPOINT_CONCURRENCY)");
     expect(message).not.toContain("short");
   });
+
+  it("refuses a lease that an attempt could outlast", () => {
+    expect(() => parseConfig(ServeConfigSchema, { ...valid, lease: "20s", timeout: "15s" })).toThrow(
+      /--lease \(PLANT_STORE_LEASE\): must be more than twice --timeout/,
+    );
+  });
 });

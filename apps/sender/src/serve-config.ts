@@ -13,28 +13,34 @@ const duration = z.string().transform((text, ctx) => {
 const positiveInt = z.coerce.number().int().min(1).max(1000);
 
 /** Everything `serve` needs, validated at once. */
-export const ServeConfigSchema = z.object({
-  db: z.string().min(1),
-  port: z.coerce.number().int().min(0).max(65_535),
-  host: z.string().min(1),
-  adminToken: z
-    .string({ error: "is required (the admin API is never open)" })
-    .min(16, "must be at least 16 characters"),
-  allowPrivateTargets: z.boolean(),
-  retrySchedule: z.string().transform((text, ctx) => {
-    try {
-      return createRetrySchedule(text);
-    } catch (error) {
-      ctx.addIssue({ code: "custom", message: (error as Error).message });
-      return z.NEVER;
-    }
-  }),
-  concurrency: positiveInt,
-  perEndpointConcurrency: positiveInt,
-  lease: duration,
-  timeout: duration,
-  disableAfter: duration,
-  pollInterval: duration,
-});
+export const ServeConfigSchema = z
+  .object({
+    db: z.string().min(1),
+    port: z.coerce.number().int().min(0).max(65_535),
+    host: z.string().min(1),
+    adminToken: z
+      .string({ error: "is required (the admin API is never open)" })
+      .min(16, "must be at least 16 characters"),
+    allowPrivateTargets: z.boolean(),
+    retrySchedule: z.string().transform((text, ctx) => {
+      try {
+        return createRetrySchedule(text);
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
+    concurrency: positiveInt,
+    perEndpointConcurrency: positiveInt,
+    lease: duration,
+    timeout: duration,
+    disableAfter: duration,
+    pollInterval: duration,
+  })
+  .refine((config) => config.lease > 2 * config.timeout, {
+    // A claim must outlast a wait for a free slot plus the attempt, or a second worker could take it mid-attempt.
+    message: "must be more than twice --timeout",
+    path: ["lease"],
+  });
 
 export type ServeConfig = z.infer<typeof ServeConfigSchema>;

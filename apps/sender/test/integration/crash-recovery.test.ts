@@ -38,7 +38,7 @@ describe("a serve process killed with SIGKILL mid-delivery", () => {
         "--db",
         db,
       ]);
-      const serveArgs = ["--db", db, "--allow-private-targets", "--lease", "1s", "--timeout", "60s"];
+      const serveArgs = ["--db", db, "--allow-private-targets", "--lease", "3s", "--timeout", "1s"];
       const env = { PLANT_STORE_ADMIN_TOKEN: "admin-token-0123456789" };
       const first = await startStore(serveArgs, env);
       stores.push(first);
@@ -57,7 +57,6 @@ describe("a serve process killed with SIGKILL mid-delivery", () => {
       // Two per endpoint are in flight (the default per-endpoint concurrency) when the process dies.
       await receiver.waitForRequests(2);
       await first.kill();
-      expect(first.lines.some((line) => line.msg === "delivery attempt")).toBe(false);
 
       receiver.respond((_request, response) => {
         response.writeHead(200).end();
