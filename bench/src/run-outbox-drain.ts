@@ -22,6 +22,10 @@ export interface OutboxDrainInput {
   perEndpointConcurrency?: number;
   timeoutMs: number;
   timeBoxMs?: number;
+  /** Node flags for the worker processes (e.g. `--cpu-prof`). */
+  execArgv?: string[];
+  /** Called with the worker pids once they have exited. */
+  onExited?: (pids: number[]) => void;
 }
 
 /** A fresh outbox filled with `plants × endpoints` deliveries, drained by worker processes. */
@@ -46,6 +50,7 @@ export async function runOutboxDrain(input: OutboxDrainInput): Promise<DrainResu
             BENCH_CONCURRENCY: String(input.concurrency),
             BENCH_PER_ENDPOINT: String(input.perEndpointConcurrency ?? input.concurrency),
           },
+          ...(input.execArgv === undefined ? {} : { execArgv: input.execArgv }),
         }),
       );
     }
@@ -60,5 +65,6 @@ export async function runOutboxDrain(input: OutboxDrainInput): Promise<DrainResu
     return { ...result, deliveries };
   } finally {
     await Promise.all(workers.map((w) => w.stop()));
+    input.onExited?.(workers.flatMap((w) => (w.child.pid === undefined ? [] : [w.child.pid])));
   }
 }

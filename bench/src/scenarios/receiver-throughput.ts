@@ -1,39 +1,15 @@
-import { readdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { createBenchCredentials, credentialsEnv } from "../bench-credentials.js";
 import type { BenchResult } from "../bench-result.js";
 import { createPlantSigner } from "../create-plant-signer.js";
 import { type HttpLoadResult, measureHttpLoad } from "../measure-http-load.js";
 import { median } from "../median.js";
 import { ratioRow } from "../ratio-row.js";
-import type { Scenario, ScenarioContext } from "../scenario.js";
+import { profileExecArgv, reportCpuProfile } from "../report-cpu-profile.js";
+import type { Scenario } from "../scenario.js";
 import { type BenchProcess, spawnBenchProcess } from "../spawn-bench-process.js";
-import { summarizeCpuProfile } from "../summarize-cpu-profile.js";
 
 const NAME = "receiver.throughput";
 
-/** Prints the self-time summary of the profiled receiver (written when its process exited). */
-function reportProfile(context: ScenarioContext, pid: number | undefined): void {
-  const dir = context.profileDir as string;
-  const file = readdirSync(dir)
-    .filter((name) => name.endsWith(".cpuprofile") && name.includes(`.${pid}.`))
-    .sort()
-    .pop();
-  if (file === undefined) {
-    context.log(`${NAME}: no profile of process ${pid} in ${dir}`);
-    return;
-  }
-  const summary = summarizeCpuProfile(join(dir, file));
-  const lines = [
-    `${NAME}: plant-receiver CPU profile ${join(dir, file)}`,
-    "  self time by module:",
-    ...summary.modules.map((m) => `    ${(m.share * 100).toFixed(1).padStart(5)}%  ${m.label}`),
-    "  self time by function:",
-    ...summary.functions.map((f) => `    ${(f.share * 100).toFixed(1).padStart(5)}%  ${f.label}`),
-  ];
-  context.log(lines.join("\n"));
-  writeFileSync(join(dir, "summary.txt"), `${lines.join("\n")}\n`);
-}
 /** Baselines first: each server is a separate process, driven in turn, round after round. */
 const SERVERS = ["raw-http", "naive-koa", "naive-koa-standardwebhooks", "plant-receiver"] as const;
 type ServerName = (typeof SERVERS)[number];
@@ -51,8 +27,7 @@ export const receiverThroughput: Scenario = {
     const samples = new Map<ServerName, HttpLoadResult[]>(SERVERS.map((name) => [name, []]));
     try {
       for (const name of SERVERS) {
-        const profiled = context.profileDir !== undefined && name === "plant-receiver";
-        const execArgv = profiled ? ["--cpu-prof", "--cpu-prof-dir", context.profileDir as string] : [];
+        const execArgv = name === "plant-receiver" ? profileExecArgv(context) : [];
         servers.set(
           name,
           await spawnBenchProcess(`servers/${name}`, { env: credentialsEnv(credentials), execArgv }),
@@ -80,7 +55,7 @@ export const receiverThroughput: Scenario = {
     } finally {
       await Promise.all([...servers.values()].map((server) => server.stop()));
     }
-    if (context.profileDir !== undefined) reportProfile(context, servers.get("plant-receiver")?.child.pid);
+    reportCpuProfile(context, "plant-receiver", servers.get("plant-receiver")?.child.pid);
 
     const med = (name: ServerName, pick: (r: HttpLoadResult) => number) =>
       median((samples.get(name) ?? []).map(pick));

@@ -3,6 +3,7 @@ import type { BenchResult } from "../bench-result.js";
 import type { HttpLoopCommand, HttpLoopResult } from "../clients/http-loop.js";
 import { median } from "../median.js";
 import { ratioRow } from "../ratio-row.js";
+import { profileExecArgv, reportCpuProfile } from "../report-cpu-profile.js";
 import { runOutboxDrain } from "../run-outbox-drain.js";
 import type { Scenario } from "../scenario.js";
 import { loadSenderApi, type SenderApi } from "../sender-api.js";
@@ -73,6 +74,11 @@ export const senderThroughput: Scenario = {
               plants: count,
               concurrency: CONCURRENCY,
               timeoutMs: 120_000,
+              // Profiles the first measured worker only: one profile answers "where does the time go".
+              ...(round === 1 ? { execArgv: profileExecArgv(context) } : {}),
+              onExited: (pids) => {
+                if (round === 1) reportCpuProfile(context, "outbox-worker", pids[0]);
+              },
             });
             context.log(
               `${NAME}: run ${round}/${context.runs} outbox ${Math.round(outbox.rate)} deliveries/s`,
