@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type TestVectorVerdict, vectors } from "@plant-store/spec";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { consumerPackageJson, consumerSource, consumerTsconfig } from "./fixtures/consumer-project.js";
 import {
@@ -14,6 +15,14 @@ import {
 // A stranger's view: the packed tarballs, installed with plain npm into a project outside the
 // workspace (so nothing resolves through the workspace's node_modules), compiled with tsc and run.
 // Workspace-only paths, files missing from `files` or dev-only dependencies break it.
+/** How @plant-store/receiver names each verdict of the spec's vectors. */
+const receiverCode: Record<TestVectorVerdict, string> = {
+  valid: "valid",
+  "no-matching-signature": "ERR_INVALID_SIGNATURE",
+  "timestamp-too-old": "ERR_TIMESTAMP_OUT_OF_TOLERANCE",
+  "timestamp-too-new": "ERR_TIMESTAMP_OUT_OF_TOLERANCE",
+};
+
 let scratch: string;
 let project: string;
 /** The TypeScript examples in the READMEs we own, as shipped in the tarballs. */
@@ -93,6 +102,7 @@ describe("the published packages, installed from tarballs with npm", () => {
       documentTitle: "OpenAPI Plant Store",
       newPlantSchema: "https://json-schema.org/draft/2020-12/schema",
       vectorsReproduced: true,
+      vectorVerdicts: Object.fromEntries(vectors.map((v) => [v.name, receiverCode[v.expected]])),
       statuses: [200, 401],
       received: [
         { plant: { id: 42, name: "Monstera deliciosa", tag: "tropical" }, webhookId: "msg_consumer_1" },
