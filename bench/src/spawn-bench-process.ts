@@ -20,7 +20,9 @@ export interface BenchProcess {
 
 /** Path of a built bench entry point, e.g. `servers/raw-http` → `dist/servers/raw-http.js`. */
 export function benchEntry(name: string): string {
-  return fileURLToPath(new URL(`./${name}.js`, import.meta.url));
+  // Bundled, this module sits in dist/; run from source (the tests), it finds the build beside src/.
+  const base = import.meta.url.includes("/src/") ? "../dist/" : "./";
+  return fileURLToPath(new URL(`${base}${name}.js`, import.meta.url));
 }
 
 /**
