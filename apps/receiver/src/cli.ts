@@ -74,7 +74,7 @@ const program = new Command("plant-receiver")
   .addOption(
     new Option(
       "--db-busy-timeout <ms>",
-      "SQLite: how long to wait for a lock held by another process before failing (500)",
+      "how long a database statement may wait for a lock (SQLite busy timeout, PostgreSQL statement_timeout) before answering 500",
     )
       .env("PLANT_RECEIVER_DB_BUSY_TIMEOUT_MS")
       .default(DEFAULT_TIMEOUTS.dbBusyTimeoutMs),

@@ -36,7 +36,10 @@ export function createSqlitePlantStore(db: Database.Database): PlantStore {
   );
   return {
     async add(plant, webhookId, receivedAt) {
-      const row = insert.get(webhookId, plant.id, plant.name, plant.tag ?? null, receivedAt.toISOString());
+      // all(), never get(): with get() the autocommit happens when the statement is reset, and a
+      // failed commit (read-only file, disk full) is swallowed there, so a plant that was never
+      // stored would be acknowledged.
+      const [row] = insert.all(webhookId, plant.id, plant.name, plant.tag ?? null, receivedAt.toISOString());
       return row === undefined ? undefined : toPlant(row);
     },
     async list(limit) {

@@ -18,9 +18,9 @@ export interface Storage {
 
 export interface StorageOptions {
   /**
-   * SQLite: how long a write waits for another connection's lock. better-sqlite3 waits
-   * synchronously, so this also bounds how long one locked write can stall the whole process.
-   * Default 5000 ms.
+   * How long a statement may wait for a lock. SQLite: the busy timeout (better-sqlite3 waits
+   * synchronously, so this also bounds how long one locked write stalls the whole process).
+   * PostgreSQL: the statement timeout. Default 5000 ms.
    */
   busyTimeoutMs?: number;
 }
@@ -28,7 +28,14 @@ export interface StorageOptions {
 /** `postgres://...` (or `postgresql://`), `:memory:`, or a SQLite file path (its folder is created). */
 export async function openStorage(db: string, options: StorageOptions = {}): Promise<Storage> {
   if (/^postgres(ql)?:\/\//.test(db)) {
-    const pool = new pg.Pool({ connectionString: db });
+    const pool = new pg.Pool({
+      connectionString: db,
+      // Without these a locked table or an unreachable server holds every request (and then every
+      // pooled connection) until the sender gives up; with them the answer is a prompt 500 and the
+      // sender retries later.
+      statement_timeout: options.busyTimeoutMs ?? 5000,
+      connectionTimeoutMillis: Math.max(options.busyTimeoutMs ?? 5000, 1000),
+    });
     try {
       const plantStore = await createPostgresPlantStore(pool);
       return {

@@ -43,7 +43,12 @@ export function createSqliteDedupStore(options: SqliteDedupStoreOptions): DedupS
      RETURNING id`,
   );
   const select = db.prepare<[string], { state: string }>(`SELECT state FROM ${table} WHERE id = ?`);
-  const complete = db.prepare<[number, string]>(`UPDATE ${table} SET state = 'done', at = ? WHERE id = ?`);
+  // An upsert rather than an UPDATE: should the claim's row be gone (pruned, or never stored), the
+  // handled id is still remembered.
+  const complete = db.prepare<[string, number]>(
+    `INSERT INTO ${table} (id, state, at) VALUES (?, 'done', ?)
+     ON CONFLICT (id) DO UPDATE SET state = 'done', at = excluded.at`,
+  );
   const release = db.prepare<[string]>(`DELETE FROM ${table} WHERE id = ? AND state = 'pending'`);
   const prune = db.prepare<[number]>(`DELETE FROM ${table} WHERE state = 'done' AND at < ?`);
   let claims = 0;
@@ -53,13 +58,16 @@ export function createSqliteDedupStore(options: SqliteDedupStoreOptions): DedupS
       const t = now();
       // Expired rows would also be overwritten on demand; pruning keeps the file from growing forever.
       if (++claims % 1000 === 1) prune.run(t - ttlMs);
-      if (upsert.get({ id, t, lease: t - leaseMs, ttl: t - ttlMs }) !== undefined) return "claimed";
+      // all(), never get(): get() stops after the first row, and in autocommit mode the commit then
+      // happens when the statement is reset, where a failure (disk full, read-only file) is
+      // swallowed. The row comes back although nothing was stored.
+      if (upsert.all({ id, t, lease: t - leaseMs, ttl: t - ttlMs }).length > 0) return "claimed";
       const row = select.get(id);
       if (row === undefined) return "in-progress";
       return row.state === "done" ? "completed" : "in-progress";
     },
     async complete(id) {
-      complete.run(now(), id);
+      complete.run(id, now());
     },
     async release(id) {
       release.run(id);

@@ -1,7 +1,7 @@
 import { startPostgres, type TestPostgres } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { deliver, type RunningApp, startApp } from "../fixtures/start-app.js";
 
 const token = "pg-token";
@@ -58,6 +58,86 @@ describe("plant-receiver on PostgreSQL", () => {
       expect(rows[0]?.n).toBe(5);
     } finally {
       await client.end();
+    }
+  });
+
+  it("still recognises handled ids after an instance is killed with SIGKILL and restarted", async () => {
+    const id = `msg_${crypto.randomUUID()}`;
+    const body = JSON.stringify({ id: 700, name: "Crash-proof cactus" });
+    const killed = apps[0] as RunningApp;
+    expect(await (await deliver(killed.url, { token, secret, id, body })).json()).toEqual({
+      received: true,
+      duplicate: false,
+    });
+    expect(await killed.stop("SIGKILL")).toBeNull();
+    const restarted = await startApp(["--token", token, "--secret", secret, "--db", url]);
+    apps[0] = restarted;
+    for (const app of apps) {
+      expect(await (await deliver(app.url, { token, secret, id, body })).json()).toEqual({
+        received: true,
+        duplicate: true,
+      });
+    }
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM plants WHERE webhook_id = $1",
+        [id],
+      );
+      expect(rows[0]?.n).toBe(1);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it("answers 500 promptly while the plants table is locked, and stores the redelivery once it is free", async () => {
+    const app = await startApp([
+      "--token",
+      token,
+      "--secret",
+      secret,
+      "--db",
+      url,
+      "--db-busy-timeout",
+      "300",
+    ]);
+    const locker = new pg.Client({ connectionString: url });
+    await locker.connect();
+    try {
+      const id = `msg_${crypto.randomUUID()}`;
+      const body = JSON.stringify({ id: 800, name: "Locked-out lily" });
+      await locker.query("BEGIN");
+      await locker.query("LOCK TABLE plants IN ACCESS EXCLUSIVE MODE");
+      const failed = await deliver(app.url, { token, secret, id, body });
+      expect(failed.status).toBe(500);
+      expect(await failed.json()).toEqual({ error: 500, message: "Internal error" });
+      const line = await vi.waitFor(() => {
+        const found = app.lines
+          .map((l) => JSON.parse(l) as { msg: string; webhookId?: string; err?: { message?: string } })
+          .find((entry) => entry.msg === "plant webhook failed" && entry.webhookId === id);
+        if (found === undefined) throw new Error(`no failure logged for ${id}`);
+        return found;
+      });
+      expect(line.err?.message).toMatch(/statement timeout/);
+      await locker.query("ROLLBACK");
+
+      expect(await (await deliver(app.url, { token, secret, id, body })).json()).toEqual({
+        received: true,
+        duplicate: false,
+      });
+      expect(await (await deliver(apps[1]?.url ?? "", { token, secret, id, body })).json()).toEqual({
+        received: true,
+        duplicate: true,
+      });
+      const { rows } = await locker.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM plants WHERE webhook_id = $1",
+        [id],
+      );
+      expect(rows[0]?.n).toBe(1);
+    } finally {
+      await locker.end();
+      await app.stop();
     }
   });
 

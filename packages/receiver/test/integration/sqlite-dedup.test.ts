@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateWebhookSecret } from "@plant-store/types";
@@ -71,6 +72,28 @@ describe("SQLite de-duplication", () => {
     expect(await store.claim("done")).toBe("completed");
     t += 1000;
     expect(await store.claim("done")).toBe("claimed");
+    await store.close();
+  });
+
+  it("fails a claim and a completion whose commit fails, instead of reporting what was never stored", async () => {
+    const file = join(dir, "read-only.db");
+    const store = createSqliteDedupStore({ database: file });
+    await store.claim("before");
+    await store.complete("before");
+    // Immutable even for root and for descriptors already open (unlike chmod); the -shm file is
+    // mmapped, so it stays writable (an immutable mapping ends the process with SIGBUS).
+    const files = [file, `${file}-wal`].filter((f) => existsSync(f));
+    execFileSync("chattr", ["+i", ...files]);
+    try {
+      await expect(store.claim("during")).rejects.toMatchObject({ code: expect.stringMatching(/^SQLITE_/) });
+      await expect(store.complete("during")).rejects.toMatchObject({
+        code: expect.stringMatching(/^SQLITE_/),
+      });
+    } finally {
+      execFileSync("chattr", ["-i", ...files]);
+    }
+    expect(await store.claim("before")).toBe("completed");
+    expect(await store.claim("during")).toBe("claimed");
     await store.close();
   });
 });
