@@ -45,13 +45,22 @@ export async function startPostgres(): Promise<TestPostgres> {
   if (asRoot) {
     const id = spawnSync("id", ["-u", "postgres"], { encoding: "utf8" });
     const group = spawnSync("id", ["-g", "postgres"], { encoding: "utf8" });
-    if (id.status !== 0) throw new Error("Running as root needs a 'postgres' system user to own the test cluster");
+    if (id.status !== 0)
+      throw new Error("Running as root needs a 'postgres' system user to own the test cluster");
     uid = Number(id.stdout.trim());
     gid = Number(group.stdout.trim());
     chmodSync(dir, 0o777);
   }
-  const options = { ...(uid === undefined ? {} : { uid }), ...(gid === undefined ? {} : { gid }), env: { ...process.env, LC_ALL: "C" } };
-  await run(pgBin("initdb"), ["-D", dataDir, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"], options);
+  const options = {
+    ...(uid === undefined ? {} : { uid }),
+    ...(gid === undefined ? {} : { gid }),
+    env: { ...process.env, LC_ALL: "C" },
+  };
+  await run(
+    pgBin("initdb"),
+    ["-D", dataDir, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"],
+    options,
+  );
   const serverOptions = [
     `-p ${port}`,
     "-c listen_addresses=127.0.0.1",
@@ -61,7 +70,11 @@ export async function startPostgres(): Promise<TestPostgres> {
     "-c full_page_writes=off",
     "-c max_connections=200",
   ].join(" ");
-  await run(pgBin("pg_ctl"), ["-D", dataDir, "-o", serverOptions, "-l", join(dir, "server.log"), "-w", "start"], options);
+  await run(
+    pgBin("pg_ctl"),
+    ["-D", dataDir, "-o", serverOptions, "-l", join(dir, "server.log"), "-w", "start"],
+    options,
+  );
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   let counter = 0;
   return {
