@@ -312,9 +312,14 @@ async function fire(app: RunningApp, r: FuzzRequest): Promise<{ sent: Sent; answ
   socket.write(payload);
   // Ends our side: a truncated body then ends early, as when a client dies mid-request.
   socket.end();
-  // A server that answers before reading the whole body (413) and closes leaves bytes unread, so the
-  // kernel resets the connection and the answer may be lost; the same for bodies that never end.
-  const mayGoUnanswered = ["truncated", "short", "declared-huge"].includes(r.framing) || length > 1_048_576;
+  // A server that answers before reading the whole body (413, or Node refusing the head) and closes
+  // leaves bytes unread, so the kernel may reset the connection and the answer be lost; the same for
+  // bodies that never end.
+  const headRefusedByNode =
+    !/^[A-Z]+$/.test(r.method) ||
+    r.extraHeaders.some(([, value]) => value.length > 1000 || /[\r\n]/.test(value));
+  const mayGoUnanswered =
+    ["truncated", "short", "declared-huge"].includes(r.framing) || length > 1_048_576 || headRefusedByNode;
   return {
     sent: { id, verified, valid, framing: r.framing, method: r.method, signatureValue, mayGoUnanswered },
     answer: await answer,
