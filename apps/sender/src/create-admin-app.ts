@@ -1,5 +1,5 @@
 import Router from "@koa/router";
-import { EndpointNotFoundError, type Outbox } from "@plant-store/sender";
+import { EndpointNotFoundError, type Outbox, SsrfBlockedError } from "@plant-store/sender";
 import { generateWebhookSecret } from "@plant-store/types";
 import Koa from "koa";
 import type { Logger } from "pino";
@@ -23,6 +23,11 @@ export interface AdminAppOptions {
   adminToken: string;
   registry: Registry;
   logger?: Logger;
+  /**
+   * Refuses an endpoint URL before it is stored (the SSRF guard's `check`). Only a refusal counts:
+   * a name that does not resolve yet is accepted, and checked again at every delivery.
+   */
+  checkTarget?: (url: string) => Promise<unknown>;
   /** Called after writes that create due work, so this process's worker starts at once. */
   wake?: () => void;
 }
@@ -92,6 +97,13 @@ export function createAdminApp(options: AdminAppOptions): Koa {
   });
   admin.post("/endpoints", async (ctx) => {
     const input = parse(AddEndpointInputSchema, await readJsonBody(ctx.req), "endpoint");
+    if (options.checkTarget) {
+      try {
+        await options.checkTarget(input.url);
+      } catch (error) {
+        if (error instanceof SsrfBlockedError) throw invalidInput(`Invalid endpoint: url: ${error.message}`);
+      }
+    }
     const generated =
       input.secret === undefined && input.secrets === undefined ? generateWebhookSecret() : undefined;
     const secrets = input.secrets ?? [input.secret ?? (generated as string)];

@@ -18,11 +18,12 @@ export async function runServe(config: ServeConfig, logger: Logger): Promise<Run
     logger.warn({ err: error }, "LISTEN connection lost"),
   );
   const metrics = createMetrics();
+  const ssrfGuard = createSsrfGuard({ allowPrivateTargets: config.allowPrivateTargets });
   const worker = createWorker({
     outbox,
     client: createDeliveryClient({ timeoutMs: config.timeout }),
     policy: createRetryPolicy({ schedule: config.retrySchedule, disableAfterMs: config.disableAfter }),
-    ssrfGuard: createSsrfGuard({ allowPrivateTargets: config.allowPrivateTargets }),
+    ssrfGuard,
     concurrency: config.concurrency,
     perEndpointConcurrency: config.perEndpointConcurrency,
     leaseMs: config.lease,
@@ -36,6 +37,7 @@ export async function runServe(config: ServeConfig, logger: Logger): Promise<Run
     adminToken: config.adminToken,
     registry: metrics.registry,
     logger,
+    checkTarget: (url) => ssrfGuard.check(url),
     wake: () => worker.wake(),
   });
   const server = app.listen(config.port, config.host);

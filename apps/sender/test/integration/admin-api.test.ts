@@ -3,7 +3,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Outbox } from "@plant-store/sender";
+import { createSsrfGuard, type Outbox } from "@plant-store/sender";
 import { createSqliteOutbox } from "@plant-store/sender/sqlite";
 import { generateWebhookSecret } from "@plant-store/types";
 import { Ajv2020 } from "ajv/dist/2020.js";
@@ -177,6 +177,30 @@ describe("the admin API, checked against spec/admin-openapi.json", () => {
     const removed = await call("DELETE", "/endpoints/2");
     expect(removed.status).toBe(204);
     expectDocumented("delete", "/endpoints/{id}", removed.status, removed.body);
+  });
+
+  it("refuses an endpoint on a private address when given the SSRF guard", async () => {
+    const guarded = createAdminApp({
+      outbox,
+      adminToken,
+      registry: new Registry(),
+      checkTarget: (url) => createSsrfGuard().check(url),
+    }).listen(0, "127.0.0.1");
+    await new Promise((resolve) => guarded.once("listening", resolve));
+    try {
+      const port = (guarded.address() as AddressInfo).port;
+      const response = await fetch(`http://127.0.0.1:${port}/endpoints`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+        body: JSON.stringify({ url: "http://169.254.169.254/latest/meta-data", token: "t" }),
+      });
+      const body = (await response.json()) as { message: string };
+      expect(response.status).toBe(400);
+      expectDocumented("post", "/endpoints", response.status, body);
+      expect(body.message).toMatch(/non-public address/);
+    } finally {
+      await new Promise((resolve) => guarded.close(resolve));
+    }
   });
 
   it("keeps the documented examples valid against their own schemas", () => {
