@@ -30,6 +30,7 @@ export async function runBench(options: RunBenchOptions): Promise<BenchReport> {
   const temp = mkdtempSync(join(tmpdir(), "plant-bench-"));
   let counter = 0;
   const results: BenchResult[] = [];
+  const benchStarted = Date.now();
   try {
     for (const scenario of options.scenarios) {
       const started = Date.now();
@@ -58,6 +59,7 @@ export async function runBench(options: RunBenchOptions): Promise<BenchReport> {
   } finally {
     rmSync(temp, { recursive: true, force: true });
   }
+  log(`== all scenarios took ${((Date.now() - benchStarted) / 1000).toFixed(1)} s`);
   const report: BenchReport = {
     machine: machineInfo(),
     date: new Date().toISOString(),

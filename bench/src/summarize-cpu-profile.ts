@@ -19,7 +19,7 @@ export interface ProfileShare {
 
 /** Where a frame's code lives: the npm package, the workspace package, node itself, or the app. */
 function moduleOf(url: string): string {
-  if (url === "") return "(native/gc/idle)";
+  if (url === "") return "(native code)";
   if (url.startsWith("node:")) return "node core";
   const pnpm = /node_modules\/\.pnpm\/[^/]+\/node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (pnpm?.[1]) return pnpm[1];

@@ -27,7 +27,7 @@ export const fanout: Scenario = {
     }
     const credentials = createBenchCredentials();
     // The same number of deliveries at every size (plants × endpoints), so only the fan-out differs.
-    const total = context.quick ? 300 : 3_000;
+    const total = context.quick ? 200 : 3_000;
     const samples = new Map<number, number[]>(SIZES.map((size) => [size, []]));
     let receiver: BenchProcess | undefined;
     try {

@@ -22,7 +22,7 @@ export const receiverThroughput: Scenario = {
     const credentials = createBenchCredentials();
     const sign = createPlantSigner(credentials.secret, credentials.token);
     const connections = 20;
-    const durationSeconds = context.quick ? 1.5 : 5;
+    const durationSeconds = context.quick ? 1 : 5;
     const servers = new Map<ServerName, BenchProcess>();
     const samples = new Map<ServerName, HttpLoadResult[]>(SERVERS.map((name) => [name, []]));
     try {

@@ -20,7 +20,7 @@ export const senderThroughput: Scenario = {
     "Plants delivered through the durable SQLite outbox + worker to a raw node:http receiver vs a bare got loop (baseline), fetch and an undici Pool loop (the limit), 50 in flight",
   async run(context) {
     const credentials = createBenchCredentials();
-    const count = context.quick ? 1_000 : 10_000;
+    const count = context.quick ? 600 : 10_000;
     const processes: BenchProcess[] = [];
     const samples = new Map<string, { rate: number; cpu: number }[]>();
     const record = (name: string, rate: number, cpu: number) => {
