@@ -4,22 +4,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { waitFor } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import { type RunningApp, resolveAppCli, spawnApp } from "plant-store-demo";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const run = promisify(execFile);
 const demoCli = join(import.meta.dirname, "../../apps/demo/dist/cli.js");
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe("pnpm demo", () => {
   it("starts both apps, delivers every plant exactly once and exits 0 with a summary", async () => {

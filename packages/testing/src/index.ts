@@ -1,2 +1,4 @@
 export { getFreePort } from "./get-free-port.js";
+export { openRaw, parseRawAnswer, type RawAnswer, type RawConnection, trickle } from "./raw-request.js";
 export { startPostgres, type TestPostgres } from "./start-postgres.js";
+export { waitFor } from "./wait-for.js";

@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { openRaw, type RawAnswer } from "@plant-store/testing";
 import { ErrorBodySchema, generateWebhookSecret, NewPlantSchema } from "@plant-store/types";
 import fc from "fast-check";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openRaw, type RawAnswer } from "../fixtures/raw-request.js";
 import { type RunningApp, startApp } from "../fixtures/start-app.js";
 
 const token = "tok_fuzz_9d41c0a7e2";

@@ -1,7 +1,7 @@
+import { openRaw, type RawAnswer, trickle } from "@plant-store/testing";
 import { ErrorBodySchema, generateWebhookSecret } from "@plant-store/types";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openRaw, type RawAnswer, trickle } from "../fixtures/raw-request.js";
 import { deliver, type RunningApp, runCli, startApp } from "../fixtures/start-app.js";
 
 const token = "slow-app-token";

@@ -1,7 +1,7 @@
+import { openRaw } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openRaw } from "../fixtures/raw-request.js";
 import { type RunningReceiver, startReceiver } from "../fixtures/start-receiver.js";
 
 const secret = generateWebhookSecret();

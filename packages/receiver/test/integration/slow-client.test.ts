@@ -1,8 +1,8 @@
+import { openRaw, trickle } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { ReceiverLogger } from "../../src/index.js";
-import { openRaw, trickle } from "../fixtures/raw-request.js";
 import { type RunningReceiver, send, startReceiver } from "../fixtures/start-receiver.js";
 
 const secret = generateWebhookSecret();
