@@ -13,6 +13,8 @@ export async function populateOutbox(input: {
   credentials: BenchCredentials;
   endpoints: number;
   plants: number;
+  /** Plants added at once (PostgreSQL: one pool connection each). Default 1. */
+  concurrency?: number;
 }): Promise<void> {
   const { sender, target } = input;
   const outbox: BenchOutbox = target.startsWith("postgres")
@@ -26,9 +28,14 @@ export async function populateOutbox(input: {
         secrets: [input.credentials.secret],
       });
     }
-    for (let i = 0; i < input.plants; i++) {
-      await outbox.addPlant({ name: `bench plant ${i}`, tag: "bench" });
-    }
+    let next = 0;
+    const lane = async () => {
+      while (next < input.plants) {
+        const i = next++;
+        await outbox.addPlant({ name: `bench plant ${i}`, tag: "bench" });
+      }
+    };
+    await Promise.all(Array.from({ length: input.concurrency ?? 1 }, lane));
   } finally {
     await outbox.close();
   }

@@ -52,7 +52,10 @@ export async function runBench(options: RunBenchOptions): Promise<BenchReport> {
         );
       } catch (error) {
         log(`${scenario.name} failed: ${(error as Error).stack ?? String(error)}`);
-        results.push({ ...skippedResult(scenario.name, ""), notes: `failed: ${(error as Error).message}` });
+        results.push({
+          ...skippedResult(scenario.name, ""),
+          notes: `failed: ${(error as Error).message.replace(/\s+/g, " ").trim().slice(0, 240)}`,
+        });
       }
       log(`== ${scenario.name} took ${((Date.now() - started) / 1000).toFixed(1)} s`);
     }
