@@ -1,5 +1,6 @@
 import { createBenchCredentials, credentialsEnv } from "../bench-credentials.js";
 import type { BenchResult } from "../bench-result.js";
+import type { VerifyLoopCommand, VerifyLoopResult } from "../clients/verify-loop.js";
 import { createPlantSigner } from "../create-plant-signer.js";
 import { type HttpLoadResult, measureHttpLoad } from "../measure-http-load.js";
 import { median } from "../median.js";
@@ -11,8 +12,15 @@ import { type BenchProcess, spawnBenchProcess } from "../spawn-bench-process.js"
 const NAME = "receiver.throughput";
 
 /** Baselines first: each server is a separate process, driven in turn, round after round. */
-const SERVERS = ["raw-http", "naive-koa", "naive-koa-standardwebhooks", "plant-receiver"] as const;
+const SERVERS = [
+  "raw-http",
+  "naive-koa",
+  "naive-koa-standardwebhooks",
+  "plant-receiver",
+  "plant-verifier-raw-http",
+] as const;
 type ServerName = (typeof SERVERS)[number];
+const VERIFIERS = ["standardwebhooks", "plant-receiver"] as const;
 
 export const receiverThroughput: Scenario = {
   name: NAME,
@@ -25,6 +33,8 @@ export const receiverThroughput: Scenario = {
     const durationSeconds = context.quick ? 1 : 5;
     const servers = new Map<ServerName, BenchProcess>();
     const samples = new Map<ServerName, HttpLoadResult[]>(SERVERS.map((name) => [name, []]));
+    const verifySamples = new Map<string, number[]>(VERIFIERS.map((kind) => [kind, []]));
+    const verifyFailures: string[] = [];
     try {
       for (const name of SERVERS) {
         const execArgv = name === "plant-receiver" ? profileExecArgv(context) : [];
@@ -50,6 +60,22 @@ export const receiverThroughput: Scenario = {
           const sample = await load(servers.get(name) as BenchProcess, durationSeconds);
           context.log(`${NAME}: run ${round}/${context.runs} ${name} ${Math.round(sample.rps)} req/s`);
           samples.get(name)?.push(sample);
+        }
+      }
+      // Verification alone (no HTTP, no Koa) in its own process, to split a request's CPU time.
+      const verifier = await spawnBenchProcess("clients/verify-loop");
+      servers.set("verify-loop" as ServerName, verifier);
+      const calls = context.quick ? 5_000 : 20_000;
+      for (let round = 0; round <= context.runs; round++) {
+        for (const kind of VERIFIERS) {
+          const result = await verifier.command<VerifyLoopResult>({
+            kind,
+            count: calls,
+            ...credentials,
+          } satisfies VerifyLoopCommand);
+          // Round 0 is the warm-up.
+          if (round > 0) verifySamples.get(kind)?.push(result.microsPerCall);
+          if (result.failures > 0) verifyFailures.push(`${kind}: ${result.failures} failed`);
         }
       }
     } finally {
@@ -99,6 +125,26 @@ export const receiverThroughput: Scenario = {
         "req/s",
         rps("naive-koa-standardwebhooks"),
         `goal: ratio >= 2 (${connections} connections, ${durationSeconds}s runs)`,
+      ),
+    );
+    const verifyRow = (kind: (typeof VERIFIERS)[number]) => ({
+      name: `${NAME}.verify.${kind}.cpu`,
+      value: median(verifySamples.get(kind) ?? []),
+    });
+    results.push(
+      ratioRow(
+        verifyRow("standardwebhooks").name,
+        verifyRow("standardwebhooks").value,
+        "µs/call",
+        undefined,
+        "bearer + standardwebhooks verify + JSON.parse + zod, no HTTP",
+      ),
+      ratioRow(
+        verifyRow("plant-receiver").name,
+        verifyRow("plant-receiver").value,
+        "µs/call",
+        verifyRow("standardwebhooks"),
+        ["createVerifier().verify, no HTTP, no dedup", ...verifyFailures].join("; "),
       ),
     );
     return results;

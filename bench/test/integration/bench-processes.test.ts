@@ -26,22 +26,25 @@ async function post(url: string, body: string, headers: Record<string, string>):
 describe("bench server processes", () => {
   const sign = createPlantSigner(credentials.secret, credentials.token);
 
-  it.each(["raw-http", "naive-koa", "naive-koa-standardwebhooks", "plant-receiver"])(
-    "%s listens on loopback, accepts the signed load and counts it with its CPU time",
-    async (name) => {
-      const server = await start(`servers/${name}`);
-      expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-      const before = await server.stats();
-      const delivery = sign();
-      expect(await post(server.url as string, delivery.body, delivery.headers)).toBe(200);
-      const after = await server.stats();
-      expect(after.handled - before.handled).toBe(1);
-      expect(after.cpuMicros).toBeGreaterThan(0);
-      expect(after.peakRss).toBeGreaterThan(0);
-    },
-  );
+  it.each([
+    "raw-http",
+    "naive-koa",
+    "naive-koa-standardwebhooks",
+    "plant-receiver",
+    "plant-verifier-raw-http",
+  ])("%s listens on loopback, accepts the signed load and counts it with its CPU time", async (name) => {
+    const server = await start(`servers/${name}`);
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const before = await server.stats();
+    const delivery = sign();
+    expect(await post(server.url as string, delivery.body, delivery.headers)).toBe(200);
+    const after = await server.stats();
+    expect(after.handled - before.handled).toBe(1);
+    expect(after.cpuMicros).toBeGreaterThan(0);
+    expect(after.peakRss).toBeGreaterThan(0);
+  });
 
-  it.each(["naive-koa-standardwebhooks", "plant-receiver"])(
+  it.each(["naive-koa-standardwebhooks", "plant-receiver", "plant-verifier-raw-http"])(
     "%s refuses a body that does not match its signature, so the measured path really verifies",
     async (name) => {
       const server = await start(`servers/${name}`);
