@@ -9,6 +9,7 @@ export default defineConfig({
       "packages/*/vitest.config.ts",
       "apps/*/vitest.config.ts",
       "e2e/vitest.config.ts",
+      "bench/vitest.config.ts",
     ],
   },
 });
