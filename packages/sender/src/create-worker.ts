@@ -134,7 +134,8 @@ export function createWorker(options: WorkerOptions): Worker {
       // The lease runs out and the delivery is attempted again: at least once, never lost.
       logger?.error({ deliveryId: delivery.id, err: error }, "could not record attempt");
     }
-    logger?.info(event, "delivery attempt");
+    // The worker id ties a log line to the lease owner and attempt rows in the database.
+    logger?.info({ ...event, workerId }, "delivery attempt");
     if (decision.disableEndpoint) {
       logger?.warn(
         { endpointId: delivery.endpointId, reason: decision.disableEndpoint },
