@@ -4,24 +4,28 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startPostgres, type TestPostgres, waitFor } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
-import type pgTypes from "pg";
 import type { RunningApp } from "plant-store-demo";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   addEndpoint,
   addPlants,
   countDeliveries,
-  receiverStats,
   SOAK,
   startFlakyReceiver,
   startStore,
   waitForAllDelivered,
 } from "./fixtures/pipe.js";
 
-// The e2e package does not depend on pg itself: borrow the store app's copy.
-const pg = createRequire(createRequire(import.meta.url).resolve("plant-store/package.json"))(
-  "pg",
-) as typeof pgTypes;
+interface PgClient {
+  connect(): Promise<void>;
+  query<R>(text: string, values: unknown[]): Promise<{ rows: R[] }>;
+  end(): Promise<void>;
+}
+
+// The e2e package does not depend on pg itself: borrow the store app's copy (typed here by hand).
+const pg = createRequire(createRequire(import.meta.url).resolve("plant-store/package.json"))("pg") as {
+  Client: new (options: { connectionString: string }) => PgClient;
+};
 
 const PLANTS = SOAK ? 600 : 120;
 
