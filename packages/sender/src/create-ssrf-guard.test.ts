@@ -31,6 +31,31 @@ describe("createSsrfGuard", () => {
     await expect(guard.check("file:///etc/passwd")).rejects.toMatchObject({ code: "ERR_SSRF_BLOCKED" });
   });
 
+  it("refuses every loopback, private, link-local, mapped and unspecified literal, and localhost", async () => {
+    const guard = createSsrfGuard();
+    for (const host of [
+      "127.0.0.1",
+      "[::1]",
+      "10.0.0.1",
+      "172.16.0.1",
+      "192.168.1.1",
+      "169.254.169.254",
+      "[::ffff:127.0.0.1]",
+      "[::ffff:a9fe:a9fe]",
+      "0.0.0.0",
+      "[::]",
+      "100.64.0.1",
+      "[fd00::1]",
+      "[fe80::1]",
+      // A name: resolved for real from the hosts file, to loopback.
+      "localhost",
+    ]) {
+      await expect(guard.check(`http://${host}:8080/plant/webhook`), host).rejects.toMatchObject({
+        code: "ERR_SSRF_BLOCKED",
+      });
+    }
+  });
+
   it("allows private targets when told to", async () => {
     const guard = createSsrfGuard({ allowPrivateTargets: true });
     expect(await guard.check("http://127.0.0.1:8080/")).toEqual({ address: "127.0.0.1", family: 4 });
