@@ -5,7 +5,7 @@ import Koa from "koa";
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import type { z } from "zod";
-import { AdminError, invalidInput, notFound, unauthorized } from "./admin-error.js";
+import { AdminError, invalidInput, methodNotAllowed, notFound, unauthorized } from "./admin-error.js";
 import {
   AddEndpointInputSchema,
   AddPlantInputSchema,
@@ -53,6 +53,9 @@ export function createAdminApp(options: AdminAppOptions): Koa {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw notFound(`${ctx.method} ${ctx.path}`);
+      // The router answers a known path with a wrong method in plain text (405, or 501 for a method it
+      // has never heard of): give it the Error body like every other refusal, keeping its Allow header.
+      if (ctx.status === 405 || ctx.status === 501) throw methodNotAllowed(ctx.method, ctx.path);
     } catch (error) {
       if (error instanceof AdminError) {
         ctx.status = error.status;
