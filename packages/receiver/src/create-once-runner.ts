@@ -35,7 +35,7 @@ export function createOnceRunner(options: OnceRunnerOptions) {
     }
   };
 
-  const attempt = async (id: string, handler: () => Promise<void>): Promise<OnceOutcome> => {
+  const attempt = async (id: string, handler: () => void | Promise<void>): Promise<OnceOutcome> => {
     const deadline = Date.now() + maxWaitMs;
     let state = await claim(id);
     while (state === "in-progress") {
@@ -61,7 +61,7 @@ export function createOnceRunner(options: OnceRunnerOptions) {
   };
 
   return {
-    async run(id: string, handler: () => Promise<void>): Promise<OnceOutcome> {
+    async run(id: string, handler: () => void | Promise<void>): Promise<OnceOutcome> {
       const running = inFlight.get(id);
       if (running !== undefined) {
         try {

@@ -1,6 +1,15 @@
 import { Router, type RouterInstance } from "@koa/router";
-import { DELIVERY_TIMEOUT_MS, type Delivery, type NewPlant } from "@plant-store/types";
+import {
+  DELIVERY_TIMEOUT_MS,
+  type Delivery,
+  type NewPlant,
+  WEBHOOK_ID_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  WEBHOOK_TIMESTAMP_HEADER,
+} from "@plant-store/types";
 import type { Context } from "koa";
+import { addFastRoute } from "./add-fast-route.js";
+import { createHeaderCollector } from "./create-header-collector.js";
 import { createMemoryDedupStore } from "./create-memory-dedup-store.js";
 import { createOnceRunner } from "./create-once-runner.js";
 import { createVerificationSteps, type VerifierOptions } from "./create-verification-steps.js";
@@ -38,6 +47,9 @@ export interface PlantWebhookOutcome {
 }
 
 const silent: ReceiverLogger = { info() {}, warn() {}, error() {} };
+const JSON_TYPE = "application/json; charset=utf-8";
+const RECEIVED_BODY = JSON.stringify({ received: true, duplicate: false });
+const DUPLICATE_BODY = JSON.stringify({ received: true, duplicate: true });
 
 /**
  * A `@koa/router` router answering the New Plant webhook. Mount it before any body parser:
@@ -80,35 +92,55 @@ export function createPlantWebhookRouter(options: ReceiverOptions): RouterInstan
     }
   };
 
-  const router = new Router();
-  router.post(path, async (ctx) => {
+  const collectHeaders = createHeaderCollector([
+    "authorization",
+    "content-type",
+    "content-length",
+    WEBHOOK_ID_HEADER,
+    WEBHOOK_TIMESTAMP_HEADER,
+    WEBHOOK_SIGNATURE_HEADER,
+  ]);
+
+  const handle = async (ctx: Context): Promise<void> => {
     let webhookId: string | undefined;
     try {
-      // Not `ctx.headers`: Node joins a repeated custom header into one comma-separated string (and
-      // keeps only the first Authorization), so a second webhook-signature would pass unnoticed.
-      // Every copy, as sent, lets a repeated header be refused as ambiguous.
-      const headers = ctx.req.headersDistinct;
+      // Every copy of each header, as sent (what `req.headersDistinct` holds), not `ctx.headers`:
+      // Node joins a repeated custom header into one comma-separated string (and keeps only the
+      // first Authorization), so a second webhook-signature would pass unnoticed. Every copy lets a
+      // repeated header be refused as ambiguous.
+      const headers = collectHeaders(ctx.req.rawHeaders);
       steps.checkHeaders(headers);
-      const raw = await readRawBody(ctx.req, { limit: steps.maxBodyBytes, timeoutMs: bodyTimeoutMs });
+      const length = headers["content-length"];
+      const raw = await readRawBody(ctx.req, {
+        limit: steps.maxBodyBytes,
+        timeoutMs: bodyTimeoutMs,
+        contentLength: Array.isArray(length) ? length[0] : length,
+      });
       const { plant, delivery } = steps.checkBody(raw, headers);
       webhookId = delivery.webhookId;
-      const outcome = await once.run(delivery.webhookId, async () => {
-        await options.onNewPlant(plant, delivery);
-      });
+      const outcome = await once.run(webhookId, () => options.onNewPlant(plant, delivery));
       const duplicate = outcome === "duplicate";
       ctx.status = 200;
-      ctx.body = { received: true, duplicate };
+      // The same bytes Koa would send for `{ received: true, duplicate }`, without serialising and
+      // looking up the JSON media type on every request.
+      ctx.set("Content-Type", JSON_TYPE);
+      ctx.body = duplicate ? DUPLICATE_BODY : RECEIVED_BODY;
       ctx.state.plantWebhook = {
         outcome: duplicate ? "duplicate" : "received",
         webhookId,
       } satisfies PlantWebhookOutcome;
-      logger.info({ webhookId, duplicate }, "plant webhook received");
+      // One line per delivery only when asked for: at info level it would be most of the cost.
+      logger.debug?.({ webhookId, duplicate }, "plant webhook received");
     } catch (error) {
       answer(ctx, error instanceof WebhookError ? error : new InternalReceiverError(error), webhookId);
     }
-  });
+  };
+
+  const router = new Router();
+  router.post(path, handle);
   router.all(path, (ctx) => {
     answer(ctx, new MethodNotAllowedError(ctx.method));
   });
+  addFastRoute(router, "POST", path, handle);
   return router;
 }

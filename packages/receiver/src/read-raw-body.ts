@@ -1,5 +1,4 @@
 import type { IncomingMessage } from "node:http";
-import getRawBody from "raw-body";
 import { InternalReceiverError } from "./errors/internal-receiver-error.js";
 import { InvalidJsonError } from "./errors/invalid-json-error.js";
 import { PayloadTooLargeError } from "./errors/payload-too-large-error.js";
@@ -9,46 +8,94 @@ import { RequestTimeoutError } from "./errors/request-timeout-error.js";
 export interface ReadRawBodyOptions {
   limit: number;
   timeoutMs: number;
+  /** The request's `Content-Length`, when the caller has already read it from the headers. */
+  contentLength?: string | undefined;
 }
 
 /**
- * The exact bytes of the body, streamed with a size limit and a deadline. raw-body itself has no
- * timeout, and it leaves its promise pending when the socket closes without an `aborted` event, so
- * without the deadline a trickling or vanished client would hold the request open forever.
+ * The exact bytes of the body, read straight from the request with a size limit and a deadline.
+ * A trickling client gets `RequestTimeoutError`; one that goes away mid-body (with or without an
+ * `aborted` event) gets `RequestAbortedError`, so no request is ever left pending.
  */
-export async function readRawBody(req: IncomingMessage, options: ReadRawBodyOptions): Promise<Buffer> {
-  if (!req.readable) {
-    // Something upstream (a body parser) consumed the stream: the signed bytes are gone.
-    throw new InternalReceiverError(
-      new Error("Request body already consumed; mount the router before body parsers"),
+export function readRawBody(req: IncomingMessage, options: ReadRawBodyOptions): Promise<Buffer> {
+  if (!req.readable || req.readableEncoding !== null) {
+    // Something upstream (a body parser) consumed or decoded the stream: the signed bytes are gone.
+    return Promise.reject(
+      new InternalReceiverError(
+        new Error("Request body already consumed; mount the router before body parsers"),
+      ),
     );
   }
-  const length = req.headers["content-length"];
-  const reading = getRawBody(req, {
-    limit: options.limit,
-    // raw-body answers 413 before reading anything when Content-Length is over the limit.
-    ...(length === undefined || length === "" ? {} : { length }),
-  });
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new RequestTimeoutError(options.timeoutMs)), options.timeoutMs);
-  });
-  try {
-    return await Promise.race([reading, deadline]);
-  } catch (error) {
-    if (error instanceof RequestTimeoutError) {
-      // Stop buffering; the answer carries `Connection: close`, which ends the socket.
+  const { limit } = options;
+  const lengthText = options.contentLength ?? req.headers["content-length"];
+  const expected =
+    lengthText === undefined || lengthText === "" ? undefined : Number.parseInt(lengthText, 10);
+  // Refused before reading anything: the client announced too much.
+  if (expected !== undefined && expected > limit) return Promise.reject(new PayloadTooLargeError(limit));
+
+  return new Promise<Buffer>((resolve, reject) => {
+    let first: Buffer | undefined;
+    let chunks: Buffer[] | undefined;
+    let received = 0;
+    let settled = false;
+
+    const stop = () => {
+      req.removeListener("data", onData);
+      req.removeListener("end", onEnd);
+      req.removeListener("aborted", onAborted);
+      req.removeListener("close", onClose);
+      req.removeListener("error", onError);
+    };
+    const fail = (error: Error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      stop();
+      // Stop buffering; the error answer carries `Connection: close`, which ends the socket.
       req.pause();
-      throw error;
-    }
-    const { type, code } = error as { type?: string; code?: string };
-    if (type === "entity.too.large") throw new PayloadTooLargeError(options.limit, error);
-    if (type === "request.size.invalid") throw new InvalidJsonError(error);
-    if (type === "request.aborted" || code === "ECONNRESET") throw new RequestAbortedError(error);
-    throw error;
-  } finally {
-    clearTimeout(timer);
-    // The losing promise must not surface later as an unhandled rejection.
-    reading.catch(() => undefined);
-  }
+      reject(error);
+    };
+    const onData = (chunk: Buffer) => {
+      if (settled) return;
+      received += chunk.length;
+      if (received > limit) {
+        fail(new PayloadTooLargeError(limit));
+        return;
+      }
+      if (first === undefined) first = chunk;
+      else if (chunks === undefined) chunks = [first, chunk];
+      else chunks.push(chunk);
+    };
+    const onEnd = () => {
+      if (settled) return;
+      if (expected !== undefined && received !== expected) {
+        fail(new InvalidJsonError(new Error(`Body of ${received} bytes, Content-Length ${expected}`)));
+        return;
+      }
+      settled = true;
+      clearTimeout(timer);
+      resolve(chunks === undefined ? (first ?? Buffer.alloc(0)) : Buffer.concat(chunks, received));
+    };
+    // Errors are built only when they happen: `close` also follows every complete body.
+    const onAborted = () => {
+      if (!settled) fail(new RequestAbortedError(new Error("request aborted")));
+    };
+    // `close` before `end`: the connection went away without Node reporting an abort.
+    const onClose = () => {
+      if (!settled) fail(new RequestAbortedError(new Error("connection closed before the body ended")));
+    };
+    const onError = (error: Error & { code?: string }) =>
+      fail(
+        error.code === "ECONNRESET" || error.code === "ECONNABORTED" ? new RequestAbortedError(error) : error,
+      );
+    const timer = setTimeout(() => {
+      if (!settled) fail(new RequestTimeoutError(options.timeoutMs));
+    }, options.timeoutMs);
+
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("aborted", onAborted);
+    req.on("close", onClose);
+    req.on("error", onError);
+  });
 }
