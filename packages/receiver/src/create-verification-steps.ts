@@ -66,7 +66,7 @@ export function createVerificationSteps(options: VerifierOptions): VerificationS
   const checkSignature = createSignatureChecker({
     keys,
     toleranceSeconds,
-    now: options.now ?? (() => new Date()),
+    now: options.now,
   });
   return {
     maxBodyBytes,
