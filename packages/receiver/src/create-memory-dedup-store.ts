@@ -4,6 +4,7 @@ import {
   type DedupStore,
   type DedupStoreOptions,
 } from "./dedup-store.js";
+import { SYNC_DEDUP_STORE, type SyncDedupStore } from "./sync-dedup-store.js";
 
 export interface MemoryDedupStoreOptions extends DedupStoreOptions {
   /** Most ids remembered; the oldest are forgotten first. Default 100 000. */
@@ -35,8 +36,8 @@ export function createMemoryDedupStore(options: MemoryDedupStoreOptions = {}): D
     }
   };
 
-  return {
-    async claim(id) {
+  const sync: SyncDedupStore = {
+    claim(id) {
       const entry = entries.get(id);
       const t = now();
       if (entry?.state === "done" && t - entry.at < ttlMs) return "completed";
@@ -44,14 +45,28 @@ export function createMemoryDedupStore(options: MemoryDedupStoreOptions = {}): D
       set(id, { state: "pending", at: t });
       return "claimed";
     },
-    async complete(id) {
+    complete(id) {
       set(id, { state: "done", at: now() });
     },
-    async release(id) {
+    release(id) {
       if (entries.get(id)?.state === "pending") entries.delete(id);
+    },
+  };
+
+  const store: DedupStore & { [SYNC_DEDUP_STORE]: SyncDedupStore } = {
+    async claim(id) {
+      return sync.claim(id);
+    },
+    async complete(id) {
+      sync.complete(id);
+    },
+    async release(id) {
+      sync.release(id);
     },
     async close() {
       entries.clear();
     },
+    [SYNC_DEDUP_STORE]: sync,
   };
+  return store;
 }

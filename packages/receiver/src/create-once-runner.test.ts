@@ -49,3 +49,49 @@ describe("createOnceRunner", () => {
     expect(calls).toBe(0);
   });
 });
+
+describe("createOnceRunner with the in-memory store's synchronous path", () => {
+  it("runs a synchronous handler once per id and answers duplicate afterwards", async () => {
+    const runner = createOnceRunner({ store: createMemoryDedupStore() });
+    const seen: string[] = [];
+    expect(await runner.run("a", () => void seen.push("a"))).toBe("handled");
+    expect(await runner.run("a", () => void seen.push("a again"))).toBe("duplicate");
+    expect(await runner.run("b", () => void seen.push("b"))).toBe("handled");
+    expect(seen).toEqual(["a", "b"]);
+  });
+
+  it("releases the id when a synchronous handler throws, so a redelivery runs it again", async () => {
+    const runner = createOnceRunner({ store: createMemoryDedupStore() });
+    await expect(
+      runner.run("x", () => {
+        throw new Error("disk full");
+      }),
+    ).rejects.toBeInstanceOf(HandlerFailedError);
+    let calls = 0;
+    expect(
+      await runner.run("x", () => {
+        calls++;
+      }),
+    ).toBe("handled");
+    expect(calls).toBe(1);
+  });
+
+  it("awaits a thenable handler before completing the id", async () => {
+    const store = createMemoryDedupStore();
+    const runner = createOnceRunner({ store });
+    let resolveLater: () => void = () => undefined;
+    const thenable: PromiseLike<void> = {
+      // biome-ignore lint/suspicious/noThenProperty: a hand-made thenable is the point of the test
+      then: (onFulfilled, onRejected) =>
+        new Promise<void>((resolve) => {
+          resolveLater = resolve;
+        }).then(onFulfilled, onRejected),
+    };
+    const running = runner.run("t", () => thenable as Promise<void>);
+    // Still held while the handler has not finished: another instance would see it in progress.
+    expect(await store.claim("t")).toBe("in-progress");
+    resolveLater();
+    expect(await running).toBe("handled");
+    expect(await store.claim("t")).toBe("completed");
+  });
+});

@@ -2,6 +2,7 @@ import type { DedupStore } from "./dedup-store.js";
 import { DeliveryInProgressError } from "./errors/delivery-in-progress-error.js";
 import { HandlerFailedError } from "./errors/handler-failed-error.js";
 import { InternalReceiverError } from "./errors/internal-receiver-error.js";
+import { SYNC_DEDUP_STORE, type SyncDedupStore } from "./sync-dedup-store.js";
 
 export interface OnceRunnerOptions {
   store: DedupStore;
@@ -60,6 +61,54 @@ export function createOnceRunner(options: OnceRunnerOptions) {
     return "handled";
   };
 
+  const sync = (store as { [SYNC_DEDUP_STORE]?: SyncDedupStore })[SYNC_DEDUP_STORE];
+
+  /**
+   * The same steps as `attempt` against an in-process store, without a promise per step: a
+   * synchronous handler is claimed, run and completed in one go. `undefined` means the id is held
+   * by an unexpired claim, which only the polling `attempt` handles.
+   */
+  const attemptSync = (
+    id: string,
+    handler: () => void | Promise<void>,
+    syncStore: SyncDedupStore,
+  ): OnceOutcome | Promise<OnceOutcome> | undefined => {
+    let state: ReturnType<SyncDedupStore["claim"]>;
+    try {
+      state = syncStore.claim(id);
+    } catch (error) {
+      throw new InternalReceiverError(error);
+    }
+    if (state === "completed") return "duplicate";
+    if (state === "in-progress") return undefined;
+    const failed = (error: unknown): never => {
+      try {
+        syncStore.release(id);
+      } catch {
+        // The claim's lease runs out and frees the id.
+      }
+      throw new HandlerFailedError(error);
+    };
+    const completed = (): OnceOutcome => {
+      try {
+        syncStore.complete(id);
+      } catch (error) {
+        throw new InternalReceiverError(error);
+      }
+      return "handled";
+    };
+    let result: void | Promise<void>;
+    try {
+      result = handler();
+    } catch (error) {
+      return failed(error);
+    }
+    // Anything promise-like is awaited, as `await handler()` would.
+    return typeof (result as PromiseLike<void> | undefined)?.then === "function"
+      ? Promise.resolve(result).then(completed, failed)
+      : completed();
+  };
+
   return {
     async run(id: string, handler: () => void | Promise<void>): Promise<OnceOutcome> {
       const running = inFlight.get(id);
@@ -70,6 +119,19 @@ export function createOnceRunner(options: OnceRunnerOptions) {
           throw new DeliveryInProgressError();
         }
         return "duplicate";
+      }
+      if (sync !== undefined) {
+        const outcome = attemptSync(id, handler, sync);
+        // Settled already: nothing can have raced it within this process.
+        if (typeof outcome === "string") return outcome;
+        if (outcome !== undefined) {
+          inFlight.set(id, outcome);
+          try {
+            return await outcome;
+          } finally {
+            inFlight.delete(id);
+          }
+        }
       }
       const promise = attempt(id, handler);
       inFlight.set(id, promise);
