@@ -17,6 +17,7 @@ import { checkAdminToken } from "./check-admin-token.js";
 import { formatZodError } from "./format-zod-error.js";
 import { presentAttempt, presentDelivery, presentEndpoint, presentPlant } from "./present.js";
 import { readJsonBody } from "./read-json-body.js";
+import { storageUnavailableCode } from "./storage-unavailable-code.js";
 
 export interface AdminAppOptions {
   outbox: Outbox;
@@ -60,6 +61,14 @@ export function createAdminApp(options: AdminAppOptions): Koa {
       if (error instanceof AdminError) {
         ctx.status = error.status;
         ctx.body = { error: error.status, message: error.message };
+        return;
+      }
+      const storage = storageUnavailableCode(error);
+      if (storage) {
+        logger?.error({ err: error, method: ctx.method, path: ctx.path }, "store database unavailable");
+        ctx.status = 503;
+        ctx.set("retry-after", "5");
+        ctx.body = { error: 503, message: `The store's database is unavailable (${storage}); try again` };
         return;
       }
       logger?.error({ err: error, method: ctx.method, path: ctx.path }, "admin request failed");

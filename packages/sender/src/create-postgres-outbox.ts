@@ -27,6 +27,11 @@ const STATUS_AFTER: Record<string, DeliveryStatus> = {
 const MIGRATION_LOCK = 0x706c616e;
 
 export interface PostgresOutboxOptions {
+  /**
+   * Longest wait for a lock (a table locked by someone else) before a statement fails, in ms;
+   * default 5000. Only used when the outbox opens its own pool from a URL.
+   */
+  lockTimeoutMs?: number;
   /** Reports a lost LISTEN connection (polling covers the gap while it reconnects). */
   onError?: (error: Error) => void;
 }
@@ -42,7 +47,11 @@ export async function createPostgresOutbox(
 ): Promise<Outbox> {
   const owned = typeof poolOrUrl === "string";
   const pool =
-    typeof poolOrUrl === "string" ? new pg.Pool({ connectionString: poolOrUrl, max: 10 }) : poolOrUrl;
+    typeof poolOrUrl === "string"
+      ? // Without a lock timeout, a table lock held elsewhere would hang every write (and the admin
+        // request waiting on it) for as long as the lock is held, instead of failing clearly.
+        new pg.Pool({ connectionString: poolOrUrl, max: 10, lock_timeout: options.lockTimeoutMs ?? 5000 })
+      : poolOrUrl;
   const events = new EventEmitter();
   let listener: pg.PoolClient | undefined;
   let listening = false;

@@ -73,6 +73,10 @@ export function createWorker(options: WorkerOptions): Worker {
   let ticking = false;
   let again = false;
   let timer: NodeJS.Timeout | undefined;
+  // After a failed claim, claims pause (doubling up to 5 s): a locked SQLite file blocks the whole
+  // process for its busy timeout on every try, so claiming at the poll rate would freeze everything else.
+  let claimFailures = 0;
+  let pausedUntil = 0;
   let unsubscribe: (() => void) | undefined;
 
   const waitingCount = () => [...waiting.values()].reduce((sum, list) => sum + list.length, 0);
@@ -163,7 +167,7 @@ export function createWorker(options: WorkerOptions): Worker {
   }
 
   async function tick(): Promise<void> {
-    if (!running) return;
+    if (!running || Date.now() < pausedUntil) return;
     if (ticking) {
       again = true;
       return;
@@ -185,10 +189,14 @@ export function createWorker(options: WorkerOptions): Worker {
           if ((busy.get(delivery.endpointId) ?? 0) < perEndpoint) launch(delivery);
           else waiting.set(delivery.endpointId, [...(waiting.get(delivery.endpointId) ?? []), delivery]);
         }
+        claimFailures = 0;
         if (claimed.length === free) again = true;
       } while (again && running);
     } catch (error) {
-      logger?.error({ err: error }, "claiming due deliveries failed");
+      claimFailures += 1;
+      const pauseMs = Math.min(5000, pollIntervalMs * 2 ** claimFailures);
+      pausedUntil = Date.now() + pauseMs;
+      logger?.error({ err: error, retryInMs: pauseMs }, "claiming due deliveries failed");
     } finally {
       ticking = false;
     }
