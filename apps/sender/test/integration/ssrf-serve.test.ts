@@ -1,0 +1,88 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { generateWebhookSecret } from "@plant-store/types";
+import { afterAll, describe, expect, it } from "vitest";
+import { cliJson, type StoreProcess, startStore } from "../fixtures/store-process.js";
+import { startTestReceiver, waitFor } from "../fixtures/test-receiver.js";
+
+describe("plant-store serve and endpoints on private addresses", () => {
+  const dir = mkdtempSync(join(tmpdir(), "plant-store-ssrf-"));
+  const stores: StoreProcess[] = [];
+
+  afterAll(async () => {
+    await Promise.all(stores.map((store) => store.kill()));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("refuses at delivery time, by default, an endpoint the CLI stored on loopback (by number and by name), and sends nothing", async () => {
+    const db = join(dir, "default.db");
+    const receiver = await startTestReceiver();
+    try {
+      const port = new URL(receiver.url).port;
+      for (const host of ["127.0.0.1", "localhost", "[::ffff:127.0.0.1]"]) {
+        await cliJson([
+          ...["endpoints", "add", `http://${host}:${port}/plant/webhook`, "--token", "tok"],
+          ...["--secret", generateWebhookSecret(), "--db", db],
+        ]);
+      }
+      const store = await startStore(["--db", db, "--retry-schedule", "0,50ms"], {
+        PLANT_STORE_ADMIN_TOKEN: "admin-token-0123456789",
+      });
+      stores.push(store);
+      await cliJson(["plants", "add", "--name", "Should stay home", "--db", db]);
+      const failed = await waitFor(async () => {
+        const { deliveries } = await cliJson<{ deliveries: Array<{ id: number }> }>([
+          "deliveries",
+          "list",
+          "--status",
+          "failed",
+          "--db",
+          db,
+        ]);
+        return deliveries.length === 3 ? deliveries : undefined;
+      }, 20_000);
+      for (const delivery of failed) {
+        const shown = await cliJson<{ attempts: Array<{ error: string | null; status: number | null }> }>([
+          ...["deliveries", "show", String(delivery.id), "--db", db],
+        ]);
+        expect(shown.attempts.length).toBeGreaterThan(0);
+        expect(
+          shown.attempts.every((attempt) => attempt.error === "ERR_SSRF_BLOCKED" && attempt.status === null),
+        ).toBe(true);
+      }
+      expect(receiver.requests).toHaveLength(0);
+      expect(await store.stop()).toBe(0);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("delivers to loopback with --allow-private-targets", async () => {
+    const db = join(dir, "allowed.db");
+    const receiver = await startTestReceiver();
+    try {
+      await cliJson([
+        ...["endpoints", "add", `${receiver.url.replace("127.0.0.1", "localhost")}/plant/webhook`],
+        ...["--token", "tok", "--secret", generateWebhookSecret(), "--db", db],
+      ]);
+      const store = await startStore(["--db", db, "--allow-private-targets"], {
+        PLANT_STORE_ADMIN_TOKEN: "admin-token-0123456789",
+      });
+      stores.push(store);
+      const { plant } = await cliJson<{ plant: { webhookId: string } }>([
+        "plants",
+        "add",
+        "--name",
+        "Local",
+        "--db",
+        db,
+      ]);
+      const [request] = await receiver.waitForRequests(1);
+      expect(request?.headers["webhook-id"]).toBe(plant.webhookId);
+      expect(await store.stop()).toBe(0);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
