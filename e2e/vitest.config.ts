@@ -7,5 +7,8 @@ export default defineProject({
     setupFiles: ["../scripts/fail-on-console.ts"],
     testTimeout: 120_000,
     hookTimeout: 120_000,
+    // Each file starts several processes (and some a PostgreSQL): one file at a time keeps a loaded
+    // 2-core machine from starving them.
+    fileParallelism: false,
   },
 });

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startPostgres, type TestPostgres, waitFor } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
+import pg from "pg";
 import type { RunningApp } from "plant-store-demo";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -15,17 +15,6 @@ import {
   startStore,
   waitForAllDelivered,
 } from "./fixtures/pipe.js";
-
-interface PgClient {
-  connect(): Promise<void>;
-  query<R>(text: string, values: unknown[]): Promise<{ rows: R[] }>;
-  end(): Promise<void>;
-}
-
-// The e2e package does not depend on pg itself: borrow the store app's copy (typed here by hand).
-const pg = createRequire(createRequire(import.meta.url).resolve("plant-store/package.json"))("pg") as {
-  Client: new (options: { connectionString: string }) => PgClient;
-};
 
 const PLANTS = SOAK ? 600 : 120;
 
