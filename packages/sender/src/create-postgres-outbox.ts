@@ -14,7 +14,7 @@ import {
   toPlant,
 } from "./outbox-rows.js";
 import { plantBody } from "./plant-body.js";
-import { POSTGRES_SCHEMA } from "./postgres-schema.js";
+import { POSTGRES_SCHEMA, POSTGRES_SCHEMA_OBJECTS } from "./postgres-schema.js";
 
 const STATUS_AFTER: Record<string, DeliveryStatus> = {
   delivered: "delivered",
@@ -25,6 +25,40 @@ const STATUS_AFTER: Record<string, DeliveryStatus> = {
 
 // Serialises schema creation when several store processes start at once.
 const MIGRATION_LOCK = 0x706c616e;
+
+const DEADLOCK_DETECTED = "40P01";
+
+/**
+ * Creates what is missing of the schema. `CREATE INDEX IF NOT EXISTS` takes a SHARE lock on its
+ * table even when the index exists, which deadlocks against a running process's attempt (it holds
+ * ROW EXCLUSIVE on `attempts` and then upgrades on `deliveries`). So a schema that is complete is
+ * only looked at, without locks; DDL runs under the advisory lock and is retried on a deadlock.
+ */
+async function createSchema(
+  tx: <T>(work: (client: pg.PoolClient) => Promise<T>) => Promise<T>,
+): Promise<void> {
+  const complete = async (client: pg.PoolClient) => {
+    const found = await client.query<{ missing: number }>(
+      "SELECT count(*)::int AS missing FROM unnest($1::text[]) AS name WHERE to_regclass(name) IS NULL",
+      [POSTGRES_SCHEMA_OBJECTS],
+    );
+    return found.rows[0]?.missing === 0;
+  };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await tx(async (client) => {
+        if (await complete(client)) return;
+        await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+        if (await complete(client)) return;
+        await client.query(POSTGRES_SCHEMA);
+      });
+      return;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== DEADLOCK_DETECTED || attempt >= 5) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt + Math.random() * 50));
+    }
+  }
+}
 
 export interface PostgresOutboxOptions {
   /**
@@ -72,10 +106,7 @@ export async function createPostgresOutbox(
     }
   }
 
-  await tx(async (client) => {
-    await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
-    await client.query(POSTGRES_SCHEMA);
-  });
+  await createSchema(tx);
 
   const notifySql = `SELECT pg_notify('${OUTBOX_NOTIFY_CHANNEL}', '')`;
   const notifyLocal = () => events.emit("work");
@@ -178,18 +209,19 @@ export async function createPostgresOutbox(
       const now = Date.now();
       const perEndpoint = claimOptions.perEndpointLimit ?? limit;
       const excluded = [...(claimOptions.excludeEndpointIds ?? [])];
-      // Candidates are picked without locks (window functions cannot be combined with FOR UPDATE);
-      // the locking SELECT re-checks each row as it stands after any concurrent claim committed.
+      // Candidates are picked without locks by walking the (endpoint_id, status, next_attempt_at)
+      // index per active endpoint, so the cost follows what is claimed, not the backlog; the locking
+      // SELECT re-checks each row as it stands after any concurrent claim committed.
       const claimed = await pool.query<DeliveryRow>(
         `WITH candidates AS (
-           SELECT id FROM (
-             SELECT d.id, d.next_attempt_at,
-               ROW_NUMBER() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS rn
-             FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
-             WHERE d.status = 'pending' AND d.next_attempt_at <= $1
+           SELECT due.id FROM endpoints e CROSS JOIN LATERAL (
+             SELECT d.id, d.next_attempt_at FROM deliveries d
+             WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= $1
                AND (d.lease_until IS NULL OR d.lease_until <= $1)
-               AND e.status = 'active' AND NOT (d.endpoint_id = ANY($2::bigint[]))
-           ) ranked WHERE rn <= $3 ORDER BY next_attempt_at, id LIMIT $4
+             ORDER BY d.next_attempt_at, d.id LIMIT $3
+           ) due
+           WHERE e.status = 'active' AND NOT (e.id = ANY($2::bigint[]))
+           ORDER BY due.next_attempt_at, due.id LIMIT $4
          ), locked AS (
            SELECT d.id FROM deliveries d
            WHERE d.id IN (SELECT id FROM candidates) AND d.status = 'pending'
@@ -269,10 +301,15 @@ export async function createPostgresOutbox(
         }
         const endpointId = Number(row.endpoint_id);
         if (input.endpointSucceeded) {
-          await client.query("UPDATE endpoints SET failing_since = NULL WHERE id = $1", [endpointId]);
+          // Guarded: every worker's attempt touches one endpoint row, and an unconditional update
+          // would serialise them all on its row lock for nothing.
+          await client.query(
+            "UPDATE endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL",
+            [endpointId],
+          );
         } else {
           await client.query(
-            "UPDATE endpoints SET failing_since = COALESCE(failing_since, $1) WHERE id = $2",
+            "UPDATE endpoints SET failing_since = $1 WHERE id = $2 AND failing_since IS NULL",
             [attempt.startedAt.getTime(), endpointId],
           );
         }

@@ -61,37 +61,67 @@ export function createSqliteOutbox(pathOrDb: string | Database.Database): Outbox
     return { plant: toPlant(plant), deliveries: deliveries.map(toDelivery) };
   });
 
+  // Walks the (endpoint_id, status, next_attempt_at) index once per active endpoint and stops after
+  // `per` rows, so a claim costs O(endpoints × per) however large the backlog is. Leased rows are
+  // skipped inside the walk; there are at most as many of them as attempts in flight.
+  const selectDue = db.prepare<
+    [{ now: number; excluded: string; per: number; limit: number }],
+    { id: number }
+  >(
+    `SELECT d.id FROM endpoints e JOIN deliveries d ON d.id IN (
+       SELECT x.id FROM deliveries x
+       WHERE x.endpoint_id = e.id AND x.status = 'pending' AND x.next_attempt_at <= @now
+         AND (x.lease_until IS NULL OR x.lease_until <= @now)
+       ORDER BY x.next_attempt_at, x.id LIMIT @per)
+     WHERE e.status = 'active' AND e.id NOT IN (SELECT value FROM json_each(@excluded))
+     ORDER BY d.next_attempt_at, d.id LIMIT @limit`,
+  );
+  const takeLease = db.prepare<[string, number, number], DeliveryRow>(
+    "UPDATE deliveries SET lease_owner = ?, lease_until = ? WHERE id = ? RETURNING *",
+  );
+  const getBody = db.prepare<[number], { body: string }>("SELECT body FROM plants WHERE id = ?");
+
   const claim = db.transaction(
     (workerId: string, limit: number, leaseMs: number, perEndpoint: number, excluded: readonly number[]) => {
       const now = Date.now();
-      const ids = db
-        .prepare<[{ now: number; excluded: string; per: number; limit: number }], { id: number }>(
-          `SELECT id FROM (
-             SELECT d.id, d.next_attempt_at,
-               ROW_NUMBER() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS rn
-             FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
-             WHERE d.status = 'pending' AND d.next_attempt_at <= @now
-               AND (d.lease_until IS NULL OR d.lease_until <= @now)
-               AND e.status = 'active'
-               AND d.endpoint_id NOT IN (SELECT value FROM json_each(@excluded))
-           ) WHERE rn <= @per ORDER BY next_attempt_at, id LIMIT @limit`,
-        )
-        .all({ now, excluded: JSON.stringify(excluded), per: perEndpoint, limit })
-        .map((row) => row.id);
+      const ids = selectDue.all({ now, excluded: JSON.stringify(excluded), per: perEndpoint, limit });
       const leaseUntil = now + leaseMs;
-      const take = db.prepare("UPDATE deliveries SET lease_owner = ?, lease_until = ? WHERE id = ?");
+      // One parse of an endpoint's secrets per claim, not one per delivery.
+      const endpoints = new Map<number, ReturnType<typeof toEndpoint>>();
       const claimed: ClaimedDelivery[] = [];
-      for (const id of ids) {
-        take.run(workerId, leaseUntil, id);
-        const row = getDeliveryRow.get(id) as DeliveryRow;
-        const { body } = db
-          .prepare<[number], { body: string }>("SELECT body FROM plants WHERE id = ?")
-          .get(Number(row.plant_id)) as { body: string };
-        const endpoint = toEndpoint(getEndpointRow.get(Number(row.endpoint_id)) as EndpointRow);
+      for (const { id } of ids) {
+        const row = takeLease.get(workerId, leaseUntil, id) as DeliveryRow;
+        const { body } = getBody.get(Number(row.plant_id)) as { body: string };
+        const endpointId = Number(row.endpoint_id);
+        let endpoint = endpoints.get(endpointId);
+        if (!endpoint) {
+          endpoint = toEndpoint(getEndpointRow.get(endpointId) as EndpointRow);
+          endpoints.set(endpointId, endpoint);
+        }
         claimed.push({ ...toDelivery(row), body, endpoint, leaseUntil: new Date(leaseUntil) });
       }
       return claimed;
     },
+  );
+
+  const insertAttempt = db.prepare(
+    `INSERT INTO attempts (delivery_id, attempt, worker_id, started_at, duration_ms, status, error, response_body, outcome)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const finishAttempt = db.prepare(
+    `UPDATE deliveries SET status = ?, attempt_count = attempt_count + 1, round_attempts = round_attempts + 1,
+       next_attempt_at = ?, last_status = ?, last_error = ?, lease_owner = NULL, lease_until = NULL, updated_at = ?
+     WHERE id = ?`,
+  );
+  // Guarded so that the common case (no change) writes nothing to the endpoint row.
+  const endpointSucceeded = db.prepare(
+    "UPDATE endpoints SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL",
+  );
+  const endpointFailing = db.prepare(
+    "UPDATE endpoints SET failing_since = ? WHERE id = ? AND failing_since IS NULL",
+  );
+  const disableEndpoint = db.prepare(
+    "UPDATE endpoints SET status = 'disabled', disabled_reason = ? WHERE id = ?",
   );
 
   const recordAttempt = db.transaction((input: Parameters<Outbox["recordAttempt"]>[0]) => {
@@ -99,10 +129,7 @@ export function createSqliteOutbox(pathOrDb: string | Database.Database): Outbox
     if (!row) return false;
     const held = row.lease_owner === input.workerId && row.status === "pending";
     const { attempt } = input;
-    db.prepare(
-      `INSERT INTO attempts (delivery_id, attempt, worker_id, started_at, duration_ms, status, error, response_body, outcome)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
+    insertAttempt.run(
       input.deliveryId,
       Number(row.attempt_count) + 1,
       input.workerId,
@@ -113,36 +140,20 @@ export function createSqliteOutbox(pathOrDb: string | Database.Database): Outbox
       attempt.responseBody,
       input.outcome,
     );
-    const now = Date.now();
     if (held) {
-      db.prepare(
-        `UPDATE deliveries SET status = ?, attempt_count = attempt_count + 1, round_attempts = round_attempts + 1,
-           next_attempt_at = ?, last_status = ?, last_error = ?, lease_owner = NULL, lease_until = NULL, updated_at = ?
-         WHERE id = ?`,
-      ).run(
+      finishAttempt.run(
         STATUS_AFTER[input.outcome],
         input.nextAttemptAt?.getTime() ?? Number(row.next_attempt_at),
         attempt.status,
         attempt.error,
-        now,
+        Date.now(),
         input.deliveryId,
       );
     }
     const endpointId = Number(row.endpoint_id);
-    if (input.endpointSucceeded) {
-      db.prepare("UPDATE endpoints SET failing_since = NULL WHERE id = ?").run(endpointId);
-    } else {
-      db.prepare("UPDATE endpoints SET failing_since = COALESCE(failing_since, ?) WHERE id = ?").run(
-        attempt.startedAt.getTime(),
-        endpointId,
-      );
-    }
-    if (input.disableEndpoint !== undefined) {
-      db.prepare("UPDATE endpoints SET status = 'disabled', disabled_reason = ? WHERE id = ?").run(
-        input.disableEndpoint,
-        endpointId,
-      );
-    }
+    if (input.endpointSucceeded) endpointSucceeded.run(endpointId);
+    else endpointFailing.run(attempt.startedAt.getTime(), endpointId);
+    if (input.disableEndpoint !== undefined) disableEndpoint.run(input.disableEndpoint, endpointId);
     return held;
   });
 

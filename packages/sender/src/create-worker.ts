@@ -97,6 +97,21 @@ export function createWorker(options: WorkerOptions): Worker {
     }
   }
 
+  // A record that fails on a transient store error (deadlock, lock timeout, busy file) is retried
+  // at once: it runs in one transaction, so a retry cannot record twice, and giving up leaves the
+  // delivery stuck under its lease (a minute or more) before anyone may attempt it again.
+  async function recordWithRetry(input: Parameters<Outbox["recordAttempt"]>[0]): Promise<boolean> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await outbox.recordAttempt(input);
+      } catch (error) {
+        if (attempt >= 3) throw error;
+        logger?.warn({ deliveryId: input.deliveryId, err: error }, "recording an attempt failed, retrying");
+        await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+      }
+    }
+  }
+
   async function run(delivery: ClaimedDelivery): Promise<void> {
     const result = await attemptOnce(delivery);
     const decision = policy.decide({
@@ -118,7 +133,7 @@ export function createWorker(options: WorkerOptions): Worker {
     };
     if (decision.nextAttemptAt) event.nextAttemptAt = decision.nextAttemptAt.toISOString();
     try {
-      const held = await outbox.recordAttempt({
+      const held = await recordWithRetry({
         deliveryId: delivery.id,
         workerId,
         attempt: {

@@ -38,6 +38,7 @@ CREATE TABLE IF NOT EXISTS deliveries (
 );
 CREATE INDEX IF NOT EXISTS deliveries_due ON deliveries (status, next_attempt_at);
 CREATE INDEX IF NOT EXISTS deliveries_endpoint ON deliveries (endpoint_id);
+CREATE INDEX IF NOT EXISTS deliveries_endpoint_due ON deliveries (endpoint_id, status, next_attempt_at, id);
 CREATE TABLE IF NOT EXISTS attempts (
   id BIGSERIAL PRIMARY KEY,
   delivery_id BIGINT NOT NULL REFERENCES deliveries (id) ON DELETE CASCADE,
@@ -52,3 +53,8 @@ CREATE TABLE IF NOT EXISTS attempts (
 );
 CREATE INDEX IF NOT EXISTS attempts_delivery ON attempts (delivery_id);
 `;
+
+/** Every table and index `POSTGRES_SCHEMA` creates: when all exist, start-up runs no DDL at all. */
+export const POSTGRES_SCHEMA_OBJECTS = [...POSTGRES_SCHEMA.matchAll(/IF NOT EXISTS (\w+)/g)].map(
+  (match) => match[1] as string,
+);

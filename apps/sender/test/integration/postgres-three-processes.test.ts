@@ -22,11 +22,15 @@ describe("three serve processes sharing one PostgreSQL", () => {
     const db = await postgres.createDatabase();
     const secret = generateWebhookSecret();
     const receiver = await startTestReceiver();
-    let calls = 0;
-    receiver.respond((_request, response) => {
-      calls += 1;
-      // Every fifth request fails once, so retries and claims interleave across processes.
-      const status = calls % 5 === 0 ? 500 : 200;
+    const seen: string[] = [];
+    receiver.respond((request, response) => {
+      // Every fifth webhook id fails its first attempt only, so retries and claims interleave across
+      // processes. (Failing every fifth *request* let one delivery be unlucky on all four attempts
+      // when load reordered requests, exhausting it to `failed`, and the test then waited in vain.)
+      const id = String(request.headers["webhook-id"]);
+      const first = !seen.includes(id);
+      if (first) seen.push(id);
+      const status = first && seen.length % 5 === 0 ? 500 : 200;
       setTimeout(() => response.writeHead(status).end(), 10);
     });
     const adminToken = "admin-token-0123456789";

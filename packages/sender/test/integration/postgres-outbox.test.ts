@@ -100,4 +100,48 @@ describe("several workers sharing one PostgreSQL outbox", () => {
       await reader.close();
     }
   });
+
+  it("starts several outboxes at once on an empty database and beside one that is delivering", async () => {
+    const url = await postgres.createDatabase();
+    // Fresh database: all of them race to create the schema.
+    const fresh = await Promise.all([0, 1, 2, 3].map(() => createPostgresOutbox(url)));
+    const [busy] = fresh;
+    if (!busy) throw new Error("no outbox");
+    const receiver = await startTestReceiver();
+    await busy.addEndpoint({
+      url: `${receiver.url}/plant/webhook`,
+      token: "t0k3n",
+      secrets: [generateWebhookSecret()],
+    });
+    const worker = createWorker({
+      outbox: busy,
+      policy: createRetryPolicy({ schedule: "0,20ms", jitter: 0 }),
+      ssrfGuard: createSsrfGuard({ allowPrivateTargets: true }),
+      pollIntervalMs: 20,
+      concurrency: 8,
+    });
+    worker.start();
+    const opened: Outbox[] = [...fresh];
+    try {
+      const plants = 40;
+      for (let round = 0; round < 5; round++) {
+        const adding = (async () => {
+          for (let index = 0; index < plants / 5; index++)
+            await busy.addPlant({ name: `Round ${round} ${index}` });
+        })();
+        // Every start-up runs while attempts are being recorded; none may fail.
+        opened.push(...(await Promise.all([0, 1, 2].map(() => createPostgresOutbox(url)))));
+        await adding;
+      }
+      await waitFor(async () =>
+        (await busy.listDeliveries({ status: "delivered", limit: 1000 })).length === plants
+          ? true
+          : undefined,
+      );
+    } finally {
+      await worker.stop();
+      await Promise.all(opened.map((outbox) => outbox.close()));
+      await receiver.close();
+    }
+  }, 60_000);
 });
