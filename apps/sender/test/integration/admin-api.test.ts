@@ -179,6 +179,44 @@ describe("the admin API, checked against spec/admin-openapi.json", () => {
     expectDocumented("delete", "/endpoints/{id}", removed.status, removed.body);
   });
 
+  it("answers a known path with a wrong method with 405, the Error body and Allow, as documented", async () => {
+    for (const [method, url, template] of [
+      ["PUT", "/plants", "/plants"],
+      ["PATCH", "/endpoints/1", "/endpoints/{id}"],
+      ["DELETE", "/healthz", "/healthz"],
+    ] as const) {
+      const response = await fetch(`${base}${url}`, {
+        method,
+        headers: { authorization: `Bearer ${adminToken}` },
+      });
+      const body = await response.json();
+      expect(response.status).toBe(405);
+      expect(response.headers.get("allow")).toBeTruthy();
+      for (const documented of Object.keys(spec.paths[template])) {
+        expectDocumented(documented, template, response.status, body);
+        expect(spec.paths[template][documented].responses["405"].headers.Allow).toBeDefined();
+      }
+    }
+  });
+
+  it("documents 503 with the Error body and Retry-After on every operation that reads or writes the store", () => {
+    for (const [path, item] of Object.entries(
+      spec.paths as Record<
+        string,
+        Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>
+      >,
+    )) {
+      if (path === "/healthz" || path === "/metrics") continue;
+      for (const [method, operation] of Object.entries(item)) {
+        expect(operation.responses["503"]?.headers?.["Retry-After"], `${method} ${path}`).toBeDefined();
+        expectDocumented(method, path, 503, {
+          error: 503,
+          message: "The store's database is unavailable (SQLITE_BUSY); try again",
+        });
+      }
+    }
+  });
+
   it("refuses an endpoint on a private address when given the SSRF guard", async () => {
     const guarded = createAdminApp({
       outbox,
