@@ -176,9 +176,21 @@ export function createWorker(options: WorkerOptions): Worker {
       if (queue && queue.length === 0) waiting.delete(delivery.endpointId);
       if (next && running) launch(next);
       else if (next) void outbox.release(next.id, workerId).catch(() => undefined);
-      void tick();
+      scheduleTick();
     });
     inFlight.add(task);
+  }
+
+  // Attempts that finish in the same turn of the event loop share one claim (one transaction for
+  // several free slots) instead of claiming one row each.
+  let tickScheduled = false;
+  function scheduleTick(): void {
+    if (tickScheduled) return;
+    tickScheduled = true;
+    setImmediate(() => {
+      tickScheduled = false;
+      void tick();
+    });
   }
 
   async function tick(): Promise<void> {

@@ -29,6 +29,10 @@ function pinnedLookup(target: ResolvedTarget) {
   };
 }
 
+function isLiteral(url: string, target: ResolvedTarget): boolean {
+  return new URL(url).hostname.replace(/^\[(.*)\]$/, "$1") === target.address;
+}
+
 function errorCode(error: unknown): string {
   const code = (error as { code?: unknown }).code;
   return typeof code === "string" && code.length > 0 ? code : "ERR_DELIVERY";
@@ -70,7 +74,10 @@ export async function deliver(
       method: "POST",
       body: message.body,
       headers: message.headers,
-      ...(message.pinnedAddress ? { dnsLookup: pinnedLookup(message.pinnedAddress) as never } : {}),
+      // An IP-literal URL connects where it says: a lookup override would only cost got an options merge.
+      ...(message.pinnedAddress && !isLiteral(url, message.pinnedAddress)
+        ? { dnsLookup: pinnedLookup(message.pinnedAddress) as never }
+        : {}),
     });
     stream.on(
       "response",
