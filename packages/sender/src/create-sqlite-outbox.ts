@@ -28,13 +28,24 @@ const STATUS_AFTER: Record<string, DeliveryStatus> = {
  * every write is a `BEGIN IMMEDIATE` transaction, so two processes never claim the same row:
  * SQLite has one writer at a time and the busy timeout queues the rest.
  */
-export function createSqliteOutbox(pathOrDb: string | Database.Database): Outbox {
+export interface SqliteOutboxOptions {
+  /**
+   * `"NORMAL"` (default): WAL commits are not synced, so a power loss can roll back the last
+   * transactions (a process crash cannot). `"FULL"`: every commit is synced before it returns.
+   */
+  synchronous?: "NORMAL" | "FULL";
+}
+
+export function createSqliteOutbox(
+  pathOrDb: string | Database.Database,
+  options: SqliteOutboxOptions = {},
+): Outbox {
   const owned = typeof pathOrDb === "string";
   const db = typeof pathOrDb === "string" ? new Database(pathOrDb) : pathOrDb;
   db.pragma("journal_mode = WAL");
   db.pragma("busy_timeout = 10000");
   db.pragma("foreign_keys = ON");
-  db.pragma("synchronous = NORMAL");
+  db.pragma(`synchronous = ${options.synchronous === "FULL" ? "FULL" : "NORMAL"}`);
   db.exec(SQLITE_SCHEMA);
   const events = new EventEmitter();
   const notify = () => events.emit("work");
