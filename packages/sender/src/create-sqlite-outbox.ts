@@ -168,6 +168,10 @@ export function createSqliteOutbox(
     return held;
   });
 
+  const recordAttempts = db.transaction((inputs: readonly Parameters<Outbox["recordAttempt"]>[0][]) =>
+    inputs.map((input) => recordAttempt(input)),
+  );
+
   const replay = db.transaction((endpointId: number, since: number) => {
     if (!getEndpointRow.get(endpointId)) throw new EndpointNotFoundError(`No endpoint ${endpointId}`);
     const now = Date.now();
@@ -247,6 +251,9 @@ export function createSqliteOutbox(
     },
     async recordAttempt(input) {
       return recordAttempt.immediate(input);
+    },
+    async recordAttempts(inputs) {
+      return recordAttempts.immediate(inputs);
     },
     async release(deliveryId, workerId) {
       db.prepare(

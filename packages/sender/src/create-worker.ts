@@ -97,13 +97,49 @@ export function createWorker(options: WorkerOptions): Worker {
     }
   }
 
+  // Attempts finishing in one turn of the event loop are recorded in one transaction when the outbox
+  // can (one commit instead of one each). Each attempt is still recorded in the same transaction that
+  // moves its delivery on, and nobody hears "recorded" before the commit.
+  type PendingRecord = {
+    input: Parameters<Outbox["recordAttempt"]>[0];
+    resolve: (held: boolean) => void;
+    reject: (error: unknown) => void;
+  };
+  let pendingRecords: PendingRecord[] = [];
+  function flushRecords(): void {
+    const batch = pendingRecords;
+    pendingRecords = [];
+    const many = outbox.recordAttempts?.bind(outbox);
+    if (!many || batch.length === 1) {
+      for (const item of batch) outbox.recordAttempt(item.input).then(item.resolve, item.reject);
+      return;
+    }
+    many(batch.map((item) => item.input)).then(
+      (results) => {
+        batch.forEach((item, index) => {
+          item.resolve(results[index] ?? false);
+        });
+      },
+      // One bad record must not sink the others: on any failure each is tried alone.
+      () => {
+        for (const item of batch) outbox.recordAttempt(item.input).then(item.resolve, item.reject);
+      },
+    );
+  }
+  function record(input: Parameters<Outbox["recordAttempt"]>[0]): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      pendingRecords.push({ input, resolve, reject });
+      if (pendingRecords.length === 1) setImmediate(flushRecords);
+    });
+  }
+
   // A record that fails on a transient store error (deadlock, lock timeout, busy file) is retried
   // at once: it runs in one transaction, so a retry cannot record twice, and giving up leaves the
   // delivery stuck under its lease (a minute or more) before anyone may attempt it again.
   async function recordWithRetry(input: Parameters<Outbox["recordAttempt"]>[0]): Promise<boolean> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await outbox.recordAttempt(input);
+        return await record(input);
       } catch (error) {
         if (attempt >= 3) throw error;
         logger?.warn({ deliveryId: input.deliveryId, err: error }, "recording an attempt failed, retrying");

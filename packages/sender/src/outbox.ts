@@ -125,6 +125,11 @@ export interface Outbox {
   ): Promise<ClaimedDelivery[]>;
   /** Stores the attempt and moves the delivery on. False when the worker no longer held the lease. */
   recordAttempt(input: RecordAttemptInput): Promise<boolean>;
+  /**
+   * Optional: several attempts in one transaction (all or none), one result per input in order.
+   * The worker uses it when present to record attempts finishing together with one commit.
+   */
+  recordAttempts?(inputs: readonly RecordAttemptInput[]): Promise<boolean[]>;
   /** Gives a claimed delivery back untouched, due at once (used on shutdown). */
   release(deliveryId: number, workerId: string): Promise<void>;
   getDelivery(id: number): Promise<DeliveryRecord | undefined>;

@@ -35,3 +35,37 @@ describe("SQLite outbox durability setting", () => {
     }
   });
 });
+
+describe("SQLite outbox batch of attempt records", () => {
+  it("records several attempts in one call, each checked against its own lease", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sender-sqlite-batch-"));
+    const outbox = createSqliteOutbox(join(dir, "store.db"));
+    try {
+      await outbox.addEndpoint({ url: "http://127.0.0.1:9/hook", token: "t", secrets: [] });
+      await outbox.addPlant({ name: "One" });
+      await outbox.addPlant({ name: "Two" });
+      const [first, second] = await outbox.claimDue("me", 10, 60_000);
+      if (!first || !second) throw new Error("nothing claimed");
+      const attempt = { startedAt: new Date(), durationMs: 3, status: 200, error: null, responseBody: "ok" };
+      const held = await outbox.recordAttempts?.([
+        { deliveryId: first.id, workerId: "me", attempt, outcome: "delivered", endpointSucceeded: true },
+        {
+          deliveryId: second.id,
+          workerId: "someone-else",
+          attempt,
+          outcome: "delivered",
+          endpointSucceeded: true,
+        },
+        { deliveryId: 999_999, workerId: "me", attempt, outcome: "delivered", endpointSucceeded: true },
+      ]);
+      expect(held).toEqual([true, false, false]);
+      expect((await outbox.getDelivery(first.id))?.status).toBe("delivered");
+      expect((await outbox.getDelivery(second.id))?.status).toBe("pending");
+      expect(await outbox.listAttempts(first.id)).toHaveLength(1);
+      expect(await outbox.listAttempts(second.id)).toHaveLength(1);
+    } finally {
+      await outbox.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
