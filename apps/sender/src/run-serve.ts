@@ -21,7 +21,8 @@ export async function runServe(config: ServeConfig, logger: Logger): Promise<Run
   const ssrfGuard = createSsrfGuard({ allowPrivateTargets: config.allowPrivateTargets });
   const worker = createWorker({
     outbox,
-    client: createDeliveryClient({ timeoutMs: config.timeout }),
+    // As many kept-alive sockets per host as attempts in flight: fewer would queue attempts in the agent.
+    client: createDeliveryClient({ timeoutMs: config.timeout, maxSockets: config.concurrency }),
     policy: createRetryPolicy({ schedule: config.retrySchedule, disableAfterMs: config.disableAfter }),
     ssrfGuard,
     concurrency: config.concurrency,

@@ -11,7 +11,7 @@ import { signDelivery } from "./sign-delivery.js";
 
 export interface WorkerOptions {
   outbox: Outbox;
-  /** Default: `createDeliveryClient()` (closed on stop). */
+  /** Default: `createDeliveryClient({ maxSockets: concurrency })` (closed on stop). */
   client?: DeliveryClient;
   /** Default: `createRetryPolicy()`. */
   policy?: RetryPolicy;
@@ -56,10 +56,10 @@ function errorCode(error: unknown): string {
 export function createWorker(options: WorkerOptions): Worker {
   const { outbox, logger } = options;
   const ownsClient = options.client === undefined;
-  const client = options.client ?? createDeliveryClient();
+  const concurrency = options.concurrency ?? 16;
+  const client = options.client ?? createDeliveryClient({ maxSockets: concurrency });
   const policy = options.policy ?? createRetryPolicy();
   const guard = options.ssrfGuard ?? createSsrfGuard();
-  const concurrency = options.concurrency ?? 16;
   const perEndpoint = options.perEndpointConcurrency ?? 2;
   const leaseMs = options.leaseMs ?? Math.max(60_000, 3 * client.timeoutMs);
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
