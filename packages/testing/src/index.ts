@@ -1,4 +1,10 @@
 export { getFreePort } from "./get-free-port.js";
 export { openRaw, parseRawAnswer, type RawAnswer, type RawConnection, trickle } from "./raw-request.js";
 export { startPostgres, type TestPostgres } from "./start-postgres.js";
+export {
+  type ReceivedRequest,
+  type Responder,
+  startTestReceiver,
+  type TestReceiver,
+} from "./start-test-receiver.js";
 export { waitFor } from "./wait-for.js";

@@ -1,7 +1,7 @@
 /** Polls until `probe` returns a value other than undefined, or throws after `timeoutMs`. */
 export async function waitFor<T>(
   probe: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 15_000,
+  timeoutMs = 30_000,
   intervalMs = 20,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;

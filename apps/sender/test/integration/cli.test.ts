@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startTestReceiver, type TestReceiver, waitFor } from "@plant-store/testing";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cliJson, runCli, type StoreProcess, startStore } from "../fixtures/store-process.js";
-import { startTestReceiver, type TestReceiver, waitFor } from "../fixtures/test-receiver.js";
 
 interface Delivery {
   id: number;

@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import type { ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startTestReceiver, waitFor } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import { Webhook } from "standardwebhooks";
 import { afterAll, describe, expect, it } from "vitest";
 import { cliJson, type StoreProcess, startStore } from "../fixtures/store-process.js";
-import { startTestReceiver, waitFor } from "../fixtures/test-receiver.js";
 
 describe("a serve process killed with SIGKILL mid-delivery", () => {
   const dir = mkdtempSync(join(tmpdir(), "plant-store-crash-"));

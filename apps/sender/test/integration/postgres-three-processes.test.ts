@@ -1,9 +1,8 @@
-import { startPostgres, type TestPostgres } from "@plant-store/testing";
+import { startPostgres, startTestReceiver, type TestPostgres, waitFor } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cliJson, type StoreProcess, startStore } from "../fixtures/store-process.js";
-import { startTestReceiver, waitFor } from "../fixtures/test-receiver.js";
 
 describe("three serve processes sharing one PostgreSQL", () => {
   let postgres: TestPostgres;

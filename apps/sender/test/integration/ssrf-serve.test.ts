@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startTestReceiver, waitFor } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import { afterAll, describe, expect, it } from "vitest";
 import { cliJson, type StoreProcess, startStore } from "../fixtures/store-process.js";
-import { startTestReceiver, waitFor } from "../fixtures/test-receiver.js";
 
 describe("plant-store serve and endpoints on private addresses", () => {
   const dir = mkdtempSync(join(tmpdir(), "plant-store-ssrf-"));

@@ -3,13 +3,18 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startPostgres, type TestPostgres } from "@plant-store/testing";
+import {
+  startPostgres,
+  startTestReceiver,
+  type TestPostgres,
+  type TestReceiver,
+  waitFor,
+} from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { cliJson, runCli, type StoreProcess, startStore } from "../fixtures/store-process.js";
-import { startTestReceiver, type TestReceiver, waitFor } from "../fixtures/test-receiver.js";
 
 const adminToken = "admin-token-0123456789";
 const env = { PLANT_STORE_ADMIN_TOKEN: adminToken };

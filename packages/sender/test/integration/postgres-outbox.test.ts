@@ -1,10 +1,9 @@
-import { startPostgres, type TestPostgres } from "@plant-store/testing";
+import { startPostgres, startTestReceiver, type TestPostgres, waitFor } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRetryPolicy, createSsrfGuard, createWorker, type Outbox } from "../../src/index.js";
 import { createPostgresOutbox } from "../../src/postgres.js";
 import { describeOutbox } from "../fixtures/outbox-suite.js";
-import { startTestReceiver, waitFor } from "../fixtures/test-receiver.js";
 
 let postgres: TestPostgres;
 

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startTestReceiver, type TestReceiver } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AttemptEvent } from "../../src/attempt-event.js";
@@ -9,7 +10,6 @@ import { createSsrfGuard, type ResolvedTarget } from "../../src/create-ssrf-guar
 import { createWorker, type Worker } from "../../src/create-worker.js";
 import type { Outbox } from "../../src/outbox.js";
 import { createSqliteOutbox } from "../../src/sqlite.js";
-import { startTestReceiver, type TestReceiver } from "../fixtures/test-receiver.js";
 
 // A name that does not exist in real DNS: only the injected resolver gives it an address.
 const HOST = "hooks.plant-store.invalid";
