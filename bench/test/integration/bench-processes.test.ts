@@ -28,6 +28,7 @@ describe("bench server processes", () => {
 
   it.each([
     "raw-http",
+    "koa-raw",
     "naive-koa",
     "naive-koa-standardwebhooks",
     "plant-receiver",
