@@ -67,4 +67,33 @@ describe("createSignatureChecker", () => {
       InvalidSignatureError,
     );
   });
+
+  it("refuses a v1 value that Buffer.from would decode to the right bytes but is not canonical base64", () => {
+    const bytes = Buffer.from('{"id":1,"name":"a"}');
+    // An id whose signature has a `+` or `/`, so the base64url spelling differs from it.
+    let id = "msg_0";
+    let good = "";
+    for (let i = 0; !/[+/]/.test(good); i++) {
+      id = `msg_${i}`;
+      good = new Webhook(secrets[0] as string).sign(id, now, bytes);
+    }
+    expect(check(bytes, headers(id, good)).webhookId).toBe(id);
+    const value = good.slice(3);
+    const last = value.charAt(42);
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const variants = [
+      `${value}!!`,
+      value.slice(0, 43),
+      `${value}=`,
+      `${value.slice(0, 20)}\t${value.slice(20)}`,
+      value.replace(/\+/g, "-").replace(/\//g, "_"),
+      // Same 32 bytes: the two bits the last character carries past byte 32 are not zero.
+      `${value.slice(0, 42)}${alphabet.charAt(alphabet.indexOf(last) + 1)}=`,
+    ];
+    for (const variant of variants) {
+      // Lenient decoding yields the very signature, so only the canonical-form check can refuse it.
+      expect(Buffer.from(variant, "base64")).toEqual(Buffer.from(value, "base64"));
+      expect(() => check(bytes, headers(id, `v1,${variant}`)), variant).toThrow(InvalidSignatureError);
+    }
+  });
 });

@@ -20,6 +20,13 @@ export interface SignatureCheckerOptions {
   now?: (() => Date) | undefined;
 }
 
+/**
+ * `v1,` and the one spelling of a 32-byte HMAC-SHA256 in base64: 43 characters and `=`. 32 bytes
+ * fill 256 of the 258 bits of 43 characters, so the last character carries two zero bits and is
+ * one of the 16 whose index in the alphabet is a multiple of 4.
+ */
+const CANONICAL_SHA256_BASE64 = /^v1,[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/;
+
 function requireHeader(headers: IncomingHeaders, name: string, valid: (value: string) => boolean): string {
   const value = headerValue(headers, name);
   if (value === undefined) throw new InvalidWebhookHeadersError(name, "missing");
@@ -44,8 +51,10 @@ export function createSignatureChecker(
 
     const candidates: Buffer[] = [];
     for (const part of signatureHeader.split(" ")) {
-      // Other versions (e.g. future asymmetric `v1a`) are ignored, as the spec says.
-      if (!part.startsWith("v1,")) continue;
+      // Other versions (e.g. future asymmetric `v1a`) are ignored, as the spec says. A `v1` value
+      // that is not the canonical base64 of 32 bytes can never be one we made, and Buffer.from
+      // would forgive it (stray characters, missing padding, base64url, non-zero padding bits).
+      if (!part.startsWith("v1,") || !CANONICAL_SHA256_BASE64.test(part)) continue;
       candidates.push(Buffer.from(part.slice(3), "base64"));
     }
     let matched = false;

@@ -1,4 +1,5 @@
-import { generateWebhookSecret } from "@plant-store/types";
+import { createHmac } from "node:crypto";
+import { generateWebhookSecret, parseWebhookSecret } from "@plant-store/types";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { createVerifier } from "./create-verifier.js";
@@ -17,6 +18,26 @@ function signed(body: string, options: { id?: string; at?: Date; key?: string; t
     "webhook-id": id,
     "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
     "webhook-signature": new Webhook(options.key ?? secret).sign(id, at, body),
+  };
+}
+
+/**
+ * Signs the exact bytes with an HMAC made here: the reference library decodes a Buffer as UTF-8 before
+ * signing, so for bytes that are not UTF-8 it would sign something else and the check would fail on
+ * the signature, not on the JSON.
+ */
+function signedBytes(body: Buffer, id = "msg_1") {
+  const timestamp = String(Math.floor(now.getTime() / 1000));
+  const signature = createHmac("sha256", parseWebhookSecret(secret))
+    .update(`${id}.${timestamp}.`)
+    .update(body)
+    .digest("base64");
+  return {
+    authorization: "Bearer t0ken",
+    "content-type": "application/json",
+    "webhook-id": id,
+    "webhook-timestamp": timestamp,
+    "webhook-signature": `v1,${signature}`,
   };
 }
 
@@ -76,10 +97,27 @@ describe("createVerifier", () => {
     expect(result.error.message).toContain("name: ");
   });
 
-  it("refuses bytes that are not UTF-8 JSON with 400", () => {
+  it("refuses correctly signed bytes that are not UTF-8 with 400 ERR_INVALID_JSON", () => {
     const body = Buffer.from([0x7b, 0xff, 0x7d]);
-    const result = verify(body, signed(body.toString("latin1")));
-    expect(result.ok === false && result.error.status).toBeGreaterThanOrEqual(400);
+    const result = verify(body, signedBytes(body));
+    expect(result.ok === false && [result.error.status, result.error.code]).toEqual([
+      400,
+      "ERR_INVALID_JSON",
+    ]);
+  });
+
+  it("refuses a correctly signed body that starts with a UTF-8 byte-order mark as not JSON", () => {
+    const json = Buffer.from(JSON.stringify({ id: 1, name: "a" }));
+    const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), json]);
+    const result = verify(body, signedBytes(body));
+    expect(result.ok === false && [result.error.status, result.error.code]).toEqual([
+      400,
+      "ERR_INVALID_JSON",
+    ]);
+    expect(verify(json, signedBytes(json)).ok).toBe(true);
+  });
+
+  it("refuses text that is not JSON with 400 ERR_INVALID_JSON", () => {
     const text = "{not json";
     const bad = verify(text, signed(text));
     expect(bad.ok === false && bad.error.code).toBe("ERR_INVALID_JSON");
