@@ -70,7 +70,6 @@ export function createWorker(options: WorkerOptions): Worker {
   const waiting = new Map<number, ClaimedDelivery[]>();
   const busy = new Map<number, number>();
   let running = false;
-  let ticking = false;
   let again = false;
   let timer: NodeJS.Timeout | undefined;
   // After a failed claim, claims pause (doubling up to 5 s): a locked SQLite file blocks the whole
@@ -225,17 +224,25 @@ export function createWorker(options: WorkerOptions): Worker {
     tickScheduled = true;
     setImmediate(() => {
       tickScheduled = false;
-      void tick();
+      tick();
     });
   }
 
-  async function tick(): Promise<void> {
+  // The latest claim: stop() waits for it, so nothing a claim returns is attempted after stop().
+  let claiming = false;
+  let current: Promise<void> = Promise.resolve();
+
+  function tick(): void {
     if (!running || Date.now() < pausedUntil) return;
-    if (ticking) {
+    if (claiming) {
       again = true;
       return;
     }
-    ticking = true;
+    claiming = true;
+    current = claimLoop();
+  }
+
+  async function claimLoop(): Promise<void> {
     try {
       do {
         again = false;
@@ -248,11 +255,17 @@ export function createWorker(options: WorkerOptions): Worker {
           perEndpointLimit: perEndpoint,
           excludeEndpointIds: full,
         });
+        claimFailures = 0;
+        if (!running) {
+          // stop() was called while the claim ran: give everything back unattempted. Attempting it now
+          // could send it after the caller closed the outbox, unrecorded, to be sent again after the lease.
+          await releaseAll(claimed);
+          return;
+        }
         for (const delivery of claimed) {
           if ((busy.get(delivery.endpointId) ?? 0) < perEndpoint) launch(delivery);
           else waiting.set(delivery.endpointId, [...(waiting.get(delivery.endpointId) ?? []), delivery]);
         }
-        claimFailures = 0;
         if (claimed.length === free) again = true;
       } while (again && running);
     } catch (error) {
@@ -261,8 +274,14 @@ export function createWorker(options: WorkerOptions): Worker {
       pausedUntil = Date.now() + pauseMs;
       logger?.error({ err: error, retryInMs: pauseMs }, "claiming due deliveries failed");
     } finally {
-      ticking = false;
+      claiming = false;
     }
+  }
+
+  async function releaseAll(deliveries: readonly ClaimedDelivery[]): Promise<void> {
+    await Promise.all(
+      deliveries.map((delivery) => outbox.release(delivery.id, workerId).catch(() => undefined)),
+    );
   }
 
   return {
@@ -273,23 +292,23 @@ export function createWorker(options: WorkerOptions): Worker {
     start() {
       if (running) return;
       running = true;
-      unsubscribe = outbox.onWork(() => void tick());
-      timer = setInterval(() => void tick(), pollIntervalMs);
+      unsubscribe = outbox.onWork(() => tick());
+      timer = setInterval(() => tick(), pollIntervalMs);
       timer.unref();
-      void tick();
+      tick();
     },
     wake() {
-      void tick();
+      tick();
     },
     async stop() {
       running = false;
       if (timer) clearInterval(timer);
       unsubscribe?.();
+      // A claim in progress ends first (releasing what it got), so nothing is attempted after stop() returns.
+      await current;
       const queued = [...waiting.values()].flat();
       waiting.clear();
-      await Promise.all(
-        queued.map((delivery) => outbox.release(delivery.id, workerId).catch(() => undefined)),
-      );
+      await releaseAll(queued);
       while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
       if (ownsClient) client.close();
     },

@@ -1,0 +1,72 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startTestReceiver, type TestReceiver } from "@plant-store/testing";
+import { generateWebhookSecret } from "@plant-store/types";
+import { afterEach, describe, expect, it } from "vitest";
+import { createRetryPolicy, createSsrfGuard, createWorker, type Outbox } from "../../src/index.js";
+import { createSqliteOutbox } from "../../src/sqlite.js";
+
+describe("Worker.stop()", () => {
+  const cleanups: Array<() => Promise<void> | void> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  it("waits for a claim in progress and gives back what it returns without attempting it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sender-stop-"));
+    const outbox = createSqliteOutbox(join(dir, "store.db"));
+    const receiver: TestReceiver = await startTestReceiver();
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    cleanups.push(() => outbox.close());
+    cleanups.push(() => receiver.close());
+    await outbox.addEndpoint({
+      url: `${receiver.url}/plant/webhook`,
+      token: "tok",
+      secrets: [generateWebhookSecret()],
+    });
+    const { deliveries } = await outbox.addPlant({ name: "Claimed while stopping" });
+
+    // The claim is held open until stop() has been called, as a slow database would hold it.
+    let claimStarted!: () => void;
+    const started = new Promise<void>((resolve) => {
+      claimStarted = resolve;
+    });
+    let openGate!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      openGate = resolve;
+    });
+    const slow: Outbox = {
+      ...outbox,
+      async claimDue(...args) {
+        claimStarted();
+        await gate;
+        return outbox.claimDue(...args);
+      },
+    };
+    const worker = createWorker({
+      outbox: slow,
+      policy: createRetryPolicy({ schedule: "0", jitter: 0 }),
+      ssrfGuard: createSsrfGuard({ allowPrivateTargets: true }),
+      pollIntervalMs: 60_000,
+    });
+    worker.start();
+    await started;
+
+    let stopped = false;
+    const stopping = worker.stop().then(() => {
+      stopped = true;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(stopped).toBe(false);
+    openGate();
+    await stopping;
+
+    // Nothing was sent and nothing recorded; the delivery is free for the next worker at once.
+    expect(receiver.requests).toHaveLength(0);
+    expect(await outbox.listAttempts(deliveries[0]?.id ?? 0)).toEqual([]);
+    const [next] = await outbox.claimDue("next-worker", 10, 60_000);
+    expect(next?.id).toBe(deliveries[0]?.id);
+    expect(next?.attemptCount).toBe(0);
+  });
+});
