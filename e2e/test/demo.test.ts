@@ -1,16 +1,38 @@
-import { execFile, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { waitFor } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
-import { type RunningApp, resolveAppCli, spawnApp } from "plant-store-demo";
+import {
+  type AppLogLine,
+  type DemoSummary,
+  parseHandledCount,
+  type RunningApp,
+  resolveAppCli,
+  spawnApp,
+} from "plant-store-demo";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { workspaceRoot } from "./fixtures/published-packages.js";
 
 const run = promisify(execFile);
 const demoCli = join(import.meta.dirname, "../../apps/demo/dist/cli.js");
+
+/** Exit code and signal of a child, once it has exited. */
+function exited(child: ChildProcess): Promise<{ code: number | null; signal: string | null }> {
+  return new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+}
+
+/** What the demo printed, checked line by line: every ✓ line comes before the summary. */
+function checkedLines(stdout: string, plants: number): { checks: string[]; after: string[] } {
+  const lines = stdout.split("\n");
+  const summaryAt = lines.findIndex((line) => line.startsWith(`All ${plants} plants arrived exactly once`));
+  expect(summaryAt, stdout).toBeGreaterThan(0);
+  const isCheck = (line: string) => line.startsWith("  ✓ #");
+  return { checks: lines.slice(0, summaryAt).filter(isCheck), after: lines.slice(summaryAt).filter(isCheck) };
+}
 
 describe("pnpm demo", () => {
   it("starts both apps, delivers every plant exactly once and exits 0 with a summary", async () => {
@@ -23,8 +45,21 @@ describe("pnpm demo", () => {
     });
     const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
     expect(code).toBe(0);
-    const summary = JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}");
+    const summary = JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as DemoSummary;
     expect(summary).toMatchObject({ ok: true, plantsAdded: 6, plantsArrived: 6, duplicates: 0 });
+    // The receiver's own count of handler calls, and the per-webhook-id count from its log lines.
+    expect(summary.handlerCalls).toBe(6);
+    expect(summary.plants).toHaveLength(6);
+    for (const plant of summary.plants)
+      expect(plant, JSON.stringify(plant)).toMatchObject({ handlerCalls: 1, stored: 1 });
+    expect(new Set(summary.plants.map((plant) => plant.webhookId)).size).toBe(6);
+    expect(summary.attempts).toBeGreaterThanOrEqual(6);
+    // One ✓ line per plant, all of them before the summary: the demo waited for both apps' word on each.
+    const { checks, after } = checkedLines(stdout, 6);
+    expect(after).toStrictEqual([]);
+    expect(checks.map((line) => Number(/#(\d+)/.exec(line)?.[1])).sort((a, b) => a - b)).toStrictEqual(
+      summary.plants.map((plant) => plant.id).sort((a, b) => a - b),
+    );
     expect(stdout).toContain("Monstera deliciosa");
     expect(stdout).toMatch(/live page: http:\/\/127\.0\.0\.1:\d+\//);
   });
@@ -36,6 +71,57 @@ describe("pnpm demo", () => {
     const summaries = results.map(({ stdout }) => JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}"));
     for (const summary of summaries) expect(summary).toMatchObject({ ok: true, plantsArrived: 3 });
     expect(summaries[0].receiverUrl).not.toBe(summaries[1].receiverUrl);
+    for (const { stdout } of results) expect(checkedLines(stdout, 3).checks).toHaveLength(3);
+  });
+
+  it("--keep leaves both apps running until Ctrl-C, then stops both, removes its data and exits 0", async () => {
+    // `pnpm demo --keep` exactly as a user types it, in a process group of its own: Ctrl-C in a
+    // terminal signals the whole group (pnpm, the demo and both apps), and pnpm forwards one more.
+    const child = spawn("pnpm", ["demo", "--keep", "--plants", "3"], {
+      cwd: workspaceRoot,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const exit = exited(child);
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    try {
+      await waitFor(() => (stdout.includes("Press Ctrl-C") ? true : undefined), 90_000);
+      const receiverUrl = /receiver\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1] ?? "";
+      const storeUrl = /store\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1] ?? "";
+      const dataDir = /data\s+(\S+)/.exec(stdout)?.[1] ?? "";
+      expect(checkedLines(stdout, 3).checks).toHaveLength(3);
+      // Both apps are up after the summary, and the receiver holds the three plants.
+      expect((await fetch(`${storeUrl}/healthz`)).status).toBe(200);
+      const { plants } = (await (await fetch(`${receiverUrl}/plants?limit=10`)).json()) as {
+        plants: unknown[];
+      };
+      expect(plants).toHaveLength(3);
+      expect(existsSync(join(dataDir, "store.db"))).toBe(true);
+
+      process.kill(-(child.pid as number), "SIGINT");
+      expect(await exit, `${stdout}\n${stderr}`).toStrictEqual({ code: 0, signal: null });
+      expect(stdout).toContain("Stopped both apps (exit codes 0, 0).");
+      expect(stdout).toContain(`Removed ${dataDir}.`);
+      expect(existsSync(dataDir)).toBe(false);
+      expect(stderr).not.toContain("ELIFECYCLE");
+      // Nothing listens any more on either port.
+      await expect(fetch(`${receiverUrl}/healthz`)).rejects.toThrow();
+      await expect(fetch(`${storeUrl}/healthz`)).rejects.toThrow();
+    } finally {
+      // Whatever is left of the group (nothing, when the demo did its job).
+      try {
+        process.kill(-(child.pid as number), "SIGKILL");
+      } catch {
+        // ESRCH: the group is gone.
+      }
+    }
   });
 });
 
@@ -48,14 +134,31 @@ describe("the built apps as separate processes", () => {
   let receiver: RunningApp;
   let store: RunningApp;
   const storeCli = resolveAppCli("plant-store");
+  /** Handler calls per webhook id, from the receiver library's per-request line (debug level). */
+  const handlerCalls = new Map<string, number>();
+  /** The webhook id the store gave each plant, from its attempt lines. */
+  const webhookIdOf = new Map<number, string>();
 
   beforeAll(async () => {
     receiver = await spawnApp("receiver", resolveAppCli("plant-receiver"), [
       ...["--port", "0", "--db", join(dir, "receiver.db"), "--token", token, "--secret", secret],
+      ...["--log-level", "debug"],
     ]);
+    receiver.onLine((line: AppLogLine) => {
+      if (
+        line.msg === "plant webhook received" &&
+        line.duplicate === false &&
+        typeof line.webhookId === "string"
+      )
+        handlerCalls.set(line.webhookId, (handlerCalls.get(line.webhookId) ?? 0) + 1);
+    });
     store = await spawnApp("store", storeCli, [
       ...["serve", "--port", "0", "--db", storeDb, "--admin-token", adminToken, "--allow-private-targets"],
     ]);
+    store.onLine((line: AppLogLine) => {
+      if (line.msg === "delivery attempt" && line.outcome === "delivered" && typeof line.plantId === "number")
+        webhookIdOf.set(line.plantId, String(line.webhookId));
+    });
     await run(process.execPath, [
       ...[
         storeCli,
@@ -97,21 +200,25 @@ describe("the built apps as separate processes", () => {
       const parsed = JSON.parse(stdout);
       added.push(parsed.plant);
     }
-    const received = await waitFor(async () => {
-      const response = await fetch(`${receiver.url}/plants?limit=1000`);
-      const { plants } = (await response.json()) as {
-        plants: Array<{ id: number; name: string; tag?: string }>;
-      };
-      return plants.length >= added.length ? plants : undefined;
-    }, 30_000);
+    // Every plant delivered by the store's account, and its handler call seen by the receiver's.
+    await waitFor(
+      () => (added.every((plant) => handlerCalls.has(webhookIdOf.get(plant.id) ?? "")) ? true : undefined),
+      30_000,
+    );
     // Give a duplicate a moment to show up if the pipe were to produce one.
     await new Promise((resolve) => setTimeout(resolve, 300));
+    // The receiver app stores one row per webhook id, so a second handler call would not show in
+    // /plants: count the calls themselves, per webhook id, and the receiver's metrics.
+    for (const plant of added) expect(handlerCalls.get(webhookIdOf.get(plant.id) ?? ""), plant.name).toBe(1);
+    expect([...handlerCalls.values()].reduce((sum, count) => sum + count, 0)).toBe(added.length);
+    const metrics = await (await fetch(`${receiver.url}/metrics`)).text();
+    expect(parseHandledCount(metrics)).toBe(added.length);
     const final = (await (await fetch(`${receiver.url}/plants?limit=1000`)).json()) as {
       plants: Array<{ id: number; name: string; tag?: string }>;
     };
     expect(final.plants).toHaveLength(added.length);
     expect(new Set(final.plants.map((plant) => plant.id)).size).toBe(added.length);
-    expect(received.map((plant) => plant.name).sort()).toEqual(added.map((plant) => plant.name).sort());
+    expect(final.plants.map((plant) => plant.name).sort()).toEqual(added.map((plant) => plant.name).sort());
     expect(final.plants.every((plant) => plant.tag === "e2e")).toBe(true);
   });
 });

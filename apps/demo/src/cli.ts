@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError, Option } from "commander";
-import { runDemo } from "./run-demo.js";
+import { DemoInterruptedError, runDemo } from "./run-demo.js";
 
 function positiveInt(value: string): number {
   const parsed = Number(value);
@@ -24,20 +24,30 @@ const program = new Command("plant-store-demo")
   .addOption(new Option("--json", "print the summary as JSON on the last line"))
   .action(
     async (opts: { plants: number; keep?: boolean; dataDir?: string; timeout: number; json?: boolean }) => {
-      const summary = await runDemo({
-        plants: opts.plants,
-        keep: opts.keep ?? false,
-        ...(opts.dataDir === undefined ? {} : { dataDir: opts.dataDir }),
-        timeoutMs: opts.timeout,
-        write: (text) => process.stdout.write(text),
-        waitForStop: () =>
-          new Promise((resolve) => {
-            process.once("SIGINT", () => resolve());
-            process.once("SIGTERM", () => resolve());
-          }),
-      });
-      if (opts.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
-      process.exitCode = summary.ok ? 0 : 1;
+      // Ctrl-C reaches the demo more than once: the terminal signals the whole process group, and
+      // `pnpm demo` forwards its own SIGINT to us as well. The first one stops the demo; the handlers
+      // stay installed so that a repeat cannot kill it half-way through stopping both apps.
+      const stop = new AbortController();
+      const onSignal = (signal: NodeJS.Signals) => stop.abort(signal);
+      process.on("SIGINT", onSignal);
+      process.on("SIGTERM", onSignal);
+      try {
+        const summary = await runDemo({
+          plants: opts.plants,
+          keep: opts.keep ?? false,
+          ...(opts.dataDir === undefined ? {} : { dataDir: opts.dataDir }),
+          timeoutMs: opts.timeout,
+          write: (text) => process.stdout.write(text),
+          signal: stop.signal,
+        });
+        if (opts.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+        process.exitCode = summary.ok ? 0 : 1;
+      } catch (error) {
+        if (!(error instanceof DemoInterruptedError)) throw error;
+        console.error(error.message);
+        // The shell's convention for "stopped by a signal" (128 + its number), without dying of it.
+        process.exitCode = stop.signal.reason === "SIGTERM" ? 143 : 130;
+      }
     },
   );
 

@@ -1,4 +1,19 @@
+export {
+  type AttemptSeen,
+  createDeliveryLedger,
+  type DeliveryLedger,
+  type ExactlyOnceVerdict,
+  type PlantRecord,
+} from "./create-delivery-ledger.js";
 export { DEMO_PLANTS } from "./demo-plants.js";
-export { type DemoOptions, type DemoSummary, DemoTimeoutError, runDemo } from "./run-demo.js";
+export { parseHandledCount } from "./parse-handled-count.js";
+export {
+  DemoInterruptedError,
+  type DemoOptions,
+  type DemoPlant,
+  type DemoSummary,
+  DemoTimeoutError,
+  runDemo,
+} from "./run-demo.js";
 export { type AppLogLine, AppStartError, type RunningApp, resolveAppCli, spawnApp } from "./spawn-app.js";
 export { createStoreAdminClient, type StoreAdminClient, StoreAdminError } from "./store-admin-client.js";

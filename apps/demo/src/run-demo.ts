@@ -3,53 +3,61 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateWebhookSecret } from "@plant-store/types";
+import { createDeliveryLedger, type PlantRecord } from "./create-delivery-ledger.js";
 import { DEMO_PLANTS } from "./demo-plants.js";
-import { type AppLogLine, type RunningApp, resolveAppCli, spawnApp } from "./spawn-app.js";
+import { parseHandledCount } from "./parse-handled-count.js";
+import { type RunningApp, resolveAppCli, spawnApp } from "./spawn-app.js";
 import { createStoreAdminClient } from "./store-admin-client.js";
 
 export interface DemoOptions {
   plants: number;
   keep: boolean;
-  /** Where both SQLite files go; a fresh temporary directory when absent. */
+  /** Where both SQLite files go; a fresh temporary directory (removed at the end) when absent. */
   dataDir?: string;
   /** How long to wait for every plant to arrive. */
   timeoutMs: number;
   write: (text: string) => void;
-  /** Resolves when the user asks a kept demo to stop (Ctrl-C). */
-  waitForStop: () => Promise<void>;
+  /**
+   * Aborted when the user asks to stop (Ctrl-C). A kept demo then stops both apps and returns its
+   * summary; a demo still waiting for its plants stops both apps and throws DemoInterruptedError.
+   */
+  signal?: AbortSignal;
+}
+
+/** One plant of the run, as the summary reports it. */
+export interface DemoPlant {
+  id: number;
+  webhookId: string | null;
+  attempts: number;
+  /** How many times the receiver's handler ran for this plant's webhook id: 1 when all is well. */
+  handlerCalls: number;
+  /** How many rows the receiver app stored for it: 1 when all is well. */
+  stored: number;
 }
 
 export interface DemoSummary {
   plantsAdded: number;
   plantsArrived: number;
+  /** Handler calls beyond the first, over every webhook id. */
   duplicates: number;
+  /** Requests the receiver answered by running its handler, by its own metrics. */
+  handlerCalls: number;
   attempts: number;
   latencyMs: { p50: number; max: number };
   receiverUrl: string;
   storeUrl: string;
+  plants: DemoPlant[];
   ok: boolean;
-}
-
-interface Tracked {
-  /** Set once the admin API answered; log lines can arrive before that. */
-  added: boolean;
-  name: string;
-  tag?: string;
-  addedAt: number;
-  receivedAt?: number;
-  /** When the store queued it (from its log), for plants the demo did not add itself. */
-  queuedAt?: number;
-  attempts: number;
-  lastStatus: number | null;
-  lastDurationMs: number;
-  arrivals: number;
-  delivered: boolean;
-  reported: boolean;
 }
 
 export class DemoTimeoutError extends Error {
   readonly code = "ERR_DEMO_TIMEOUT";
   override readonly name = "DemoTimeoutError";
+}
+
+export class DemoInterruptedError extends Error {
+  readonly code = "ERR_DEMO_INTERRUPTED";
+  override readonly name = "DemoInterruptedError";
 }
 
 const token = () => randomBytes(24).toString("base64url");
@@ -59,13 +67,21 @@ function median(values: number[]): number {
   return sorted[Math.floor((sorted.length - 1) / 2)] ?? 0;
 }
 
+/** Resolves when `signal` aborts (at once if it already has); never when there is none. */
+function aborted(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) resolve();
+    else signal?.addEventListener("abort", () => resolve(), { once: true });
+  });
+}
+
 /**
  * Starts the receiver and the Plant Store as separate processes on free ports with SQLite files,
  * subscribes one to the other with a fresh token and secret, adds plants, and reports each
  * arrival until every plant has arrived exactly once.
  */
 export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
-  const { write } = options;
+  const { write, signal } = options;
   const ownsDataDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "plant-store-demo-"));
   const receiverToken = token();
@@ -73,115 +89,85 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
   const adminToken = token();
   const storeDb = join(dataDir, "store.db");
   const apps: RunningApp[] = [];
+  const interrupted = aborted(signal).then(() => {
+    throw new DemoInterruptedError("Interrupted before every plant arrived");
+  });
+  // Only ever observed through Promise.race; never an unhandled rejection on its own.
+  interrupted.catch(() => undefined);
+  const unlessInterrupted = <T>(step: Promise<T>): Promise<T> => Promise.race([step, interrupted]);
   try {
+    // Not raced against Ctrl-C: an app that is still starting would be left running, unstopped.
     const receiver = await spawnApp("receiver", resolveAppCli("plant-receiver"), [
-      "--port",
-      "0",
-      "--host",
-      "127.0.0.1",
-      "--db",
-      join(dataDir, "receiver.db"),
-      "--token",
-      receiverToken,
-      "--secret",
-      secret,
+      ...["--port", "0", "--host", "127.0.0.1", "--db", join(dataDir, "receiver.db")],
+      ...["--token", receiverToken, "--secret", secret],
+      // The library's per-request "plant webhook received" line is written at debug level: it is
+      // how the demo counts handler calls per webhook id.
+      ...["--log-level", "debug"],
     ]);
     apps.push(receiver);
     const store = await spawnApp("store", resolveAppCli("plant-store"), [
-      "serve",
-      "--port",
-      "0",
-      "--host",
-      "127.0.0.1",
-      "--db",
-      storeDb,
-      "--admin-token",
-      adminToken,
+      ...["serve", "--port", "0", "--host", "127.0.0.1", "--db", storeDb, "--admin-token", adminToken],
       // Both apps are on loopback, which the store refuses by default (SSRF guard).
       "--allow-private-targets",
     ]);
     apps.push(store);
+    if (signal?.aborted) throw new DemoInterruptedError("Interrupted while starting the apps");
 
     write("Plant Store demo\n");
     write(`  receiver  ${receiver.url}   live page: ${receiver.url}/\n`);
     write(`  store     ${store.url}   (admin API; metrics at ${store.url}/metrics)\n`);
     write(`  data      ${dataDir}\n`);
 
-    const tracked = new Map<number, Tracked>();
+    const ledger = createDeliveryLedger();
     const latencies: number[] = [];
-    const track = (id: number): Tracked => {
-      let plant = tracked.get(id);
-      if (!plant) {
-        plant = {
-          added: false,
-          name: "",
-          addedAt: 0,
-          attempts: 0,
-          lastStatus: null,
-          lastDurationMs: 0,
-          arrivals: 0,
-          delivered: false,
-          reported: false,
-        };
-        tracked.set(id, plant);
-      }
-      return plant;
-    };
     let settle: () => void = () => undefined;
     const allArrived = new Promise<void>((resolve) => {
       settle = resolve;
     });
+    // Done once every plant was added and both sides have spoken for each: the store's delivered
+    // attempt and the receiver's handler call and stored row. Either side alone is not enough: the
+    // store logs "delivered" only after the receiver has answered and the attempt is recorded.
     const checkDone = () => {
-      if (tracked.size >= options.plants && [...tracked.values()].every((plant) => plant.arrivals > 0))
-        settle();
+      const plants = [...ledger.plants.values()];
+      if (plants.length >= options.plants && plants.every((plant) => plant.reported)) settle();
     };
 
-    // A plant is shown once both sides have spoken: the store's delivered attempt (which attempt,
-    // status, duration) and the receiver's "plant received" (when the handler ran).
     // After the summary of a kept demo, plants added elsewhere (`pnpm sender plants add`) are shown too.
     let watching = false;
-    const report = (id: number, plant: Tracked) => {
+    const report = (plant: PlantRecord) => {
       if (!plant.added && watching && plant.queuedAt !== undefined) {
         Object.assign(plant, { added: true, addedAt: plant.queuedAt });
       }
-      if (!plant.added || plant.arrivals === 0 || !plant.delivered || plant.reported) return;
+      if (!plant.added || plant.reported || !ledger.isComplete(plant)) return;
       plant.reported = true;
       const latencyMs = Math.max(0, (plant.receivedAt ?? Date.now()) - plant.addedAt);
       latencies.push(latencyMs);
       const tag = plant.tag ? ` [${plant.tag}]` : "";
       write(
-        `  ✓ #${id} ${plant.name}${tag}: attempt ${plant.attempts} → ${plant.lastStatus ?? "?"} in ${plant.lastDurationMs} ms;` +
+        `  ✓ #${plant.id} ${plant.name}${tag}: attempt ${plant.attempts} → ${plant.lastStatus ?? "?"} in ${plant.lastDurationMs} ms;` +
           ` handler ran ${latencyMs} ms after the plant was added\n`,
       );
       checkDone();
     };
-    store.onLine((line: AppLogLine) => {
-      if (line.msg !== "delivery attempt" || typeof line.plantId !== "number") return;
-      const plant = track(line.plantId);
-      if (typeof line.queuedAt === "string") plant.queuedAt = Date.parse(line.queuedAt);
-      plant.attempts = typeof line.attempt === "number" ? line.attempt : plant.attempts + 1;
-      plant.lastStatus = typeof line.status === "number" ? line.status : null;
-      plant.lastDurationMs = typeof line.durationMs === "number" ? Math.round(line.durationMs) : 0;
-      if (line.outcome === "delivered") {
-        plant.delivered = true;
-        report(line.plantId, plant);
-      } else {
+    store.onLine((line) => {
+      const seen = ledger.storeLine(line);
+      if (seen === undefined) return;
+      const { plant, notDelivered } = seen;
+      if (notDelivered === undefined) report(plant);
+      else
         write(
-          `  … #${line.plantId} ${plant.name}: attempt ${plant.attempts} → ${plant.lastStatus ?? String(line.error)}, ${String(line.outcome)}\n`,
+          `  … #${plant.id} ${plant.name}: attempt ${plant.attempts} → ${plant.lastStatus ?? plant.lastError}, ${notDelivered}\n`,
         );
-      }
     });
-    receiver.onLine((line: AppLogLine) => {
-      if (line.msg !== "plant received" || typeof line.plantId !== "number") return;
-      const plant = track(line.plantId);
-      plant.arrivals += 1;
-      plant.receivedAt = line.time ?? Date.now();
-      if (!plant.name && typeof line.name === "string") plant.name = line.name;
-      report(line.plantId, plant);
+    receiver.onLine((line) => {
+      const plant = ledger.receiverLine(line);
+      if (plant) report(plant);
     });
 
     const admin = createStoreAdminClient(store.url, adminToken);
-    await admin.addEndpoint({ url: `${receiver.url}/plant/webhook`, token: receiverToken, secret });
+    await unlessInterrupted(
+      admin.addEndpoint({ url: `${receiver.url}/plant/webhook`, token: receiverToken, secret }),
+    );
     write(`Subscribed ${receiver.url}/plant/webhook with a token and secret generated for this run.\n`);
     write(`Adding ${options.plants} plant${options.plants === 1 ? "" : "s"}…\n`);
     for (let index = 0; index < options.plants; index++) {
@@ -189,10 +175,10 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
       const name = index < DEMO_PLANTS.length ? plant.name : `${plant.name} #${index + 1}`;
       const addedAt = Date.now();
       const input = plant.tag === undefined ? { name } : { name, tag: plant.tag };
-      const added = await admin.addPlant(input);
-      const entry = track(added.id);
+      const added = await unlessInterrupted(admin.addPlant(input));
+      const entry = ledger.plant(added.id);
       Object.assign(entry, { added: true, name, addedAt }, plant.tag === undefined ? {} : { tag: plant.tag });
-      report(added.id, entry);
+      report(entry);
     }
     checkDone();
 
@@ -204,45 +190,60 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
       );
     });
     try {
-      await Promise.race([allArrived, timedOut]);
+      await Promise.race([allArrived, timedOut, interrupted]);
     } finally {
       clearTimeout(timer);
     }
 
-    // The receiver's own record is the judge of "exactly once", not our log bookkeeping.
-    const response = await fetch(`${receiver.url}/plants?limit=1000`);
-    const { plants } = (await response.json()) as { plants: Array<{ id: number }> };
-    const counts = new Map<number, number>();
-    for (const plant of plants) counts.set(plant.id, (counts.get(plant.id) ?? 0) + 1);
-    const arrived = [...tracked.keys()].filter((id) => counts.get(id) === 1).length;
-    const duplicates = [...counts.values()].reduce((sum, count) => sum + Math.max(0, count - 1), 0);
+    // The receiver's own tally of handler calls (its metrics), beside the per-webhook-id count from
+    // its log lines: a second handler call for any plant changes both.
+    const metrics = await unlessInterrupted(fetch(`${receiver.url}/metrics`).then((r) => r.text()));
+    const handlerCalls = parseHandledCount(metrics);
+    const verdict = ledger.verdict(handlerCalls);
+    const plants = [...ledger.plants.values()];
     const summary: DemoSummary = {
-      plantsAdded: tracked.size,
-      plantsArrived: arrived,
-      duplicates,
-      attempts: [...tracked.values()].reduce((sum, plant) => sum + plant.attempts, 0),
+      plantsAdded: plants.length,
+      plantsArrived: verdict.arrived,
+      duplicates: verdict.duplicates,
+      handlerCalls,
+      attempts: plants.reduce((sum, plant) => sum + plant.attempts, 0),
       latencyMs: { p50: median(latencies), max: Math.max(0, ...latencies) },
       receiverUrl: receiver.url,
       storeUrl: store.url,
-      ok: arrived === tracked.size && duplicates === 0,
+      plants: plants.map((plant) => ({
+        id: plant.id,
+        webhookId: plant.webhookId ?? null,
+        attempts: plant.attempts,
+        handlerCalls: ledger.handlerCalls(plant.webhookId),
+        stored: plant.stored,
+      })),
+      ok: verdict.ok,
     };
     write(
       summary.ok
         ? `All ${summary.plantsAdded} plants arrived exactly once (${summary.attempts} attempts, latency p50 ${summary.latencyMs.p50} ms, max ${summary.latencyMs.max} ms).\n`
-        : `Only ${summary.plantsArrived} of ${summary.plantsAdded} plants arrived exactly once (${summary.duplicates} duplicates).\n`,
+        : `Only ${summary.plantsArrived} of ${summary.plantsAdded} plants arrived exactly once ` +
+            `(${summary.duplicates} duplicate handler calls; the receiver counted ${handlerCalls} handler calls).\n`,
     );
 
     if (options.keep) {
       write(`\nBoth apps keep running. Open ${receiver.url}/ and add more plants with:\n`);
       write(`  pnpm sender plants add --name "Aloe vera" --tag succulent --db ${storeDb}\n`);
-      write("Press Ctrl-C to stop both.\n");
+      write(
+        ownsDataDir
+          ? "Press Ctrl-C to stop both (the temporary data directory is removed then).\n"
+          : "Press Ctrl-C to stop both.\n",
+      );
       watching = true;
-      await options.waitForStop();
+      await aborted(signal);
     }
     return summary;
   } finally {
     const codes = await Promise.all(apps.map((app) => app.stop()));
     if (options.keep) write(`Stopped both apps (exit codes ${codes.join(", ")}).\n`);
-    if (ownsDataDir && !options.keep) rmSync(dataDir, { recursive: true, force: true });
+    if (ownsDataDir) {
+      rmSync(dataDir, { recursive: true, force: true });
+      if (options.keep) write(`Removed ${dataDir}.\n`);
+    }
   }
 }
