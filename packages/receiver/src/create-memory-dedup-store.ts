@@ -1,19 +1,35 @@
+import { TIMESTAMP_TOLERANCE_SECONDS } from "@plant-store/types";
 import {
   DEFAULT_DEDUP_LEASE_MS,
   DEFAULT_DEDUP_TTL_MS,
   type DedupStore,
   type DedupStoreOptions,
 } from "./dedup-store.js";
-import { SYNC_DEDUP_STORE, type SyncDedupStore } from "./sync-dedup-store.js";
+import { DedupStoreFullError } from "./errors/dedup-store-full-error.js";
+import { SYNC_DEDUP_STORE, type SyncClaimToken, type SyncDedupStore } from "./sync-dedup-store.js";
 
 export interface MemoryDedupStoreOptions extends DedupStoreOptions {
-  /** Most ids remembered; the oldest are forgotten first. Default 100 000. */
+  /**
+   * Most ids remembered. Default 100 000. When full, the least recently touched id is forgotten to
+   * make room, but only once it is older than `minRetentionMs` (and, while pending, its lease);
+   * while every id is younger, a new id is refused with `DedupStoreFullError` (the router answers
+   * 500 and the sender retries later) rather than forgetting an id that could still be replayed.
+   */
   maxEntries?: number;
+  /**
+   * How long an id is kept even when the store is full. Default 600 000 ms (10 minutes): twice the
+   * default timestamp tolerance, the longest a captured request stays replayable (its timestamp may
+   * be up to the tolerance ahead of our clock, and is accepted up to the tolerance after that). The
+   * router's default store uses twice its own `toleranceSeconds`.
+   */
+  minRetentionMs?: number;
 }
 
 interface Entry {
   state: "pending" | "done";
   at: number;
+  /** The claim's owner while pending. */
+  token: SyncClaimToken | undefined;
 }
 
 /** One process only: for a single instance, or tests. Bounded in size and time. */
@@ -21,47 +37,61 @@ export function createMemoryDedupStore(options: MemoryDedupStoreOptions = {}): D
   const ttlMs = options.ttlMs ?? DEFAULT_DEDUP_TTL_MS;
   const leaseMs = options.leaseMs ?? DEFAULT_DEDUP_LEASE_MS;
   const maxEntries = options.maxEntries ?? 100_000;
+  const minRetentionMs = options.minRetentionMs ?? 2 * TIMESTAMP_TOLERANCE_SECONDS * 1000;
+  const pendingRetentionMs = Math.max(minRetentionMs, leaseMs);
   const now = options.now ?? Date.now;
   // A Map iterates in insertion order; entries are re-inserted on every change, so the first
   // one is always the least recently touched.
   const entries = new Map<string, Entry>();
 
-  const set = (id: string, entry: Entry) => {
-    entries.delete(id);
-    entries.set(id, entry);
-    while (entries.size > maxEntries) {
-      const oldest = entries.keys().next().value;
+  /** Forgets old ids until one more fits; false when the oldest is still too young to forget. */
+  const makeRoom = (t: number): boolean => {
+    while (entries.size >= maxEntries) {
+      const oldest = entries.entries().next().value;
       if (oldest === undefined) break;
-      entries.delete(oldest);
+      const [id, entry] = oldest;
+      const age = t - entry.at;
+      if (age < (entry.state === "pending" ? pendingRetentionMs : minRetentionMs)) return false;
+      entries.delete(id);
     }
+    return true;
   };
 
   const sync: SyncDedupStore = {
-    claim(id) {
+    claim(id, token) {
       const entry = entries.get(id);
       const t = now();
-      if (entry?.state === "done" && t - entry.at < ttlMs) return "completed";
-      if (entry?.state === "pending" && t - entry.at < leaseMs) return "in-progress";
-      set(id, { state: "pending", at: t });
+      if (entry !== undefined) {
+        if (entry.state === "done" && t - entry.at < ttlMs) return "completed";
+        if (entry.state === "pending" && t - entry.at < leaseMs) return "in-progress";
+        entries.delete(id);
+      } else if (entries.size >= maxEntries && !makeRoom(t)) {
+        throw new DedupStoreFullError(maxEntries, minRetentionMs);
+      }
+      entries.set(id, { state: "pending", at: t, token });
       return "claimed";
     },
     complete(id) {
-      set(id, { state: "done", at: now() });
+      const t = now();
+      // A handled id is remembered even past the bound: forgetting it would run the handler again.
+      if (!entries.delete(id) && entries.size >= maxEntries) makeRoom(t);
+      entries.set(id, { state: "done", at: t, token: undefined });
     },
-    release(id) {
-      if (entries.get(id)?.state === "pending") entries.delete(id);
+    release(id, token) {
+      const entry = entries.get(id);
+      if (entry?.state === "pending" && (token === undefined || entry.token === token)) entries.delete(id);
     },
   };
 
   const store: DedupStore & { [SYNC_DEDUP_STORE]: SyncDedupStore } = {
-    async claim(id) {
-      return sync.claim(id);
+    async claim(id, token) {
+      return sync.claim(id, token);
     },
-    async complete(id) {
-      sync.complete(id);
+    async complete(id, token) {
+      sync.complete(id, token);
     },
-    async release(id) {
-      sync.release(id);
+    async release(id, token) {
+      sync.release(id, token);
     },
     async close() {
       entries.clear();

@@ -1,8 +1,39 @@
 import { describe, expect, it } from "vitest";
-import { createMemoryDedupStore } from "./create-memory-dedup-store.js";
+import { createMemoryDedupStore, type MemoryDedupStoreOptions } from "./create-memory-dedup-store.js";
 import { createOnceRunner } from "./create-once-runner.js";
+import type { DedupStore } from "./dedup-store.js";
+import { DedupStoreFullError } from "./errors/dedup-store-full-error.js";
 import { DeliveryInProgressError } from "./errors/delivery-in-progress-error.js";
 import { HandlerFailedError } from "./errors/handler-failed-error.js";
+import { InternalReceiverError } from "./errors/internal-receiver-error.js";
+
+/** A handler that runs until the test lets it finish. */
+function gate() {
+  let open: () => void = () => undefined;
+  let fail: (error: Error) => void = () => undefined;
+  const done = new Promise<void>((resolve, reject) => {
+    open = resolve;
+    fail = reject;
+  });
+  return { handler: () => done, open, fail };
+}
+
+/** The two ways the runner talks to a store: the in-memory store's synchronous twins, or promises. */
+const stores: [string, (options?: MemoryDedupStoreOptions) => DedupStore][] = [
+  ["the in-memory store", (options) => createMemoryDedupStore(options)],
+  [
+    "a store without synchronous twins",
+    (options) => {
+      const store = createMemoryDedupStore(options);
+      return {
+        claim: (id, token) => store.claim(id, token),
+        complete: (id, token) => store.complete(id, token),
+        release: (id, token) => store.release(id, token),
+        close: () => store.close(),
+      };
+    },
+  ],
+];
 
 describe("createOnceRunner", () => {
   it("runs racing copies of one id once and tells the others it was a duplicate", async () => {
@@ -93,5 +124,50 @@ describe("createOnceRunner with the in-memory store's synchronous path", () => {
     resolveLater();
     expect(await running).toBe("handled");
     expect(await store.claim("t")).toBe("completed");
+  });
+});
+
+describe.each(stores)("createOnceRunner with %s", (_name, makeStore) => {
+  it("stops waiting for a copy of the id still running in this process after maxWaitMs, and lets a retry through", async () => {
+    const runner = createOnceRunner({ store: makeStore(), maxWaitMs: 30, pollMs: 5 });
+    const first = gate();
+    const running = runner.run("x", first.handler);
+    await expect(runner.run("x", async () => {})).rejects.toBeInstanceOf(DeliveryInProgressError);
+    first.open();
+    expect(await running).toBe("handled");
+    expect(await runner.run("x", async () => {})).toBe("duplicate");
+  });
+
+  it("does not free another attempt's claim when a handler that outlived its lease fails", async () => {
+    let t = 0;
+    const store = makeStore({ leaseMs: 1000, now: () => t });
+    // Two instances sharing the store, and a third that arrives later.
+    const [a, b, c] = [1, 2, 3].map(() => createOnceRunner({ store, maxWaitMs: 30, pollMs: 5 }));
+    const slow = gate();
+    const first = a?.run("x", slow.handler);
+    t = 1001;
+    const takeover = gate();
+    const second = b?.run("x", takeover.handler);
+    slow.fail(new Error("gave up"));
+    await expect(first).rejects.toBeInstanceOf(HandlerFailedError);
+    // Still held by the second attempt: a third copy must wait, not run the handler again.
+    let ran = false;
+    await expect(
+      c?.run("x", () => {
+        ran = true;
+      }),
+    ).rejects.toBeInstanceOf(DeliveryInProgressError);
+    expect(ran).toBe(false);
+    takeover.open();
+    expect(await second).toBe("handled");
+    expect(await c?.run("x", () => {})).toBe("duplicate");
+  });
+
+  it("answers 500 (retry later) when the store is full of ids too young to forget", async () => {
+    const runner = createOnceRunner({ store: makeStore({ maxEntries: 1 }) });
+    expect(await runner.run("a", async () => {})).toBe("handled");
+    const error = await runner.run("b", async () => {}).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InternalReceiverError);
+    expect((error as InternalReceiverError).cause).toBeInstanceOf(DedupStoreFullError);
   });
 });

@@ -1,14 +1,18 @@
+import { randomUUID } from "node:crypto";
 import type { DedupStore } from "./dedup-store.js";
 import { DeliveryInProgressError } from "./errors/delivery-in-progress-error.js";
 import { HandlerFailedError } from "./errors/handler-failed-error.js";
 import { InternalReceiverError } from "./errors/internal-receiver-error.js";
 import { SYNC_DEDUP_STORE, type SyncDedupStore } from "./sync-dedup-store.js";
 
+/** Claim tokens for in-process stores: unique in the process, shared by every runner in it. */
+let lastSyncClaim = 0;
+
 export interface OnceRunnerOptions {
   store: DedupStore;
   /**
-   * Longest wait for another instance's copy of the same id before answering 500 (retry later).
-   * Default 10 s: under the sender's 15 s answer timeout.
+   * Longest wait for another copy of the same id (in this process or on another instance) before
+   * answering 500 (retry later). Default 10 s: under the sender's 15 s answer timeout.
    */
   maxWaitMs?: number;
   /** Pause between asking the store again while another instance holds the id. Default 50 ms. */
@@ -19,7 +23,8 @@ export type OnceOutcome = "handled" | "duplicate";
 
 /**
  * Runs a handler at most once per webhook id. Copies racing in this process await the first one's
- * promise; copies racing on other instances poll the shared store with a bounded wait.
+ * promise; copies racing on other instances poll the shared store; both wait at most `maxWaitMs`.
+ * Each attempt claims with a token of its own, so its `release` cannot free another's claim.
  * Throws `HandlerFailedError`, `DeliveryInProgressError` or `InternalReceiverError` (all 500).
  */
 export function createOnceRunner(options: OnceRunnerOptions) {
@@ -28,9 +33,9 @@ export function createOnceRunner(options: OnceRunnerOptions) {
   const pollMs = options.pollMs ?? 50;
   const inFlight = new Map<string, Promise<OnceOutcome>>();
 
-  const claim = async (id: string) => {
+  const claim = async (id: string, token: string) => {
     try {
-      return await store.claim(id);
+      return await store.claim(id, token);
     } catch (error) {
       throw new InternalReceiverError(error);
     }
@@ -38,11 +43,12 @@ export function createOnceRunner(options: OnceRunnerOptions) {
 
   const attempt = async (id: string, handler: () => void | Promise<void>): Promise<OnceOutcome> => {
     const deadline = Date.now() + maxWaitMs;
-    let state = await claim(id);
+    const token = randomUUID();
+    let state = await claim(id, token);
     while (state === "in-progress") {
       if (Date.now() >= deadline) throw new DeliveryInProgressError();
       await new Promise((resolve) => setTimeout(resolve, pollMs));
-      state = await claim(id);
+      state = await claim(id, token);
     }
     if (state === "completed") return "duplicate";
     try {
@@ -50,16 +56,36 @@ export function createOnceRunner(options: OnceRunnerOptions) {
     } catch (error) {
       // Released so that the sender's retry runs the handler again; if even that fails the
       // claim's lease runs out and frees the id.
-      await store.release(id).catch(() => undefined);
+      await store.release(id, token).catch(() => undefined);
       throw new HandlerFailedError(error);
     }
     try {
-      await store.complete(id);
+      await store.complete(id, token);
     } catch (error) {
       throw new InternalReceiverError(error);
     }
     return "handled";
   };
+
+  /**
+   * A copy of an id this process is already handling: "duplicate" once the first copy succeeds; a
+   * retry-later error if it fails, or if it is still running after `maxWaitMs` (a handler that hangs
+   * must not hold every copy's request, and the sender's retry will find the id completed or free).
+   */
+  const waitForCopy = (running: Promise<OnceOutcome>) =>
+    new Promise<OnceOutcome>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new DeliveryInProgressError()), maxWaitMs);
+      running.then(
+        () => {
+          clearTimeout(timer);
+          resolve("duplicate");
+        },
+        () => {
+          clearTimeout(timer);
+          reject(new DeliveryInProgressError());
+        },
+      );
+    });
 
   const sync = (store as { [SYNC_DEDUP_STORE]?: SyncDedupStore })[SYNC_DEDUP_STORE];
 
@@ -74,8 +100,9 @@ export function createOnceRunner(options: OnceRunnerOptions) {
     syncStore: SyncDedupStore,
   ): OnceOutcome | Promise<OnceOutcome> | undefined => {
     let state: ReturnType<SyncDedupStore["claim"]>;
+    const token = ++lastSyncClaim;
     try {
-      state = syncStore.claim(id);
+      state = syncStore.claim(id, token);
     } catch (error) {
       throw new InternalReceiverError(error);
     }
@@ -83,7 +110,7 @@ export function createOnceRunner(options: OnceRunnerOptions) {
     if (state === "in-progress") return undefined;
     const failed = (error: unknown): never => {
       try {
-        syncStore.release(id);
+        syncStore.release(id, token);
       } catch {
         // The claim's lease runs out and frees the id.
       }
@@ -91,7 +118,7 @@ export function createOnceRunner(options: OnceRunnerOptions) {
     };
     const completed = (): OnceOutcome => {
       try {
-        syncStore.complete(id);
+        syncStore.complete(id, token);
       } catch (error) {
         throw new InternalReceiverError(error);
       }
@@ -112,14 +139,7 @@ export function createOnceRunner(options: OnceRunnerOptions) {
   return {
     async run(id: string, handler: () => void | Promise<void>): Promise<OnceOutcome> {
       const running = inFlight.get(id);
-      if (running !== undefined) {
-        try {
-          await running;
-        } catch {
-          throw new DeliveryInProgressError();
-        }
-        return "duplicate";
-      }
+      if (running !== undefined) return waitForCopy(running);
       if (sync !== undefined) {
         const outcome = attemptSync(id, handler, sync);
         // Settled already: nothing can have raced it within this process.

@@ -3,6 +3,7 @@ import {
   DELIVERY_TIMEOUT_MS,
   type Delivery,
   type NewPlant,
+  TIMESTAMP_TOLERANCE_SECONDS,
   WEBHOOK_ID_HEADER,
   WEBHOOK_SIGNATURE_HEADER,
   WEBHOOK_TIMESTAMP_HEADER,
@@ -24,12 +25,15 @@ import { WebhookError } from "./webhook-error.js";
 export interface ReceiverOptions extends VerifierOptions {
   /** Route path. Default `/plant/webhook`. */
   path?: string;
-  /** Where handled webhook ids are remembered. Default: in memory (one process only). */
+  /**
+   * Where handled webhook ids are remembered. Default: in memory (one process only), keeping every id
+   * for at least twice `toleranceSeconds` (while it could be replayed) even when full.
+   */
   dedupStore?: DedupStore;
   /** Runs once per webhook id. Throwing answers 500, so the sender retries. */
   onNewPlant: (plant: NewPlant, delivery: Delivery) => void | Promise<void>;
   logger?: ReceiverLogger;
-  /** Bounded wait for a copy of the same id handled by another instance. Default 10 000 ms. */
+  /** Bounded wait for a copy of the same id handled by this or another instance. Default 10 000 ms. */
   maxWaitMs?: number;
   /**
    * Longest time to receive the body once the headers are in; a slower client gets 408 and its
@@ -66,7 +70,11 @@ export function createPlantWebhookRouter(options: ReceiverOptions): RouterInstan
     );
   }
   const once = createOnceRunner({
-    store: options.dedupStore ?? createMemoryDedupStore(),
+    store:
+      options.dedupStore ??
+      createMemoryDedupStore({
+        minRetentionMs: 2 * (options.toleranceSeconds ?? TIMESTAMP_TOLERANCE_SECONDS) * 1000,
+      }),
     ...(options.maxWaitMs === undefined ? {} : { maxWaitMs: options.maxWaitMs }),
   });
 

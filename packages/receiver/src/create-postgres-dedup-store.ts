@@ -39,8 +39,11 @@ export function createPostgresDedupStore(options: PostgresDedupStoreOptions): De
       await client.query(`CREATE TABLE IF NOT EXISTS ${table} (
         id TEXT PRIMARY KEY,
         state TEXT NOT NULL CHECK (state IN ('pending', 'done')),
-        at BIGINT NOT NULL
+        at BIGINT NOT NULL,
+        claim_token TEXT
       )`);
+      // Tables made before claims had owners.
+      await client.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS claim_token TEXT`);
       await client.query(`CREATE INDEX IF NOT EXISTS ${table}_at ON ${table} (at)`);
       await client.query("COMMIT");
     } catch (error) {
@@ -59,18 +62,18 @@ export function createPostgresDedupStore(options: PostgresDedupStoreOptions): De
   };
 
   return {
-    async claim(id) {
+    async claim(id, token) {
       await whenReady();
       const t = now();
       if (++claims % 1000 === 1) {
         await pool.query(`DELETE FROM ${table} WHERE state = 'done' AND at < $1`, [t - ttlMs]);
       }
       const claimed = await pool.query(
-        `INSERT INTO ${table} AS d (id, state, at) VALUES ($1, 'pending', $2)
-         ON CONFLICT (id) DO UPDATE SET state = 'pending', at = $2
+        `INSERT INTO ${table} AS d (id, state, at, claim_token) VALUES ($1, 'pending', $2, $5)
+         ON CONFLICT (id) DO UPDATE SET state = 'pending', at = $2, claim_token = $5
          WHERE (d.state = 'pending' AND d.at < $3) OR (d.state = 'done' AND d.at < $4)
          RETURNING id`,
-        [id, t, t - leaseMs, t - ttlMs],
+        [id, t, t - leaseMs, t - ttlMs, token ?? null],
       );
       if (claimed.rowCount === 1) return "claimed";
       const row = await pool.query<{ state: string }>(`SELECT state FROM ${table} WHERE id = $1`, [id]);
@@ -80,11 +83,21 @@ export function createPostgresDedupStore(options: PostgresDedupStoreOptions): De
     },
     async complete(id) {
       await whenReady();
-      await pool.query(`UPDATE ${table} SET state = 'done', at = $2 WHERE id = $1`, [id, now()]);
+      // An upsert rather than an UPDATE, and whoever holds the claim: should the claim's row be gone
+      // (deleted, or never stored) or taken over by another instance, the handled id is still remembered.
+      await pool.query(
+        `INSERT INTO ${table} (id, state, at, claim_token) VALUES ($1, 'done', $2, NULL)
+         ON CONFLICT (id) DO UPDATE SET state = 'done', at = EXCLUDED.at, claim_token = NULL`,
+        [id, now()],
+      );
     },
-    async release(id) {
+    async release(id, token) {
       await whenReady();
-      await pool.query(`DELETE FROM ${table} WHERE id = $1 AND state = 'pending'`, [id]);
+      // Only the caller's own claim: after its lease ran out another instance may hold the id.
+      await pool.query(
+        `DELETE FROM ${table} WHERE id = $1 AND state = 'pending' AND ($2::text IS NULL OR claim_token = $2)`,
+        [id, token ?? null],
+      );
     },
     async close() {
       if (owned) await pool.end();

@@ -18,6 +18,7 @@ export {
   type DedupStore,
   type DedupStoreOptions,
 } from "./dedup-store.js";
+export { DedupStoreFullError } from "./errors/dedup-store-full-error.js";
 export { DeliveryInProgressError } from "./errors/delivery-in-progress-error.js";
 export { HandlerFailedError } from "./errors/handler-failed-error.js";
 export { InternalReceiverError } from "./errors/internal-receiver-error.js";

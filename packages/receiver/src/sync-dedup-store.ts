@@ -7,8 +7,14 @@ import type { ClaimResult } from "./dedup-store.js";
  */
 export const SYNC_DEDUP_STORE: unique symbol = Symbol("plant-store.sync-dedup-store");
 
+/**
+ * The once runner's synchronous twins take a process-wide counter as the claim token: unique within
+ * the process, which is all an in-process store spans, and free to make.
+ */
+export type SyncClaimToken = string | number;
+
 export interface SyncDedupStore {
-  claim(webhookId: string): ClaimResult;
-  complete(webhookId: string): void;
-  release(webhookId: string): void;
+  claim(webhookId: string, claimToken?: SyncClaimToken): ClaimResult;
+  complete(webhookId: string, claimToken?: SyncClaimToken): void;
+  release(webhookId: string, claimToken?: SyncClaimToken): void;
 }

@@ -89,4 +89,61 @@ describe("PostgreSQL de-duplication across instances", () => {
       await pool.end();
     }
   });
+
+  it("lets only the claim's owner release it once another instance has taken it over after the lease", async () => {
+    let t = 1_000_000;
+    const options = { pool: url, table: "owners_dedup", leaseMs: 100, now: () => t };
+    const [a, b] = [createPostgresDedupStore(options), createPostgresDedupStore(options)];
+    try {
+      expect(await a.claim("x", "token-a")).toBe("claimed");
+      t += 101;
+      expect(await b.claim("x", "token-b")).toBe("claimed");
+      // A's handler finally fails: its release must leave B's claim alone.
+      await a.release("x", "token-a");
+      expect(await a.claim("x", "token-c")).toBe("in-progress");
+      await b.release("x", "token-b");
+      expect(await a.claim("x", "token-c")).toBe("claimed");
+      // A late success is remembered whoever holds the claim, and a later release cannot undo it.
+      await b.complete("x", "token-b");
+      await a.release("x", "token-c");
+      expect(await a.claim("x", "token-d")).toBe("completed");
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it("remembers a completed id whose claim row is gone", async () => {
+    const pool = new pg.Pool({ connectionString: url });
+    const store = createPostgresDedupStore({ pool, table: "gone_dedup" });
+    try {
+      expect(await store.claim("x", "token-a")).toBe("claimed");
+      await pool.query("DELETE FROM gone_dedup");
+      await store.complete("x", "token-a");
+      expect(await store.claim("x", "token-b")).toBe("completed");
+    } finally {
+      await store.close();
+      await pool.end();
+    }
+  });
+
+  it("adds the owner column to a table made before claims had owners, keeping its ids", async () => {
+    const pool = new pg.Pool({ connectionString: url });
+    await pool.query(`CREATE TABLE old_dedup (
+      id TEXT PRIMARY KEY,
+      state TEXT NOT NULL CHECK (state IN ('pending', 'done')),
+      at BIGINT NOT NULL
+    )`);
+    await pool.query("INSERT INTO old_dedup (id, state, at) VALUES ('handled', 'done', $1)", [Date.now()]);
+    const store = createPostgresDedupStore({ pool, table: "old_dedup" });
+    try {
+      expect(await store.claim("handled", "token-a")).toBe("completed");
+      expect(await store.claim("new", "token-a")).toBe("claimed");
+      await store.release("new", "token-b");
+      expect(await store.claim("new", "token-b")).toBe("in-progress");
+    } finally {
+      await store.close();
+      await pool.end();
+    }
+  });
 });

@@ -96,4 +96,56 @@ describe("SQLite de-duplication", () => {
     expect(await store.claim("during")).toBe("claimed");
     await store.close();
   });
+
+  it("lets only the claim's owner release it once another instance has taken it over after the lease", async () => {
+    let t = 1_000_000;
+    const file = join(dir, "owners.db");
+    // Two instances on one file, each with its own connection.
+    const a = createSqliteDedupStore({ database: file, leaseMs: 100, now: () => t });
+    const b = createSqliteDedupStore({ database: file, leaseMs: 100, now: () => t });
+    expect(await a.claim("x", "token-a")).toBe("claimed");
+    t += 101;
+    expect(await b.claim("x", "token-b")).toBe("claimed");
+    // A's handler finally fails: its release must leave B's claim alone.
+    await a.release("x", "token-a");
+    expect(await a.claim("x", "token-c")).toBe("in-progress");
+    await b.release("x", "token-b");
+    expect(await a.claim("x", "token-c")).toBe("claimed");
+    // A late success is remembered whoever holds the claim, and a later release cannot undo it.
+    await b.complete("x", "token-b");
+    await a.release("x", "token-c");
+    expect(await a.claim("x", "token-d")).toBe("completed");
+    await a.close();
+    await b.close();
+  });
+
+  it("remembers a completed id whose claim row is gone", async () => {
+    const db = new Database(join(dir, "gone.db"));
+    const store = createSqliteDedupStore({ database: db });
+    expect(await store.claim("x", "token-a")).toBe("claimed");
+    db.prepare("DELETE FROM plant_webhook_dedup").run();
+    await store.complete("x", "token-a");
+    expect(await store.claim("x", "token-b")).toBe("completed");
+    db.close();
+  });
+
+  it("adds the owner column to a table made before claims had owners, keeping its ids", async () => {
+    const file = join(dir, "old-schema.db");
+    const db = new Database(file);
+    db.exec(`CREATE TABLE plant_webhook_dedup (
+      id TEXT PRIMARY KEY,
+      state TEXT NOT NULL CHECK (state IN ('pending', 'done')),
+      at INTEGER NOT NULL
+    )`);
+    db.prepare("INSERT INTO plant_webhook_dedup (id, state, at) VALUES ('handled', 'done', ?)").run(
+      Date.now(),
+    );
+    db.close();
+    const store = createSqliteDedupStore({ database: file });
+    expect(await store.claim("handled", "token-a")).toBe("completed");
+    expect(await store.claim("new", "token-a")).toBe("claimed");
+    await store.release("new", "token-b");
+    expect(await store.claim("new", "token-b")).toBe("in-progress");
+    await store.close();
+  });
 });
