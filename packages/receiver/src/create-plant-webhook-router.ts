@@ -50,6 +50,13 @@ export interface PlantWebhookOutcome {
   webhookId?: string;
 }
 
+/** Whether the request announced a body (one that is still to come, when nothing has read it). */
+function hasBody(ctx: Context): boolean {
+  const { headers } = ctx.req;
+  const length = headers["content-length"];
+  return headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
+}
+
 const silent: ReceiverLogger = { info() {}, warn() {}, error() {} };
 const JSON_TYPE = "application/json; charset=utf-8";
 const RECEIVED_BODY = JSON.stringify({ received: true, duplicate: false });
@@ -78,9 +85,12 @@ export function createPlantWebhookRouter(options: ReceiverOptions): RouterInstan
     ...(options.maxWaitMs === undefined ? {} : { maxWaitMs: options.maxWaitMs }),
   });
 
-  const answer = (ctx: Context, error: WebhookError, webhookId?: string) => {
+  const answer = (ctx: Context, error: WebhookError, bodyUnread: boolean, webhookId?: string) => {
     ctx.status = error.status;
     ctx.set(error.headers);
+    // Refused before its body was read: keeping the connection alive would make Node read the whole
+    // body (whatever its size) to reach the next request. Closing it stops reading at once.
+    if (bodyUnread && hasBody(ctx)) ctx.set("Connection", "close");
     ctx.body = error.toJSON();
     const outcome: PlantWebhookOutcome = {
       outcome: error.status >= 500 ? "failed" : "rejected",
@@ -111,6 +121,7 @@ export function createPlantWebhookRouter(options: ReceiverOptions): RouterInstan
 
   const handle = async (ctx: Context): Promise<void> => {
     let webhookId: string | undefined;
+    let bodyUnread = true;
     try {
       // Every copy of each header, as sent (what `req.headersDistinct` holds), not `ctx.headers`:
       // Node joins a repeated custom header into one comma-separated string (and keeps only the
@@ -124,6 +135,7 @@ export function createPlantWebhookRouter(options: ReceiverOptions): RouterInstan
         timeoutMs: bodyTimeoutMs,
         contentLength: Array.isArray(length) ? length[0] : length,
       });
+      bodyUnread = false;
       const { plant, delivery } = steps.checkBody(raw, headers);
       webhookId = delivery.webhookId;
       const outcome = await once.run(webhookId, () => options.onNewPlant(plant, delivery));
@@ -140,14 +152,19 @@ export function createPlantWebhookRouter(options: ReceiverOptions): RouterInstan
       // One line per delivery only when asked for: at info level it would be most of the cost.
       logger.debug?.({ webhookId, duplicate }, "plant webhook received");
     } catch (error) {
-      answer(ctx, error instanceof WebhookError ? error : new InternalReceiverError(error), webhookId);
+      answer(
+        ctx,
+        error instanceof WebhookError ? error : new InternalReceiverError(error),
+        bodyUnread,
+        webhookId,
+      );
     }
   };
 
   const router = new Router();
   router.post(path, handle);
   router.all(path, (ctx) => {
-    answer(ctx, new MethodNotAllowedError(ctx.method));
+    answer(ctx, new MethodNotAllowedError(ctx.method), true);
   });
   addFastRoute(router, "POST", path, handle);
   return router;
