@@ -10,6 +10,7 @@ import {
   packPublishedPackages,
   publishedPackages,
   run,
+  workspaceRoot,
 } from "./fixtures/published-packages.js";
 
 // What a stranger installs is the tarball, so every check here reads the packed tarball,
@@ -55,7 +56,7 @@ async function unpack(
   return { dir: join(dir, "package"), manifest, files };
 }
 
-describe.each(publishedPackages.map((p) => [p.name]))("%s as packed", (name) => {
+describe.each(publishedPackages.map((p) => [p.name, p.dir]))("%s as packed", (name, dir) => {
   it("passes publint in strict mode (warnings count as errors)", async () => {
     const tarball = await readFile(tarballs[name]);
     const { messages, pkg } = await publint({
@@ -107,6 +108,23 @@ describe.each(publishedPackages.map((p) => [p.name]))("%s as packed", (name) => 
       if (typeof target === "string") continue;
       expect(Object.keys(target as object)[0], `exports["${subpath}"] must list "types" first`).toBe("types");
     }
+  });
+
+  it("ships the MIT LICENSE, the same text as the repository's", async () => {
+    const { dir: unpacked, files } = await unpack(name);
+    expect(files).toContain("LICENSE");
+    const license = await readFile(join(unpacked, "LICENSE"), "utf8");
+    expect(license).toMatch(/^MIT License\n/);
+    expect(license).toBe(await readFile(join(workspaceRoot, "LICENSE"), "utf8"));
+  });
+
+  it("points repository.directory at its own folder, in the one repository every package names", async () => {
+    const { manifest } = await unpack(name);
+    expect(manifest.repository?.directory).toBe(dir);
+    const root = JSON.parse(
+      await readFile(join(workspaceRoot, "spec", "package.json"), "utf8"),
+    ) as PackedManifest;
+    expect(manifest.repository?.url).toBe(root.repository?.url);
   });
 
   it("depends on published versions only (no workspace: ranges, no private workspace packages)", async () => {
