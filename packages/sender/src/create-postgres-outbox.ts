@@ -1,7 +1,14 @@
 import { EventEmitter } from "node:events";
 import pg from "pg";
+import { failingReason } from "./failing-reason.js";
 import { newWebhookId } from "./new-webhook-id.js";
-import { type ClaimedDelivery, type DeliveryStatus, OUTBOX_NOTIFY_CHANNEL, type Outbox } from "./outbox.js";
+import {
+  type ClaimedDelivery,
+  type DeliveryStatus,
+  OUTBOX_NOTIFY_CHANNEL,
+  type Outbox,
+  type RecordedAttempt,
+} from "./outbox.js";
 import { EndpointNotFoundError } from "./outbox-errors.js";
 import {
   type AttemptRow,
@@ -14,7 +21,7 @@ import {
   toPlant,
 } from "./outbox-rows.js";
 import { plantBody } from "./plant-body.js";
-import { POSTGRES_SCHEMA, POSTGRES_SCHEMA_OBJECTS } from "./postgres-schema.js";
+import { POSTGRES_SCHEMA, POSTGRES_SCHEMA_COLUMNS, POSTGRES_SCHEMA_OBJECTS } from "./postgres-schema.js";
 
 const STATUS_AFTER: Record<string, DeliveryStatus> = {
   delivered: "delivered",
@@ -29,6 +36,14 @@ const MIGRATION_LOCK = 0x706c616e;
 const DEADLOCK_DETECTED = "40P01";
 
 /**
+ * The database's clock in Unix ms, fixed for one statement. Every time the store compares or stores
+ * (leases, due times, failing periods) comes from it, so workers on machines whose clocks disagree still
+ * agree on when a lease ends: with each process's own clock, a machine running ahead would take over
+ * leases early and attempt a delivery another worker is still sending.
+ */
+const NOW_MS = "(extract(epoch FROM statement_timestamp()) * 1000)::bigint";
+
+/**
  * Creates what is missing of the schema. `CREATE INDEX IF NOT EXISTS` takes a SHARE lock on its
  * table even when the index exists, which deadlocks against a running process's attempt (it holds
  * ROW EXCLUSIVE on `attempts` and then upgrades on `deliveries`). So a schema that is complete is
@@ -39,8 +54,11 @@ async function createSchema(
 ): Promise<void> {
   const complete = async (client: pg.PoolClient) => {
     const found = await client.query<{ missing: number }>(
-      "SELECT count(*)::int AS missing FROM unnest($1::text[]) AS name WHERE to_regclass(name) IS NULL",
-      [POSTGRES_SCHEMA_OBJECTS],
+      `SELECT (SELECT count(*)::int FROM unnest($1::text[]) AS name WHERE to_regclass(name) IS NULL)
+            + (SELECT count(*)::int FROM unnest($2::text[]) AS qualified WHERE NOT EXISTS (
+                SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass(split_part(qualified, '.', 1))
+                  AND attname = split_part(qualified, '.', 2) AND NOT attisdropped)) AS missing`,
+      [POSTGRES_SCHEMA_OBJECTS, POSTGRES_SCHEMA_COLUMNS],
     );
     return found.rows[0]?.missing === 0;
   };
@@ -136,14 +154,15 @@ export async function createPostgresOutbox(
   return {
     async addPlant(input) {
       return tx(async (client) => {
-        const now = Date.now();
         const webhookId = newWebhookId();
         const tag = input.tag ?? null;
-        const inserted = await client.query<{ id: string }>(
-          "INSERT INTO plants (name, tag, webhook_id, body, created_at) VALUES ($1, $2, $3, '', $4) RETURNING id",
-          [input.name, tag, webhookId, now],
+        const inserted = await client.query<{ id: string; created_at: string }>(
+          `INSERT INTO plants (name, tag, webhook_id, body, created_at) VALUES ($1, $2, $3, '', ${NOW_MS})
+           RETURNING id, created_at`,
+          [input.name, tag, webhookId],
         );
         const id = Number(inserted.rows[0]?.id);
+        const now = Number(inserted.rows[0]?.created_at);
         const plant = await client.query<PlantRow>("UPDATE plants SET body = $1 WHERE id = $2 RETURNING *", [
           plantBody({ id, name: input.name, tag }),
           id,
@@ -165,8 +184,8 @@ export async function createPostgresOutbox(
     },
     async addEndpoint(input) {
       const row = await one<EndpointRow>(
-        "INSERT INTO endpoints (url, token, secrets, created_at) VALUES ($1, $2, $3, $4) RETURNING *",
-        [input.url, input.token, JSON.stringify(input.secrets), Date.now()],
+        `INSERT INTO endpoints (url, token, secrets, created_at) VALUES ($1, $2, $3, ${NOW_MS}) RETURNING *`,
+        [input.url, input.token, JSON.stringify(input.secrets)],
       );
       return toEndpoint(row as EndpointRow);
     },
@@ -206,7 +225,6 @@ export async function createPostgresOutbox(
     },
     async claimDue(workerId, limit, leaseMs, claimOptions = {}) {
       if (limit <= 0) return [];
-      const now = Date.now();
       const perEndpoint = claimOptions.perEndpointLimit ?? limit;
       const excluded = [...(claimOptions.excludeEndpointIds ?? [])];
       // Candidates are picked without locks by walking the (endpoint_id, status, next_attempt_at)
@@ -216,21 +234,21 @@ export async function createPostgresOutbox(
         `WITH candidates AS (
            SELECT due.id FROM endpoints e CROSS JOIN LATERAL (
              SELECT d.id, d.next_attempt_at FROM deliveries d
-             WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= $1
-               AND (d.lease_until IS NULL OR d.lease_until <= $1)
-             ORDER BY d.next_attempt_at, d.id LIMIT $3
+             WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= ${NOW_MS}
+               AND (d.lease_until IS NULL OR d.lease_until <= ${NOW_MS})
+             ORDER BY d.next_attempt_at, d.id LIMIT $2
            ) due
-           WHERE e.status = 'active' AND NOT (e.id = ANY($2::bigint[]))
-           ORDER BY due.next_attempt_at, due.id LIMIT $4
+           WHERE e.status = 'active' AND NOT (e.id = ANY($1::bigint[]))
+           ORDER BY due.next_attempt_at, due.id LIMIT $3
          ), locked AS (
            SELECT d.id FROM deliveries d
            WHERE d.id IN (SELECT id FROM candidates) AND d.status = 'pending'
-             AND (d.lease_until IS NULL OR d.lease_until <= $1)
+             AND (d.lease_until IS NULL OR d.lease_until <= ${NOW_MS})
            FOR UPDATE SKIP LOCKED
          )
-         UPDATE deliveries d SET lease_owner = $5, lease_until = $6
+         UPDATE deliveries d SET lease_owner = $4, lease_until = ${NOW_MS} + $5
          FROM locked WHERE d.id = locked.id RETURNING d.*`,
-        [now, excluded, perEndpoint, limit, workerId, now + leaseMs],
+        [excluded, perEndpoint, limit, workerId, leaseMs],
       );
       if (claimed.rows.length === 0) return [];
       const plantIds = claimed.rows.map((row) => Number(row.plant_id));
@@ -259,15 +277,58 @@ export async function createPostgresOutbox(
       return result.sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || a.id - b.id);
     },
     async recordAttempt(input) {
-      return tx(async (client) => {
+      return tx(async (client): Promise<RecordedAttempt> => {
         const row = (
           await client.query<DeliveryRow>("SELECT * FROM deliveries WHERE id = $1 FOR UPDATE", [
             input.deliveryId,
           ])
         ).rows[0];
-        if (!row) return false;
-        const held = row.lease_owner === input.workerId && row.status === "pending";
+        if (!row) return { held: false, outcome: input.outcome };
+        const held =
+          row.lease_owner === input.workerId &&
+          row.status === "pending" &&
+          (input.leaseUntil === undefined || Number(row.lease_until) === input.leaseUntil.getTime());
         const { attempt } = input;
+        const endpointId = Number(row.endpoint_id);
+        let outcome = input.outcome;
+        let disabledEndpoint: string | undefined;
+        // Only the lease holder speaks for the endpoint: a late result may predate what is stored.
+        if (held && input.endpointSucceeded) {
+          // Guarded: every worker's attempt touches one endpoint row, and an unconditional update
+          // would serialise them all on its row lock for nothing.
+          await client.query(
+            "UPDATE endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL",
+            [endpointId],
+          );
+        } else if (held) {
+          // The row as it stands under its lock decides: a success recorded by another worker since
+          // this delivery was claimed has cleared failing_since, and a failure after a longer gap than
+          // failureGapMs (no work for the endpoint) starts a new failing period.
+          const period = input.disableAfterMs;
+          const failing = (
+            await client.query<{ failing_since: string; last_failure_at: string; status: string }>(
+              `UPDATE endpoints SET
+                 failing_since = CASE WHEN failing_since IS NULL OR last_failure_at IS NULL
+                   OR last_failure_at < ${NOW_MS} - $2 THEN ${NOW_MS} ELSE failing_since END,
+                 last_failure_at = ${NOW_MS}
+               WHERE id = $1 RETURNING failing_since, last_failure_at, status`,
+              [endpointId, input.failureGapMs ?? period ?? Number.MAX_SAFE_INTEGER],
+            )
+          ).rows[0];
+          if (failing?.status === "active") {
+            const failingFor = Number(failing.last_failure_at) - Number(failing.failing_since);
+            disabledEndpoint =
+              input.disableEndpoint ??
+              (period !== undefined && failingFor >= period ? failingReason(failingFor) : undefined);
+            if (disabledEndpoint !== undefined) {
+              await client.query(
+                "UPDATE endpoints SET status = 'disabled', disabled_reason = $1 WHERE id = $2",
+                [disabledEndpoint, endpointId],
+              );
+              outcome = "disabled";
+            }
+          }
+        }
         await client.query(
           `INSERT INTO attempts (delivery_id, attempt, worker_id, started_at, duration_ms, status, error, response_body, outcome)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
@@ -280,46 +341,29 @@ export async function createPostgresOutbox(
             attempt.status,
             attempt.error,
             attempt.responseBody,
-            input.outcome,
+            outcome,
           ],
         );
         if (held) {
+          // The next attempt's time travels as a delay and lands on the database's clock.
+          const delayMs =
+            input.nextAttemptAt === undefined
+              ? null
+              : Math.max(0, input.nextAttemptAt.getTime() - Date.now());
           await client.query(
             `UPDATE deliveries SET status = $1, attempt_count = attempt_count + 1, round_attempts = round_attempts + 1,
-               next_attempt_at = $2, last_status = $3, last_error = $4, lease_owner = NULL, lease_until = NULL,
-               updated_at = $5
-             WHERE id = $6`,
-            [
-              STATUS_AFTER[input.outcome],
-              input.nextAttemptAt?.getTime() ?? Number(row.next_attempt_at),
-              attempt.status,
-              attempt.error,
-              Date.now(),
-              input.deliveryId,
-            ],
-          );
-        }
-        const endpointId = Number(row.endpoint_id);
-        if (input.endpointSucceeded) {
-          // Guarded: every worker's attempt touches one endpoint row, and an unconditional update
-          // would serialise them all on its row lock for nothing.
-          await client.query(
-            "UPDATE endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL",
-            [endpointId],
+               next_attempt_at = COALESCE(${NOW_MS} + $2::bigint, next_attempt_at), last_status = $3, last_error = $4,
+               lease_owner = NULL, lease_until = NULL, updated_at = ${NOW_MS}
+             WHERE id = $5`,
+            [STATUS_AFTER[outcome], delayMs, attempt.status, attempt.error, input.deliveryId],
           );
         } else {
-          await client.query(
-            "UPDATE endpoints SET failing_since = $1 WHERE id = $2 AND failing_since IS NULL",
-            [attempt.startedAt.getTime(), endpointId],
-          );
-        }
-        if (input.disableEndpoint !== undefined) {
-          await client.query("UPDATE endpoints SET status = 'disabled', disabled_reason = $1 WHERE id = $2", [
-            input.disableEndpoint,
-            endpointId,
+          // A late attempt keeps its own number, so the lease holder's next attempt never repeats it.
+          await client.query("UPDATE deliveries SET attempt_count = attempt_count + 1 WHERE id = $1", [
+            input.deliveryId,
           ]);
         }
-        return held;
+        return disabledEndpoint === undefined ? { held, outcome } : { held, outcome, disabledEndpoint };
       });
     },
     async release(deliveryId, workerId) {
@@ -349,11 +393,11 @@ export async function createPostgresOutbox(
       ).rows.map(toAttempt);
     },
     async retryDelivery(id) {
-      const now = Date.now();
       const row = await one<DeliveryRow>(
-        `UPDATE deliveries SET status = 'pending', round_attempts = 0, next_attempt_at = $1, updated_at = $1
-         WHERE id = $2 RETURNING *`,
-        [now, id],
+        `UPDATE deliveries SET status = 'pending', round_attempts = 0, next_attempt_at = ${NOW_MS},
+           updated_at = ${NOW_MS}
+         WHERE id = $1 RETURNING *`,
+        [id],
       );
       if (row) await pool.query(notifySql);
       return row ? toDelivery(row) : undefined;
@@ -362,13 +406,12 @@ export async function createPostgresOutbox(
       return tx(async (client) => {
         const endpoint = await client.query("SELECT id FROM endpoints WHERE id = $1", [endpointId]);
         if (endpoint.rowCount === 0) throw new EndpointNotFoundError(`No endpoint ${endpointId}`);
-        const now = Date.now();
         const result = await client.query(
           `INSERT INTO deliveries (plant_id, endpoint_id, webhook_id, status, next_attempt_at, created_at, updated_at)
-           SELECT id, $1, webhook_id, 'pending', $2, $2, $2 FROM plants WHERE created_at >= $3
+           SELECT id, $1, webhook_id, 'pending', ${NOW_MS}, ${NOW_MS}, ${NOW_MS} FROM plants WHERE created_at >= $2
            ON CONFLICT (webhook_id, endpoint_id) DO UPDATE SET
-             status = 'pending', round_attempts = 0, next_attempt_at = $2, updated_at = $2`,
-          [endpointId, now, since.getTime()],
+             status = 'pending', round_attempts = 0, next_attempt_at = ${NOW_MS}, updated_at = ${NOW_MS}`,
+          [endpointId, since.getTime()],
         );
         await client.query(notifySql);
         return result.rowCount ?? 0;

@@ -34,7 +34,7 @@ describe("createRetrySchedule", () => {
 describe("createRetryPolicy", () => {
   const policy = createRetryPolicy({ schedule: "0,10s,1m", jitter: 0 });
   const decide = (status: number | null, roundAttempts: number, extra: Partial<AttemptResult> = {}) =>
-    policy.decide({ result: result(status, extra), roundAttempts, endpointFailingSince: null, now });
+    policy.decide({ result: result(status, extra), roundAttempts, now });
 
   it("counts any 2xx as delivered", () => {
     for (const status of [200, 201, 204, 299]) expect(decide(status, 1).outcome).toBe("delivered");
@@ -64,21 +64,18 @@ describe("createRetryPolicy", () => {
     );
   });
 
-  it("disables an endpoint that has failed continuously for the configured period", () => {
+  it("leaves failing-for-too-long to the outbox: a failure is retried however long the endpoint has failed", () => {
     const strict = createRetryPolicy({ disableAfterMs: 60_000 });
-    const since = new Date(now.getTime() - 60_000);
-    const decision = strict.decide({
-      result: result(500),
-      roundAttempts: 1,
-      endpointFailingSince: since,
-      now,
-    });
-    expect(decision.outcome).toBe("disabled");
-    expect(decision.disableEndpoint).toMatch(/failing continuously/);
-    const young = new Date(now.getTime() - 59_000);
-    expect(
-      strict.decide({ result: result(500), roundAttempts: 1, endpointFailingSince: young, now }).outcome,
-    ).toBe("retrying");
+    const decision = strict.decide({ result: result(500), roundAttempts: 1, now });
+    expect(decision.outcome).toBe("retrying");
+    expect(decision.disableEndpoint).toBeUndefined();
+    expect(strict.disableAfterMs).toBe(60_000);
+  });
+
+  it("counts failures as one run while they are at most twice the longest possible wait apart", () => {
+    expect(createRetryPolicy().failureGapMs).toBe(2 * 36e6 * 1.2);
+    expect(createRetryPolicy({ schedule: "0,5s", jitter: 0 }).failureGapMs).toBe(2 * 3_600_000);
+    expect(createRetryPolicy({ schedule: "0,20ms", jitter: 0, maxRetryAfterMs: 10 }).failureGapMs).toBe(40);
   });
 
   it("keeps every jittered delay within ±20 % of the schedule", () => {

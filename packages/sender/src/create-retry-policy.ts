@@ -9,7 +9,10 @@ export interface RetryPolicyOptions {
   jitter?: number;
   /** Longest `Retry-After` honoured, in ms; default 1 hour. A receiver must not park deliveries for days. */
   maxRetryAfterMs?: number;
-  /** An endpoint failing without a single success for this long is disabled; default 5 days. */
+  /**
+   * An endpoint failing without a single success for this long is disabled; default 5 days. The outbox
+   * decides when it records a failed attempt, from the endpoint as stored then (see `failureGapMs`).
+   */
   disableAfterMs?: number;
   /** Source of randomness in [0, 1); default Math.random. */
   random?: () => number;
@@ -19,8 +22,6 @@ export interface RetryDecisionInput {
   result: AttemptResult;
   /** Attempts in the current round, this one included. */
   roundAttempts: number;
-  /** When the endpoint's current run of failures began (before this attempt), or null. */
-  endpointFailingSince: Date | null;
   now?: Date;
 }
 
@@ -28,6 +29,7 @@ export interface RetryDecision {
   outcome: AttemptOutcome;
   nextAttemptAt?: Date;
   endpointSucceeded: boolean;
+  /** 410 Gone. (Failing for too long is decided by the outbox when it records the attempt.) */
   disableEndpoint?: string;
 }
 
@@ -35,6 +37,12 @@ export interface RetryPolicy {
   readonly schedule: readonly number[];
   readonly maxRetryAfterMs: number;
   readonly disableAfterMs: number;
+  /**
+   * Failures further apart than this are not one continuous run: twice the longest wait the policy can
+   * put between two attempts (the last jittered delay, or `maxRetryAfterMs`). A longer silence means
+   * the endpoint had no work, so an old failure followed by an idle week does not count as a week failing.
+   */
+  readonly failureGapMs?: number;
   /** The delay before attempt `attempt` (1-based) of a round, jittered. */
   delayBefore(attempt: number): number;
   decide(input: RetryDecisionInput): RetryDecision;
@@ -46,7 +54,8 @@ export const DEFAULT_DISABLE_AFTER_MS = 5 * 86_400_000;
 /**
  * Turns an attempt's result into what happens next: 2xx delivered; 410 Gone disables the endpoint;
  * anything else is retried on the schedule (or after `Retry-After`, clamped) until the schedule
- * runs out, when the delivery is failed and kept for replay.
+ * runs out, when the delivery is failed and kept for replay. Whether the endpoint has been failing for
+ * `disableAfterMs` is left to the outbox, which sees every worker's results.
  */
 export function createRetryPolicy(options: RetryPolicyOptions = {}): RetryPolicy {
   const schedule = createRetrySchedule(options.schedule);
@@ -54,6 +63,7 @@ export function createRetryPolicy(options: RetryPolicyOptions = {}): RetryPolicy
   const maxRetryAfterMs = options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS;
   const disableAfterMs = options.disableAfterMs ?? DEFAULT_DISABLE_AFTER_MS;
   const random = options.random ?? Math.random;
+  const failureGapMs = 2 * Math.max(Math.max(...schedule) * (1 + jitter), maxRetryAfterMs);
 
   function delayBefore(attempt: number): number {
     const base = schedule[attempt - 1] ?? schedule[schedule.length - 1] ?? 0;
@@ -64,21 +74,14 @@ export function createRetryPolicy(options: RetryPolicyOptions = {}): RetryPolicy
     schedule,
     maxRetryAfterMs,
     disableAfterMs,
+    failureGapMs,
     delayBefore,
-    decide({ result, roundAttempts, endpointFailingSince, now = new Date() }) {
+    decide({ result, roundAttempts, now = new Date() }) {
       if (result.status !== null && result.status >= 200 && result.status < 300) {
         return { outcome: "delivered", endpointSucceeded: true };
       }
       if (result.status === 410) {
         return { outcome: "disabled", endpointSucceeded: false, disableEndpoint: "410 Gone" };
-      }
-      const failingFor = endpointFailingSince ? now.getTime() - endpointFailingSince.getTime() : 0;
-      if (failingFor >= disableAfterMs) {
-        return {
-          outcome: "disabled",
-          endpointSucceeded: false,
-          disableEndpoint: `failing continuously for ${Math.round(failingFor / 60_000)} min`,
-        };
       }
       if (roundAttempts >= schedule.length) return { outcome: "failed", endpointSucceeded: false };
       const delay =

@@ -1,7 +1,14 @@
 import { EventEmitter } from "node:events";
 import Database from "better-sqlite3";
+import { failingReason } from "./failing-reason.js";
 import { newWebhookId } from "./new-webhook-id.js";
-import type { ClaimedDelivery, DeliveryStatus, Outbox } from "./outbox.js";
+import type {
+  ClaimedDelivery,
+  DeliveryStatus,
+  Outbox,
+  RecordAttemptInput,
+  RecordedAttempt,
+} from "./outbox.js";
 import { EndpointNotFoundError } from "./outbox-errors.js";
 import {
   type AttemptRow,
@@ -14,7 +21,7 @@ import {
   toPlant,
 } from "./outbox-rows.js";
 import { plantBody } from "./plant-body.js";
-import { SQLITE_SCHEMA } from "./sqlite-schema.js";
+import { SQLITE_ADDED_COLUMNS, SQLITE_SCHEMA } from "./sqlite-schema.js";
 
 const STATUS_AFTER: Record<string, DeliveryStatus> = {
   delivered: "delivered",
@@ -34,6 +41,12 @@ export interface SqliteOutboxOptions {
    * transactions (a process crash cannot). `"FULL"`: every commit is synced before it returns.
    */
   synchronous?: "NORMAL" | "FULL";
+  /**
+   * While a worker listens (`onWork`), how often to look for commits by other processes (a CLI adding a
+   * plant), in ms; default 100. A look is one `PRAGMA data_version`, not a query; 0 turns it off, leaving
+   * such writes to the worker's poll.
+   */
+  watchIntervalMs?: number;
 }
 
 export function createSqliteOutbox(
@@ -47,8 +60,44 @@ export function createSqliteOutbox(
   db.pragma("foreign_keys = ON");
   db.pragma(`synchronous = ${options.synchronous === "FULL" ? "FULL" : "NORMAL"}`);
   db.exec(SQLITE_SCHEMA);
+  for (const [table, column, type] of SQLITE_ADDED_COLUMNS) {
+    const columns = db.prepare<[], { name: string }>(`PRAGMA table_info(${table})`).all();
+    if (!columns.some((existing) => existing.name === column))
+      db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`);
+  }
   const events = new EventEmitter();
   const notify = () => events.emit("work");
+
+  // SQLite has no NOTIFY: while someone listens for work, another process's commit (a CLI `plants add`)
+  // is noticed by PRAGMA data_version, which changes only when another connection commits. Reading it
+  // touches no table, so it can run far more often than a claim query.
+  const dataVersion = db.prepare<[], number>("PRAGMA data_version").pluck();
+  const watchIntervalMs = options.watchIntervalMs ?? 100;
+  let watcher: NodeJS.Timeout | undefined;
+  let seenVersion = 0;
+  function watch(): void {
+    if (watcher || watchIntervalMs <= 0) return;
+    seenVersion = dataVersion.get() as number;
+    watcher = setInterval(() => {
+      let version: number;
+      try {
+        version = dataVersion.get() as number;
+      } catch {
+        return; // a locked or closed file: the worker's own poll reports real trouble
+      }
+      if (version !== seenVersion) {
+        seenVersion = version;
+        notify();
+      }
+    }, watchIntervalMs);
+    watcher.unref();
+  }
+  function unwatch(): void {
+    if (watcher && events.listenerCount("work") === 0) {
+      clearInterval(watcher);
+      watcher = undefined;
+    }
+  }
 
   const getEndpointRow = db.prepare<[number], EndpointRow>("SELECT * FROM endpoints WHERE id = ?");
   const getDeliveryRow = db.prepare<[number], DeliveryRow>("SELECT * FROM deliveries WHERE id = ?");
@@ -124,22 +173,60 @@ export function createSqliteOutbox(
        next_attempt_at = ?, last_status = ?, last_error = ?, lease_owner = NULL, lease_until = NULL, updated_at = ?
      WHERE id = ?`,
   );
+  // A late attempt keeps its own number, so the lease holder's next attempt never repeats it.
+  const countLateAttempt = db.prepare("UPDATE deliveries SET attempt_count = attempt_count + 1 WHERE id = ?");
   // Guarded so that the common case (no change) writes nothing to the endpoint row.
   const endpointSucceeded = db.prepare(
     "UPDATE endpoints SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL",
   );
-  const endpointFailing = db.prepare(
-    "UPDATE endpoints SET failing_since = ? WHERE id = ? AND failing_since IS NULL",
+  // The failing run starts at the first failure after a success, or after a gap longer than `gap` (the
+  // endpoint had no work in between, so it was not failing continuously).
+  const endpointFailing = db.prepare<
+    [{ id: number; now: number; gap: number }],
+    { failing_since: number; status: string }
+  >(
+    `UPDATE endpoints SET
+       failing_since = CASE WHEN failing_since IS NULL OR last_failure_at IS NULL OR last_failure_at < @now - @gap
+         THEN @now ELSE failing_since END,
+       last_failure_at = @now
+     WHERE id = @id RETURNING failing_since, status`,
   );
   const disableEndpoint = db.prepare(
     "UPDATE endpoints SET status = 'disabled', disabled_reason = ? WHERE id = ?",
   );
 
-  const recordAttempt = db.transaction((input: Parameters<Outbox["recordAttempt"]>[0]) => {
+  const recordAttempt = db.transaction((input: RecordAttemptInput): RecordedAttempt => {
     const row = getDeliveryRow.get(input.deliveryId);
-    if (!row) return false;
-    const held = row.lease_owner === input.workerId && row.status === "pending";
+    if (!row) return { held: false, outcome: input.outcome };
+    const held =
+      row.lease_owner === input.workerId &&
+      row.status === "pending" &&
+      (input.leaseUntil === undefined || Number(row.lease_until) === input.leaseUntil.getTime());
     const { attempt } = input;
+    const now = Date.now();
+    const endpointId = Number(row.endpoint_id);
+    let outcome = input.outcome;
+    let disabledEndpoint: string | undefined;
+    // Only the lease holder speaks for the endpoint: a late result may predate what is stored.
+    if (held && input.endpointSucceeded) endpointSucceeded.run(endpointId);
+    else if (held) {
+      const period = input.disableAfterMs;
+      const failing = endpointFailing.get({
+        id: endpointId,
+        now,
+        gap: input.failureGapMs ?? period ?? Number.MAX_SAFE_INTEGER,
+      });
+      if (failing?.status === "active") {
+        const failingFor = now - Number(failing.failing_since);
+        disabledEndpoint =
+          input.disableEndpoint ??
+          (period !== undefined && failingFor >= period ? failingReason(failingFor) : undefined);
+        if (disabledEndpoint !== undefined) {
+          disableEndpoint.run(disabledEndpoint, endpointId);
+          outcome = "disabled";
+        }
+      }
+    }
     insertAttempt.run(
       input.deliveryId,
       Number(row.attempt_count) + 1,
@@ -149,26 +236,24 @@ export function createSqliteOutbox(
       attempt.status,
       attempt.error,
       attempt.responseBody,
-      input.outcome,
+      outcome,
     );
     if (held) {
       finishAttempt.run(
-        STATUS_AFTER[input.outcome],
+        STATUS_AFTER[outcome],
         input.nextAttemptAt?.getTime() ?? Number(row.next_attempt_at),
         attempt.status,
         attempt.error,
-        Date.now(),
+        now,
         input.deliveryId,
       );
+    } else {
+      countLateAttempt.run(input.deliveryId);
     }
-    const endpointId = Number(row.endpoint_id);
-    if (input.endpointSucceeded) endpointSucceeded.run(endpointId);
-    else endpointFailing.run(attempt.startedAt.getTime(), endpointId);
-    if (input.disableEndpoint !== undefined) disableEndpoint.run(input.disableEndpoint, endpointId);
-    return held;
+    return disabledEndpoint === undefined ? { held, outcome } : { held, outcome, disabledEndpoint };
   });
 
-  const recordAttempts = db.transaction((inputs: readonly Parameters<Outbox["recordAttempt"]>[0][]) =>
+  const recordAttempts = db.transaction((inputs: readonly RecordAttemptInput[]) =>
     inputs.map((input) => recordAttempt(input)),
   );
 
@@ -303,10 +388,15 @@ export function createSqliteOutbox(
     },
     onWork(listener) {
       events.on("work", listener);
-      return () => events.off("work", listener);
+      watch();
+      return () => {
+        events.off("work", listener);
+        unwatch();
+      };
     },
     async close() {
       events.removeAllListeners();
+      unwatch();
       if (owned) db.close();
     },
   };

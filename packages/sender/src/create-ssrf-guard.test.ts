@@ -60,4 +60,20 @@ describe("createSsrfGuard", () => {
     const guard = createSsrfGuard({ allowPrivateTargets: true });
     expect(await guard.check("http://127.0.0.1:8080/")).toEqual({ address: "127.0.0.1", family: 4 });
   });
+
+  it("gives up on a name that does not resolve in time with ERR_DNS_TIMEOUT", async () => {
+    const hanging = createSsrfGuard({ resolve: () => new Promise(() => undefined) });
+    const outcome = await Promise.race([
+      hanging.check("https://hooks.example/", { timeoutMs: 50 }).then(
+        () => "resolved",
+        (error: { code?: string }) => error.code,
+      ),
+      new Promise((resolve) => setTimeout(() => resolve("still waiting"), 5000)),
+    ]);
+    expect(outcome).toBe("ERR_DNS_TIMEOUT");
+    const byDefault = createSsrfGuard({ resolve: () => new Promise(() => undefined), lookupTimeoutMs: 50 });
+    await expect(byDefault.check("https://hooks.example/")).rejects.toMatchObject({
+      code: "ERR_DNS_TIMEOUT",
+    });
+  });
 });

@@ -1,5 +1,7 @@
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
+import { DELIVERY_TIMEOUT_MS } from "@plant-store/types";
+import { DnsTimeoutError } from "./dns-timeout-error.js";
 import { isPublicAddress } from "./is-public-address.js";
 import { SsrfBlockedError } from "./ssrf-blocked-error.js";
 
@@ -8,9 +10,17 @@ export interface ResolvedTarget {
   family: 4 | 6;
 }
 
+export interface SsrfCheckOptions {
+  /** Longest wait for the name to resolve, in ms; default the guard's `lookupTimeoutMs`. */
+  timeoutMs?: number;
+}
+
 export interface SsrfGuard {
-  /** Resolves the URL's host now and returns the address to connect to, or throws SsrfBlockedError. */
-  check(url: string): Promise<ResolvedTarget>;
+  /**
+   * Resolves the URL's host now and returns the address to connect to, or throws SsrfBlockedError
+   * (DnsTimeoutError when the name does not resolve in time).
+   */
+  check(url: string, options?: SsrfCheckOptions): Promise<ResolvedTarget>;
 }
 
 export interface SsrfGuardOptions {
@@ -18,6 +28,20 @@ export interface SsrfGuardOptions {
   allowPrivateTargets?: boolean;
   /** Name resolution; default `dns.lookup` with `all: true`. */
   resolve?: (hostname: string) => Promise<ResolvedTarget[]>;
+  /** Longest wait for a name to resolve, in ms, when `check` is not given one; default DELIVERY_TIMEOUT_MS (15 s). */
+  lookupTimeoutMs?: number;
+}
+
+// getaddrinfo cannot be cancelled: a lookup that outlives its time is abandoned, its answer ignored.
+function withTimeout<T>(work: Promise<T>, timeoutMs: number, host: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () => reject(new DnsTimeoutError(`${host} did not resolve within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+  });
+  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
 }
 
 async function resolveAll(hostname: string): Promise<ResolvedTarget[]> {
@@ -33,18 +57,21 @@ async function resolveAll(hostname: string): Promise<ResolvedTarget[]> {
  */
 export function createSsrfGuard(options: SsrfGuardOptions = {}): SsrfGuard {
   const resolve = options.resolve ?? resolveAll;
+  const lookupTimeoutMs = options.lookupTimeoutMs ?? DELIVERY_TIMEOUT_MS;
   return {
-    async check(url) {
+    async check(url, checkOptions = {}) {
       const { hostname, protocol } = new URL(url);
       if (protocol !== "http:" && protocol !== "https:") {
         throw new SsrfBlockedError(`Refusing a ${protocol} target: only http and https are delivered to`);
       }
       const host = hostname.replace(/^\[(.*)\]$/, "$1");
       const family = isIP(host);
-      // A resolution failure propagates with its own code (ENOTFOUND…): it is retried like any network error.
+      // A resolution failure propagates with its own code (ENOTFOUND…, ERR_DNS_TIMEOUT): it is retried like
+      // any network error. The wait is bounded, so a name whose DNS hangs cannot hold a worker slot (and
+      // its lease) past the attempt's time.
       const targets = family
         ? [{ address: host, family: family === 6 ? 6 : 4 } as const]
-        : await resolve(host);
+        : await withTimeout(resolve(host), checkOptions.timeoutMs ?? lookupTimeoutMs, host);
       const first = targets[0];
       if (!first) throw new SsrfBlockedError(`${host} resolved to no address`);
       if (!options.allowPrivateTargets) {

@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
+import { performance } from "node:perf_hooks";
 import type { AttemptEvent } from "./attempt-event.js";
 import type { AttemptResult } from "./attempt-result.js";
 import { createDeliveryClient, type DeliveryClient } from "./create-delivery-client.js";
 import { createRetryPolicy, type RetryPolicy } from "./create-retry-policy.js";
 import { createSsrfGuard, type SsrfGuard } from "./create-ssrf-guard.js";
 import { deliver } from "./deliver.js";
-import type { ClaimedDelivery, Outbox } from "./outbox.js";
+import type { ClaimedDelivery, Outbox, RecordAttemptInput, RecordedAttempt } from "./outbox.js";
 import type { SenderLogger } from "./sender-logger.js";
 import { signDelivery } from "./sign-delivery.js";
 
@@ -41,6 +42,9 @@ export interface Worker {
   /** Attempts in flight right now. */
   readonly inFlight: number;
 }
+
+// A name lookup slower than this takes its time out of the request's timeout, keeping the attempt within its budget.
+const SLOW_LOOKUP_MS = 100;
 
 function errorCode(error: unknown): string {
   const code = (error as { code?: unknown }).code;
@@ -82,17 +86,33 @@ export function createWorker(options: WorkerOptions): Worker {
 
   async function attemptOnce(delivery: ClaimedDelivery): Promise<AttemptResult> {
     const startedAt = new Date();
+    const start = performance.now();
     try {
-      const pinnedAddress = await guard.check(delivery.endpoint.url);
+      // The lookup shares the attempt's time: a name whose DNS hangs fails the attempt (ERR_DNS_TIMEOUT)
+      // instead of holding its slot and lease indefinitely.
+      const pinnedAddress = await guard.check(delivery.endpoint.url, { timeoutMs: client.timeoutMs });
+      const lookupMs = performance.now() - start;
       const headers = signDelivery({
         webhookId: delivery.webhookId,
         body: delivery.body,
         secrets: delivery.endpoint.secrets,
         token: delivery.endpoint.token,
       });
-      return await deliver(client, delivery.endpoint.url, { body: delivery.body, headers, pinnedAddress });
+      return await deliver(client, delivery.endpoint.url, {
+        body: delivery.body,
+        headers,
+        pinnedAddress,
+        // A lookup of a few ms is not worth a timer of our own; a slow one shortens the request.
+        ...(lookupMs >= SLOW_LOOKUP_MS ? { timeoutMs: client.timeoutMs - lookupMs } : {}),
+      });
     } catch (error) {
-      return { status: null, error: errorCode(error), startedAt, durationMs: 0, responseBody: "" };
+      return {
+        status: null,
+        error: errorCode(error),
+        startedAt,
+        durationMs: Math.round(performance.now() - start),
+        responseBody: "",
+      };
     }
   }
 
@@ -100,8 +120,8 @@ export function createWorker(options: WorkerOptions): Worker {
   // can (one commit instead of one each). Each attempt is still recorded in the same transaction that
   // moves its delivery on, and nobody hears "recorded" before the commit.
   type PendingRecord = {
-    input: Parameters<Outbox["recordAttempt"]>[0];
-    resolve: (held: boolean) => void;
+    input: RecordAttemptInput;
+    resolve: (recorded: RecordedAttempt) => void;
     reject: (error: unknown) => void;
   };
   let pendingRecords: PendingRecord[] = [];
@@ -116,7 +136,7 @@ export function createWorker(options: WorkerOptions): Worker {
     many(batch.map((item) => item.input)).then(
       (results) => {
         batch.forEach((item, index) => {
-          item.resolve(results[index] ?? false);
+          item.resolve(results[index] ?? { held: false, outcome: item.input.outcome });
         });
       },
       // One bad record must not sink the others: on any failure each is tried alone.
@@ -125,7 +145,7 @@ export function createWorker(options: WorkerOptions): Worker {
       },
     );
   }
-  function record(input: Parameters<Outbox["recordAttempt"]>[0]): Promise<boolean> {
+  function record(input: RecordAttemptInput): Promise<RecordedAttempt> {
     return new Promise((resolve, reject) => {
       pendingRecords.push({ input, resolve, reject });
       if (pendingRecords.length === 1) setImmediate(flushRecords);
@@ -135,7 +155,7 @@ export function createWorker(options: WorkerOptions): Worker {
   // A record that fails on a transient store error (deadlock, lock timeout, busy file) is retried
   // at once: it runs in one transaction, so a retry cannot record twice, and giving up leaves the
   // delivery stuck under its lease (a minute or more) before anyone may attempt it again.
-  async function recordWithRetry(input: Parameters<Outbox["recordAttempt"]>[0]): Promise<boolean> {
+  async function recordWithRetry(input: RecordAttemptInput): Promise<RecordedAttempt> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await record(input);
@@ -149,11 +169,7 @@ export function createWorker(options: WorkerOptions): Worker {
 
   async function run(delivery: ClaimedDelivery): Promise<void> {
     const result = await attemptOnce(delivery);
-    const decision = policy.decide({
-      result,
-      roundAttempts: delivery.roundAttempts + 1,
-      endpointFailingSince: delivery.endpoint.failingSince,
-    });
+    const decision = policy.decide({ result, roundAttempts: delivery.roundAttempts + 1 });
     const event: AttemptEvent = {
       deliveryId: delivery.id,
       webhookId: delivery.webhookId,
@@ -167,10 +183,12 @@ export function createWorker(options: WorkerOptions): Worker {
       queuedAt: delivery.createdAt.toISOString(),
     };
     if (decision.nextAttemptAt) event.nextAttemptAt = decision.nextAttemptAt.toISOString();
+    let disabledEndpoint: string | undefined;
     try {
-      const held = await recordWithRetry({
+      const recorded = await recordWithRetry({
         deliveryId: delivery.id,
         workerId,
+        leaseUntil: delivery.leaseUntil,
         attempt: {
           startedAt: result.startedAt,
           durationMs: result.durationMs,
@@ -182,19 +200,25 @@ export function createWorker(options: WorkerOptions): Worker {
         ...(decision.nextAttemptAt ? { nextAttemptAt: decision.nextAttemptAt } : {}),
         endpointSucceeded: decision.endpointSucceeded,
         ...(decision.disableEndpoint ? { disableEndpoint: decision.disableEndpoint } : {}),
+        disableAfterMs: policy.disableAfterMs,
+        failureGapMs: policy.failureGapMs ?? policy.disableAfterMs,
       });
-      if (!held) logger?.warn({ deliveryId: delivery.id }, "lease lost before the attempt was recorded");
+      if (!recorded.held)
+        logger?.warn({ deliveryId: delivery.id }, "lease lost before the attempt was recorded");
+      // The store may have disabled the endpoint on this failure (failing for too long): report what it stored.
+      if (recorded.outcome !== event.outcome) {
+        event.outcome = recorded.outcome;
+        delete event.nextAttemptAt;
+      }
+      disabledEndpoint = recorded.disabledEndpoint;
     } catch (error) {
       // The lease runs out and the delivery is attempted again: at least once, never lost.
       logger?.error({ deliveryId: delivery.id, err: error }, "could not record attempt");
     }
     // The worker id ties a log line to the lease owner and attempt rows in the database.
     logger?.info({ ...event, workerId }, "delivery attempt");
-    if (decision.disableEndpoint) {
-      logger?.warn(
-        { endpointId: delivery.endpointId, reason: decision.disableEndpoint },
-        "endpoint disabled",
-      );
+    if (disabledEndpoint) {
+      logger?.warn({ endpointId: delivery.endpointId, reason: disabledEndpoint }, "endpoint disabled");
     }
     options.onAttempt?.(event);
   }

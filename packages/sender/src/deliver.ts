@@ -10,6 +10,11 @@ export interface DeliveryMessage {
   headers: DeliveryHeaders;
   /** Connect to this address instead of resolving the host again (set by the SSRF guard). */
   pinnedAddress?: ResolvedTarget;
+  /**
+   * What is left of the attempt's time, in ms, when less than the client's timeout (a slow name lookup
+   * used the rest): the attempt ends with ETIMEDOUT after this long.
+   */
+  timeoutMs?: number;
 }
 
 type LookupCallback = (
@@ -51,8 +56,13 @@ export async function deliver(
   const startedAt = new Date();
   const start = performance.now();
   const elapsed = () => Math.round(performance.now() - start);
+  const budget = message.timeoutMs;
+  if (budget !== undefined && budget <= 0) {
+    return Promise.resolve({ status: null, error: "ETIMEDOUT", startedAt, durationMs: 0, responseBody: "" });
+  }
   return new Promise<AttemptResult>((resolve) => {
     let settled = false;
+    let deadline: NodeJS.Timeout | undefined;
     let status: number | null = null;
     let retryAfterMs: number | undefined;
     const chunks: Buffer[] = [];
@@ -60,6 +70,7 @@ export async function deliver(
     const finish = (error: string | null) => {
       if (settled) return;
       settled = true;
+      if (deadline) clearTimeout(deadline);
       const result: AttemptResult = {
         status: error === null ? status : null,
         error,
@@ -96,6 +107,13 @@ export async function deliver(
       }
     });
     stream.on("end", () => finish(null));
+    // Only when a slow lookup shortened the attempt: otherwise got's own timeout is the whole budget.
+    if (budget !== undefined && budget < client.timeoutMs) {
+      deadline = setTimeout(() => {
+        finish("ETIMEDOUT");
+        stream.destroy();
+      }, budget);
+    }
     stream.on("error", (error: unknown) => finish(status !== null ? null : errorCode(error)));
   });
 }

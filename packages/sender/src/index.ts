@@ -19,11 +19,13 @@ export { createRetrySchedule, DEFAULT_RETRY_SCHEDULE } from "./create-retry-sche
 export {
   createSsrfGuard,
   type ResolvedTarget,
+  type SsrfCheckOptions,
   type SsrfGuard,
   type SsrfGuardOptions,
 } from "./create-ssrf-guard.js";
 export { createWorker, type Worker, type WorkerOptions } from "./create-worker.js";
 export { type DeliveryMessage, deliver } from "./deliver.js";
+export { DnsTimeoutError } from "./dns-timeout-error.js";
 export { isPublicAddress } from "./is-public-address.js";
 export { newWebhookId } from "./new-webhook-id.js";
 export {
@@ -41,6 +43,7 @@ export {
   type Outbox,
   type PlantRecord,
   type RecordAttemptInput,
+  type RecordedAttempt,
 } from "./outbox.js";
 export { EndpointNotFoundError } from "./outbox-errors.js";
 export { InvalidDurationError, parseDuration } from "./parse-duration.js";

@@ -69,14 +69,43 @@ export interface AttemptRecord {
 export interface RecordAttemptInput {
   deliveryId: number;
   workerId: string;
+  /**
+   * The lease the attempt was made under (`ClaimedDelivery.leaseUntil`). When given, the attempt only
+   * counts if the delivery is still held under this very claim, not a later claim by the same worker id.
+   */
+  leaseUntil?: Date;
   attempt: Omit<AttemptRecord, "id" | "deliveryId" | "workerId" | "outcome" | "attempt">;
   outcome: AttemptOutcome;
   /** When to try again (outcome `retrying`). */
   nextAttemptAt?: Date;
   /** Whether the endpoint answered with a 2xx (clears its failing run) or not (starts or extends it). */
   endpointSucceeded: boolean;
-  /** Disable the endpoint with this reason (410 Gone, or failing for too long). */
+  /** Disable the endpoint with this reason (410 Gone). */
   disableEndpoint?: string;
+  /**
+   * Disable the endpoint when, with this failed attempt, it has been failing continuously for at least
+   * this long. Decided inside the record's transaction from the endpoint row as it stands then (a success
+   * recorded by another worker in the meantime counts), never from what the claim saw.
+   */
+  disableAfterMs?: number;
+  /**
+   * Two failures further apart than this are not one continuous run: the endpoint was idle in between
+   * (no work for it), so its failing period starts again. Default `disableAfterMs`.
+   */
+  failureGapMs?: number;
+}
+
+/** What `recordAttempt` stored. */
+export interface RecordedAttempt {
+  /**
+   * False when the worker no longer held the lease: the attempt is still logged (under its own
+   * attempt number), but the delivery and the endpoint are left to the lease's current holder.
+   */
+  held: boolean;
+  /** The outcome stored: the input's, or `disabled` when this attempt disabled the endpoint. */
+  outcome: AttemptOutcome;
+  /** Why this attempt disabled the endpoint, when it did. */
+  disabledEndpoint?: string;
 }
 
 export interface AddEndpointInput {
@@ -123,13 +152,13 @@ export interface Outbox {
     leaseMs: number,
     options?: ClaimOptions,
   ): Promise<ClaimedDelivery[]>;
-  /** Stores the attempt and moves the delivery on. False when the worker no longer held the lease. */
-  recordAttempt(input: RecordAttemptInput): Promise<boolean>;
+  /** Stores the attempt and, while the worker holds the lease, moves the delivery and its endpoint on. */
+  recordAttempt(input: RecordAttemptInput): Promise<RecordedAttempt>;
   /**
    * Optional: several attempts in one transaction (all or none), one result per input in order.
    * The worker uses it when present to record attempts finishing together with one commit.
    */
-  recordAttempts?(inputs: readonly RecordAttemptInput[]): Promise<boolean[]>;
+  recordAttempts?(inputs: readonly RecordAttemptInput[]): Promise<RecordedAttempt[]>;
   /** Gives a claimed delivery back untouched, due at once (used on shutdown). */
   release(deliveryId: number, workerId: string): Promise<void>;
   getDelivery(id: number): Promise<DeliveryRecord | undefined>;

@@ -17,8 +17,10 @@ CREATE TABLE IF NOT EXISTS endpoints (
   status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'disabled')),
   disabled_reason TEXT,
   failing_since BIGINT,
+  last_failure_at BIGINT,
   created_at BIGINT NOT NULL
 );
+ALTER TABLE endpoints ADD COLUMN IF NOT EXISTS last_failure_at BIGINT;
 CREATE TABLE IF NOT EXISTS deliveries (
   id BIGSERIAL PRIMARY KEY,
   plant_id BIGINT NOT NULL REFERENCES plants (id) ON DELETE CASCADE,
@@ -54,7 +56,12 @@ CREATE TABLE IF NOT EXISTS attempts (
 CREATE INDEX IF NOT EXISTS attempts_delivery ON attempts (delivery_id);
 `;
 
-/** Every table and index `POSTGRES_SCHEMA` creates: when all exist, start-up runs no DDL at all. */
-export const POSTGRES_SCHEMA_OBJECTS = [...POSTGRES_SCHEMA.matchAll(/IF NOT EXISTS (\w+)/g)].map(
-  (match) => match[1] as string,
-);
+/** Every table and index `POSTGRES_SCHEMA` creates: when all exist (with the columns below), start-up runs no DDL at all. */
+export const POSTGRES_SCHEMA_OBJECTS = [
+  ...POSTGRES_SCHEMA.matchAll(/(?:TABLE|INDEX) IF NOT EXISTS (\w+)/g),
+].map((match) => match[1] as string);
+
+/** Columns `POSTGRES_SCHEMA` adds to tables of an older release, as `table.column`. */
+export const POSTGRES_SCHEMA_COLUMNS = [
+  ...POSTGRES_SCHEMA.matchAll(/ALTER TABLE (\w+) ADD COLUMN IF NOT EXISTS (\w+)/g),
+].map((match) => `${match[1]}.${match[2]}`);

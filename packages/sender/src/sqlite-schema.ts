@@ -17,6 +17,7 @@ CREATE TABLE IF NOT EXISTS endpoints (
   status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'disabled')),
   disabled_reason TEXT,
   failing_since INTEGER,
+  last_failure_at INTEGER,
   created_at INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS deliveries (
@@ -53,3 +54,8 @@ CREATE TABLE IF NOT EXISTS attempts (
 );
 CREATE INDEX IF NOT EXISTS attempts_delivery ON attempts (delivery_id);
 `;
+
+/** Columns added after the first release: `[table, column, type]`, added to an older file on open. */
+export const SQLITE_ADDED_COLUMNS: ReadonlyArray<readonly [string, string, string]> = [
+  ["endpoints", "last_failure_at", "INTEGER"],
+];

@@ -1,6 +1,7 @@
 import { startPostgres, startTestReceiver, type TestPostgres, waitFor } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import pg from "pg";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createRetryPolicy, createSsrfGuard, createWorker, type Outbox } from "../../src/index.js";
 import { createPostgresOutbox } from "../../src/postgres.js";
 import { describeOutbox } from "../fixtures/outbox-suite.js";
@@ -143,4 +144,99 @@ describe("several workers sharing one PostgreSQL outbox", () => {
       await receiver.close();
     }
   }, 60_000);
+});
+
+describe("PostgreSQL outbox times come from the database clock", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  // A process whose clock is off by `skewMs`, as on a machine without NTP.
+  const skewed = (skewMs: number) => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(new Date(Date.now() + skewMs));
+  };
+
+  it("does not let a process whose clock runs ahead take over a lease that has not run out", async () => {
+    const url = await postgres.createDatabase();
+    const [here, ahead] = await Promise.all([createPostgresOutbox(url), createPostgresOutbox(url)]);
+    try {
+      await here.addEndpoint({ url: "https://receiver.example/hook", token: "t", secrets: [] });
+      await here.addPlant({ name: "Leased here" });
+      const [claimed] = await here.claimDue("here", 10, 60_000);
+      expect(claimed).toBeDefined();
+      skewed(5 * 60_000);
+      expect(await ahead.claimDue("ahead", 10, 60_000)).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+      await here.close();
+      await ahead.close();
+    }
+  });
+
+  it("makes a plant added by a process whose clock runs ahead due at once for every worker", async () => {
+    const url = await postgres.createDatabase();
+    const [writer, worker] = await Promise.all([createPostgresOutbox(url), createPostgresOutbox(url)]);
+    try {
+      await writer.addEndpoint({ url: "https://receiver.example/hook", token: "t", secrets: [] });
+      skewed(3_600_000);
+      const { deliveries } = await writer.addPlant({ name: "From the future" });
+      vi.useRealTimers();
+      const claimed = await worker.claimDue("worker", 10, 60_000);
+      expect(claimed.map((delivery) => delivery.id)).toEqual(deliveries.map((delivery) => delivery.id));
+    } finally {
+      vi.useRealTimers();
+      await writer.close();
+      await worker.close();
+    }
+  });
+
+  it("schedules a retry by its delay on the database clock, whatever the recording process's clock says", async () => {
+    const url = await postgres.createDatabase();
+    const outbox = await createPostgresOutbox(url);
+    try {
+      await outbox.addEndpoint({ url: "https://receiver.example/hook", token: "t", secrets: [] });
+      await outbox.addPlant({ name: "Retried" });
+      const [claimed] = await outbox.claimDue("behind", 10, 60_000);
+      if (!claimed) throw new Error("nothing claimed");
+      skewed(-3_600_000);
+      // Five seconds from now on this (slow) clock: still five seconds away, not an hour ago.
+      await outbox.recordAttempt({
+        deliveryId: claimed.id,
+        workerId: "behind",
+        leaseUntil: claimed.leaseUntil,
+        attempt: { startedAt: new Date(), durationMs: 1, status: 500, error: null, responseBody: "" },
+        outcome: "retrying",
+        nextAttemptAt: new Date(Date.now() + 5000),
+        endpointSucceeded: false,
+      });
+      vi.useRealTimers();
+      expect(await outbox.claimDue("other", 10, 60_000)).toEqual([]);
+      const delivery = await outbox.getDelivery(claimed.id);
+      expect(delivery?.nextAttemptAt.getTime()).toBeGreaterThan(Date.now());
+    } finally {
+      vi.useRealTimers();
+      await outbox.close();
+    }
+  });
+});
+
+describe("PostgreSQL outbox schema upgrade", () => {
+  it("adds the endpoints.last_failure_at column to a database created by an earlier release", async () => {
+    const url = await postgres.createDatabase();
+    const first = await createPostgresOutbox(url);
+    await first.close();
+    const pool = new pg.Pool({ connectionString: url });
+    try {
+      await pool.query("ALTER TABLE endpoints DROP COLUMN last_failure_at");
+      const upgraded = await createPostgresOutbox(url);
+      await upgraded.close();
+      const columns = await pool.query(
+        "SELECT 1 FROM information_schema.columns WHERE table_name = 'endpoints' AND column_name = 'last_failure_at'",
+      );
+      expect(columns.rowCount).toBe(1);
+    } finally {
+      await pool.end();
+    }
+  });
 });

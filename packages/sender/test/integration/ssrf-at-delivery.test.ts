@@ -5,6 +5,7 @@ import { startTestReceiver, type TestReceiver } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AttemptEvent } from "../../src/attempt-event.js";
+import { createDeliveryClient } from "../../src/create-delivery-client.js";
 import { createRetryPolicy } from "../../src/create-retry-policy.js";
 import { createSsrfGuard, type ResolvedTarget } from "../../src/create-ssrf-guard.js";
 import { createWorker, type Worker } from "../../src/create-worker.js";
@@ -116,6 +117,74 @@ describe("the SSRF guard at delivery time (DNS can change after an endpoint is a
     // HOST has no real DNS record: the request arrived only because the connection was pinned.
     expect(pipe.receiver.requests[0]?.headers["webhook-id"]).toBe(plant.webhookId);
     expect(pipe.receiver.requests[0]?.headers.host).toBe(`${HOST}:${new URL(pipe.receiver.url).port}`);
+  });
+});
+
+describe("name resolution within the attempt's time", () => {
+  const cleanups: Array<() => Promise<void> | void> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  async function setUp(resolve: (hostname: string) => Promise<ResolvedTarget[]>, timeoutMs: number) {
+    const dir = mkdtempSync(join(tmpdir(), "sender-dns-"));
+    const outbox: Outbox = createSqliteOutbox(join(dir, "outbox.db"));
+    const receiver: TestReceiver = await startTestReceiver();
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    cleanups.push(() => outbox.close());
+    cleanups.push(() => receiver.close());
+    const events: AttemptEvent[] = [];
+    const worker: Worker = createWorker({
+      outbox,
+      ssrfGuard: createSsrfGuard({ allowPrivateTargets: true, resolve }),
+      client: createDeliveryClient({ timeoutMs }),
+      policy: createRetryPolicy({ schedule: "0,1h", jitter: 0 }),
+      pollIntervalMs: 25,
+      onAttempt: (event) => events.push(event),
+    });
+    cleanups.push(() => worker.stop());
+    return { outbox, receiver, worker, events, port: new URL(receiver.url).port };
+  }
+
+  it("fails an attempt whose name never resolves with ERR_DNS_TIMEOUT, while other endpoints are delivered", async () => {
+    const pipe = await setUp(() => new Promise(() => undefined), 300);
+    const hanging = await pipe.outbox.addEndpoint({
+      url: `http://${HOST}:${pipe.port}/plant/webhook`,
+      token: "tok",
+      secrets: [generateWebhookSecret()],
+    });
+    await pipe.outbox.addEndpoint({
+      url: `http://127.0.0.1:${pipe.port}/plant/webhook`,
+      token: "tok",
+      secrets: [generateWebhookSecret()],
+    });
+    pipe.worker.start();
+    await pipe.outbox.addPlant({ name: "Hanging DNS" });
+    await pipe.receiver.waitForRequests(1);
+    await waitUntil(() => pipe.events.some((event) => event.endpointId === hanging.id));
+    const failed = pipe.events.find((event) => event.endpointId === hanging.id);
+    expect(failed).toMatchObject({ status: null, error: "ERR_DNS_TIMEOUT", outcome: "retrying" });
+    expect(pipe.receiver.requests).toHaveLength(1);
+  });
+
+  it("takes a slow lookup's time out of the request, so the attempt keeps to its budget", async () => {
+    const pipe = await setUp(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      return [v4("127.0.0.1")];
+    }, 400);
+    // Answers after 300 ms: within the client's timeout, but not within what the lookup left of it.
+    pipe.receiver.respond((_request, response) => {
+      setTimeout(() => response.writeHead(200).end(), 300);
+    });
+    await pipe.outbox.addEndpoint({
+      url: `http://${HOST}:${pipe.port}/plant/webhook`,
+      token: "tok",
+      secrets: [generateWebhookSecret()],
+    });
+    pipe.worker.start();
+    await pipe.outbox.addPlant({ name: "Slow DNS" });
+    await waitUntil(() => pipe.events.length > 0);
+    expect(pipe.events[0]).toMatchObject({ status: null, error: "ETIMEDOUT", outcome: "retrying" });
   });
 });
 
