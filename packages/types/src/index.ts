@@ -6,6 +6,7 @@ export {
   MAX_BODY_BYTES,
   MAX_SIGNATURE_HEADER_LENGTH,
   MAX_WEBHOOK_ID_LENGTH,
+  MIN_SECRET_BYTES,
   TIMESTAMP_TOLERANCE_SECONDS,
 } from "./limits.js";
 export { type NewPlant, NewPlantSchema } from "./new-plant.js";

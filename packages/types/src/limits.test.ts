@@ -1,36 +1,104 @@
-import { openapi } from "@plant-store/spec";
+import { openapi, vectors } from "@plant-store/spec";
 import { describe, expect, it } from "vitest";
 import {
   DELIVERY_TIMEOUT_MS,
   MAX_BODY_BYTES,
   MAX_SIGNATURE_HEADER_LENGTH,
   MAX_WEBHOOK_ID_LENGTH,
+  MIN_SECRET_BYTES,
   TIMESTAMP_TOLERANCE_SECONDS,
 } from "./limits.js";
+import { generateWebhookSecret, InvalidWebhookSecretError, parseWebhookSecret } from "./webhook-secret.js";
+import { WebhookSecretSchema } from "./webhook-secret-schema.js";
 
-// Every limit is written in the document and enforced with the same number at runtime.
+// Every limit is written in the document and enforced with the same number at runtime. The spec
+// cannot import these constants (this package depends on it), so each sentence of the document that
+// states a limit is compared with the same sentence rendered from the constants.
 const webhook = openapi.webhooks["/plant/webhook"].post;
 const responses = webhook.responses;
+const schemas = openapi.components.schemas;
+const MIB = 1024 * 1024;
+const generatedSecretBytes = parseWebhookSecret(generateWebhookSecret()).length;
 
 describe("limits agree with the spec", () => {
-  it("states the body limit in the webhook and in the 413 answer", () => {
-    expect(webhook.description).toContain(`at most 1 MiB (${MAX_BODY_BYTES} bytes)`);
-    expect(responses["413"].description).toContain(`${MAX_BODY_BYTES} bytes`);
-    expect(responses["413"].content["application/json"].example.message).toContain(String(MAX_BODY_BYTES));
+  it("states every limit of the webhook in its Limits paragraph, each from a constant", () => {
+    const limits =
+      `Limits: the request body is at most ${MAX_BODY_BYTES / MIB} MiB (${MAX_BODY_BYTES} bytes); ` +
+      `\`webhook-timestamp\` must be within ${TIMESTAMP_TOLERANCE_SECONDS} seconds of the receiver's clock in either direction; ` +
+      `the Plant Store waits at most ${DELIVERY_TIMEOUT_MS / 1000} seconds for an answer per attempt; ` +
+      `\`webhook-id\` is at most ${MAX_WEBHOOK_ID_LENGTH} and \`webhook-signature\` at most ${MAX_SIGNATURE_HEADER_LENGTH} characters; ` +
+      `a signing secret decodes to at least ${MIN_SECRET_BYTES} bytes (the Plant Store generates ${generatedSecretBytes}).`;
+    const paragraph = webhook.description.split("\n\n").find((part) => part.startsWith("Limits:"));
+    expect(paragraph).toBe(limits);
   });
 
-  it("states the timestamp tolerance and the per-attempt timeout", () => {
-    expect(webhook.description).toContain(`within ${TIMESTAMP_TOLERANCE_SECONDS} seconds`);
-    expect(webhook.parameters[1].description).toContain(`more than ${TIMESTAMP_TOLERANCE_SECONDS} seconds`);
-    expect(webhook.description).toContain(`at most ${DELIVERY_TIMEOUT_MS / 1000} seconds`);
+  it("states the body limit in the 413 answer", () => {
+    expect(responses["413"].description).toBe(
+      `The body is larger than ${MAX_BODY_BYTES / MIB} MiB (${MAX_BODY_BYTES} bytes).`,
+    );
+    expect(responses["413"].content["application/json"].example.message).toBe(
+      `Request body is larger than ${MAX_BODY_BYTES} bytes`,
+    );
   });
 
-  it("uses the header length limits in the header schemas", () => {
-    expect(openapi.components.schemas.WebhookId.maxLength).toBe(MAX_WEBHOOK_ID_LENGTH);
-    expect(openapi.components.schemas.WebhookSignature.maxLength).toBe(MAX_SIGNATURE_HEADER_LENGTH);
+  it("states the receiver's default body deadline (the store's per-attempt timeout) in the 408 answer", () => {
+    expect(responses["408"].description).toContain(`(${DELIVERY_TIMEOUT_MS / 1000} seconds by default)`);
+    expect(responses["408"].content["application/json"].example.message).toBe(
+      `Request body was not received within ${DELIVERY_TIMEOUT_MS} ms`,
+    );
   });
 
-  it("states the smallest secret that parseWebhookSecret accepts", () => {
-    expect(webhook.description).toContain("decodes to at least 16 bytes");
+  it("states the timestamp tolerance on the webhook-timestamp header", () => {
+    const timestamp = webhook.parameters.find((parameter) => parameter.name === "webhook-timestamp");
+    expect(timestamp?.description).toContain(`more than ${TIMESTAMP_TOLERANCE_SECONDS} seconds`);
+  });
+
+  it("uses the header length limits in the header schemas and their descriptions", () => {
+    expect(schemas.WebhookId.maxLength).toBe(MAX_WEBHOOK_ID_LENGTH);
+    expect(schemas.WebhookId.description).toContain(`1 to ${MAX_WEBHOOK_ID_LENGTH} characters`);
+    expect(schemas.WebhookSignature.maxLength).toBe(MAX_SIGNATURE_HEADER_LENGTH);
+  });
+});
+
+describe("the spec's signed test vectors use the same limits", () => {
+  it("put the tolerance boundaries exactly at TIMESTAMP_TOLERANCE_SECONDS and the failures one second past it", () => {
+    const skew = Object.fromEntries(vectors.map((v) => [v.name, v.now - v.received.timestamp]));
+    expect(skew["tolerance-boundary-past"]).toBe(TIMESTAMP_TOLERANCE_SECONDS);
+    expect(skew["tolerance-boundary-future"]).toBe(-TIMESTAMP_TOLERANCE_SECONDS);
+    for (const v of vectors) {
+      const beyond = Math.abs(v.now - v.received.timestamp) > TIMESTAMP_TOLERANCE_SECONDS;
+      expect(beyond, v.name).toBe(v.expected === "timestamp-too-old" || v.expected === "timestamp-too-new");
+    }
+  });
+
+  it("sign only with secrets of at least MIN_SECRET_BYTES", () => {
+    for (const v of vectors) {
+      for (const secret of [...v.secrets, ...v.receiverSecrets]) {
+        expect(parseWebhookSecret(secret).length, v.name).toBeGreaterThanOrEqual(MIN_SECRET_BYTES);
+      }
+    }
+  });
+});
+
+describe("limits are the ones enforced", () => {
+  const secretOf = (bytes: number) => `whsec_${Buffer.alloc(bytes, 7).toString("base64")}`;
+
+  it("parseWebhookSecret accepts MIN_SECRET_BYTES of key and refuses one byte fewer", () => {
+    expect(parseWebhookSecret(secretOf(MIN_SECRET_BYTES))).toHaveLength(MIN_SECRET_BYTES);
+    expect(() => parseWebhookSecret(secretOf(MIN_SECRET_BYTES - 1))).toThrow(InvalidWebhookSecretError);
+    expect(() => parseWebhookSecret(secretOf(MIN_SECRET_BYTES - 1))).toThrow(
+      `at least ${MIN_SECRET_BYTES} bytes`,
+    );
+  });
+
+  it("WebhookSecretSchema draws the same line", () => {
+    expect(WebhookSecretSchema.safeParse(secretOf(MIN_SECRET_BYTES)).success).toBe(true);
+    const refused = WebhookSecretSchema.safeParse(secretOf(MIN_SECRET_BYTES - 1));
+    expect(refused.success).toBe(false);
+    expect(refused.error?.issues[0]?.message).toContain(`at least ${MIN_SECRET_BYTES} bytes`);
+  });
+
+  it("generated secrets clear the minimum", () => {
+    expect(generatedSecretBytes).toBeGreaterThanOrEqual(MIN_SECRET_BYTES);
   });
 });

@@ -17,3 +17,9 @@ export const MAX_SIGNATURE_HEADER_LENGTH = 4096;
 
 /** How long the Plant Store waits for a receiver's answer per attempt. */
 export const DELIVERY_TIMEOUT_MS = 15_000;
+
+/**
+ * Fewest key bytes a `whsec_` signing secret may decode to. Standard Webhooks recommends 24 to 64;
+ * below 16 an HMAC key is too easy to guess.
+ */
+export const MIN_SECRET_BYTES = 16;

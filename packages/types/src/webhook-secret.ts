@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
+import { MIN_SECRET_BYTES } from "./limits.js";
 
 const PREFIX = "whsec_";
 
-/** Thrown for a signing secret that is not `whsec_<base64>` with at least 16 bytes of key. */
+/** Thrown for a signing secret that is not `whsec_<base64>` with at least MIN_SECRET_BYTES (16) bytes of key. */
 export class InvalidWebhookSecretError extends Error {
   readonly code = "ERR_INVALID_WEBHOOK_SECRET";
   override readonly name = "InvalidWebhookSecretError";
@@ -18,9 +19,8 @@ export function parseWebhookSecret(secret: string): Buffer {
     throw new InvalidWebhookSecretError("Webhook secret must be whsec_ followed by base64");
   }
   const key = Buffer.from(encoded, "base64");
-  // Standard Webhooks recommends 24 to 64 bytes; below 16 an HMAC key is too easy to guess.
-  if (key.length < 16) {
-    throw new InvalidWebhookSecretError("Webhook secret must decode to at least 16 bytes");
+  if (key.length < MIN_SECRET_BYTES) {
+    throw new InvalidWebhookSecretError(`Webhook secret must decode to at least ${MIN_SECRET_BYTES} bytes`);
   }
   return key;
 }

@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { type Delivery, DeliverySchema, NEW_PLANT_EVENT } from "./delivery.js";
+import { MAX_WEBHOOK_ID_LENGTH } from "./limits.js";
+
+describe("DeliverySchema", () => {
+  it("accepts what a receiver's handler is given: the webhook id and the signing time", () => {
+    const delivery: Delivery = { webhookId: "msg_1", timestamp: new Date("2026-01-01T00:00:00Z") };
+    expect(DeliverySchema.parse(delivery)).toStrictEqual(delivery);
+  });
+
+  it("holds the webhook id to the same rules as the webhook-id header", () => {
+    const timestamp = new Date();
+    expect(DeliverySchema.safeParse({ webhookId: "msg 1", timestamp }).success).toBe(false);
+    expect(DeliverySchema.safeParse({ webhookId: "", timestamp }).success).toBe(false);
+    expect(
+      DeliverySchema.safeParse({ webhookId: "m".repeat(MAX_WEBHOOK_ID_LENGTH + 1), timestamp }).success,
+    ).toBe(false);
+  });
+
+  it("wants a Date, so metadata revived from JSON has to turn its timestamp back into one", () => {
+    const json = JSON.parse(JSON.stringify({ webhookId: "msg_1", timestamp: new Date(0) }));
+    expect(DeliverySchema.safeParse(json).success).toBe(false);
+    expect(DeliverySchema.parse({ ...json, timestamp: new Date(json.timestamp) }).timestamp.getTime()).toBe(
+      0,
+    );
+  });
+});
+
+describe("NEW_PLANT_EVENT", () => {
+  it("names the contract's one event, a literal that never changes without a new contract version", () => {
+    const event: "plant.new" = NEW_PLANT_EVENT;
+    expect(event).toBe("plant.new");
+  });
+});
