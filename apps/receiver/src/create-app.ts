@@ -50,16 +50,19 @@ export function createApp(
     }
   });
 
+  // Counts every request the webhook router answered, recognised by the outcome it leaves behind
+  // rather than by the path: like any @koa/router route it also answers `/plant/webhook/` and
+  // `/PLANT/WEBHOOK`, and a comparison with the exact path would miss those.
   app.use(async (ctx, next) => {
-    if (ctx.path !== WEBHOOK_PATH) return next();
-    const end = metrics.duration.startTimer();
+    const started = performance.now();
     try {
       await next();
     } finally {
       const state = ctx.state.plantWebhook as PlantWebhookOutcome | undefined;
-      const outcome = state?.outcome ?? (ctx.status >= 500 ? "failed" : "rejected");
-      metrics.requests.inc({ outcome, status: String(ctx.status) });
-      end({ outcome });
+      if (state !== undefined) {
+        metrics.requests.inc({ outcome: state.outcome, status: String(ctx.status) });
+        metrics.duration.observe({ outcome: state.outcome }, (performance.now() - started) / 1000);
+      }
     }
   });
 
@@ -111,6 +114,14 @@ export function createApp(
     ctx.body = await metrics.registry.metrics();
   });
   pages.get("/events", (ctx) => {
+    const stream = events.open();
+    if (stream === undefined) {
+      // Shutting down: a stream opened now would hold the server open until the 10 s fallback.
+      ctx.status = 503;
+      ctx.set({ Connection: "close", "Retry-After": "2" });
+      ctx.body = { error: 503, message: "Shutting down" };
+      return;
+    }
     // An SSE stream lives as long as the browser keeps it; no socket timeout applies.
     ctx.req.socket.setTimeout(0);
     ctx.req.socket.setNoDelay(true);
@@ -121,8 +132,9 @@ export function createApp(
     });
     ctx.type = "text/event-stream";
     ctx.status = 200;
-    const stream = events.open();
     ctx.req.on("close", () => stream.end());
+    // A stream dropped for falling behind is destroyed; Koa's pipeline then closes the connection,
+    // and the browser reconnects and reloads the list.
     ctx.body = stream;
   });
 
