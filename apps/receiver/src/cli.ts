@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import type { AddressInfo } from "node:net";
-import { Command, Option } from "commander";
+import { Command, CommanderError, Option } from "commander";
 import { createApp } from "./create-app.js";
 import { createHttpServer } from "./create-http-server.js";
 import { createLogger } from "./create-logger.js";
@@ -11,8 +11,10 @@ import {
   LOG_LEVELS,
   loadConfig,
   type RawReceiverOptions,
+  type ReceiverConfig,
 } from "./load-config.js";
 import { openStorage } from "./open-storage.js";
+import { splitKnownArgs } from "./split-known-args.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -45,9 +47,10 @@ const program = new Command("plant-receiver")
       .default("./data/receiver.db"),
   )
   .addOption(
-    new Option("--log-level <level>", "log level")
+    // Checked by loadConfig with everything else, not by commander's .choices(), which would exit
+    // before the other settings are looked at.
+    new Option("--log-level <level>", `log level: ${LOG_LEVELS.join(", ")}`)
       .env("PLANT_RECEIVER_LOG_LEVEL")
-      .choices(LOG_LEVELS)
       .default("info"),
   )
   .addOption(
@@ -79,20 +82,43 @@ const program = new Command("plant-receiver")
       .env("PLANT_RECEIVER_DB_BUSY_TIMEOUT_MS")
       .default(DEFAULT_TIMEOUTS.dbBusyTimeoutMs),
   )
-  .showHelpAfterError();
+  // Argument problems are collected and reported with the configuration's, below.
+  .exitOverride()
+  .configureOutput({ outputError: () => undefined });
 
-async function main(): Promise<void> {
-  program.parse();
-  let config: ReturnType<typeof loadConfig>;
+/** Every problem with the arguments, environment and settings at once; exits 2 if there is any. */
+function readConfig(): ReceiverConfig {
+  const { known, problems } = splitKnownArgs(process.argv.slice(2), [
+    ...program.options,
+    // Commander's own, not in `program.options`.
+    { long: "--help", short: "-h" },
+  ]);
+  try {
+    program.parse(known, { from: "user" });
+  } catch (error) {
+    if (!(error instanceof CommanderError)) throw error;
+    // --help (and anything else commander finishes by itself with success).
+    if (error.exitCode === 0) process.exit(0);
+    problems.push(error.message.replace(/^error: /, ""));
+  }
+  let config: ReceiverConfig | undefined;
   try {
     config = loadConfig(program.opts<RawReceiverOptions>());
   } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(`plant-receiver: ${error.message}\nRun with --help to see every option.`);
-      process.exit(2);
-    }
-    throw error;
+    if (!(error instanceof ConfigError)) throw error;
+    problems.push(...error.problems);
   }
+  if (config === undefined || problems.length > 0) {
+    console.error(
+      `plant-receiver: ${new ConfigError(problems).message}\nRun with --help to see every option.`,
+    );
+    process.exit(2);
+  }
+  return config;
+}
+
+async function main(): Promise<void> {
+  const config = readConfig();
 
   const logger = createLogger(config.logLevel);
   const storage = await openStorage(config.db, { busyTimeoutMs: config.dbBusyTimeoutMs });

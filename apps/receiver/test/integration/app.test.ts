@@ -215,6 +215,48 @@ describe("plant-receiver configuration", () => {
     expect(stderr).not.toContain("not-a-secret");
   });
 
+  it("reports a bad choice, unknown options and stray arguments together with every invalid setting", async () => {
+    const { code, stderr, stdout } = await runCli([
+      "--log-level",
+      "bogus",
+      "--port",
+      "99999",
+      "--body-timeout",
+      "x",
+      "--tokens=tok_typo_value",
+      "stray-value",
+      "--secret",
+      secret,
+      "--token",
+      token,
+    ]);
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    for (const problem of [
+      "--log-level / PLANT_RECEIVER_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent",
+      "--port / PLANT_RECEIVER_PORT: must be 0 to 65535",
+      "--body-timeout / PLANT_RECEIVER_BODY_TIMEOUT_MS: must be a number of milliseconds",
+      "--tokens: unknown option",
+      "1 unexpected argument",
+    ]) {
+      expect(stderr).toContain(problem);
+    }
+    // Names only: values after an unknown option or a stray argument may be secrets.
+    for (const value of ["tok_typo_value", "stray-value", "bogus", token, secret]) {
+      expect(stderr).not.toContain(value);
+    }
+  });
+
+  it("checks a log level from the environment with the rest, and a flag missing its value", async () => {
+    const { code, stderr } = await runCli(["--token", token, "--secret"], {
+      PLANT_RECEIVER_LOG_LEVEL: "loud",
+    });
+    expect(code).toBe(2);
+    expect(stderr).toContain("--log-level / PLANT_RECEIVER_LOG_LEVEL: must be one of");
+    expect(stderr).toContain("--secret: needs a value");
+    expect(stderr).toContain("--secret / PLANT_RECEIVER_SECRETS: at least one signing secret is required");
+  });
+
   it("documents every flag and its environment variable in --help", async () => {
     const { code, stdout } = await runCli(["--help"]);
     expect(code).toBe(0);
