@@ -1,7 +1,10 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { createDeliveryClient, deliver, signDelivery } from "@plant-store/sender";
 import { type TestVectorVerdict, vectors } from "@plant-store/spec";
+import { generateWebhookSecret } from "@plant-store/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { consumerPackageJson, consumerSource, consumerTsconfig } from "./fixtures/consumer-project.js";
 import {
@@ -11,6 +14,7 @@ import {
   run,
   workspaceRoot,
 } from "./fixtures/published-packages.js";
+import { runReadmeExample } from "./fixtures/run-readme-example.js";
 
 // A stranger's view: the packed tarballs, installed with plain npm into a project outside the
 // workspace (so nothing resolves through the workspace's node_modules), compiled with tsc and run.
@@ -25,9 +29,11 @@ const receiverCode: Record<TestVectorVerdict, string> = {
 
 let scratch: string;
 let project: string;
-/** The TypeScript examples in the READMEs we own, as shipped in the tarballs. */
-const readmeExamples: string[] = [];
-const packagesWithRunnableReadmes = ["@plant-store/spec", "@plant-store/types"];
+/** The TypeScript and JavaScript examples of the READMEs, as shipped in the tarballs. */
+const readmeExamples: Array<{ file: string; source: string }> = [];
+const packagesWithRunnableReadmes = ["@plant-store/spec", "@plant-store/types", "@plant-store/sender"];
+/** The workspace's better-sqlite3, built for this Node: the consumer gets the same version. */
+const betterSqlite3Dir = dirname(createRequire(import.meta.url).resolve("better-sqlite3/package.json"));
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), "plant-store-packaging-"));
@@ -35,21 +41,31 @@ beforeAll(async () => {
   const tarballs = await packPublishedPackages(scratch);
   project = join(scratch, "consumer");
   await mkdir(join(project, "src"), { recursive: true });
-  await writeFile(join(project, "package.json"), consumerPackageJson(tarballs));
+  const betterSqlite3 = JSON.parse(await readFile(join(betterSqlite3Dir, "package.json"), "utf8")) as {
+    version: string;
+  };
+  await writeFile(join(project, "package.json"), consumerPackageJson(tarballs, betterSqlite3.version));
   await writeFile(join(project, "tsconfig.json"), consumerTsconfig);
   await writeFile(join(project, "src", "consumer.ts"), consumerSource);
   // The registry serves only koa, zod, got & co.; the @plant-store packages come from the tarballs.
-  await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], {
-    cwd: project,
-    env: { ...process.env, npm_config_workspaces: "false" },
-  });
+  // Install scripts are skipped: better-sqlite3's would compile it from source for a minute where no
+  // prebuilt binary can be downloaded. The workspace's binary of the same version stands in for the
+  // prebuilt one (none of our packages has an install script).
+  await run(
+    "npm",
+    ["install", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts", "--loglevel=error"],
+    { cwd: project, env: { ...process.env, npm_config_workspaces: "false" } },
+  );
+  const binary = join("build", "Release", "better_sqlite3.node");
+  await mkdir(join(project, "node_modules", "better-sqlite3", "build", "Release"), { recursive: true });
+  await copyFile(join(betterSqlite3Dir, binary), join(project, "node_modules", "better-sqlite3", binary));
   for (const name of packagesWithRunnableReadmes) {
     const readme = await readFile(join(project, "node_modules", name, "README.md"), "utf8");
-    const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1] as string);
+    const blocks = [...readme.matchAll(/```(?:ts|js)\n([\s\S]*?)```/g)].map((match) => match[1] as string);
     for (const [index, code] of blocks.entries()) {
       const file = `readme-${name.split("/")[1]}-${index + 1}`;
       await writeFile(join(project, "src", `${file}.ts`), code);
-      readmeExamples.push(file);
+      readmeExamples.push({ file, source: code });
     }
   }
 }, 300_000);
@@ -80,15 +96,56 @@ describe("the published packages, installed from tarballs with npm", () => {
     expect(`${result.stdout}${result.stderr}`).toBe("");
   });
 
-  it("finds the README examples of spec and types", () => {
-    expect(readmeExamples.length).toBeGreaterThanOrEqual(4);
+  it("finds the README examples of spec, types and sender", () => {
+    for (const name of packagesWithRunnableReadmes) {
+      const prefix = `readme-${name.split("/")[1]}-`;
+      expect(readmeExamples.filter(({ file }) => file.startsWith(prefix)).length, name).toBeGreaterThan(0);
+    }
+    expect(readmeExamples.length).toBeGreaterThanOrEqual(6);
   });
 
-  it("runs every README example of spec and types (compiled by the tsc step above)", async () => {
-    for (const example of readmeExamples) {
-      const result = await run(process.execPath, [join(project, "dist", `${example}.js`)], { cwd: project });
-      expect(result.stderr, example).toBe("");
+  // Scripts run to completion; a server is started, answers one signed delivery and is stopped; a
+  // service (the sender's worker) is started, reports its first attempt and stops on SIGTERM.
+  it("runs every README example (compiled by the tsc step above): scripts, servers and services", async () => {
+    const token = "readme-example-token";
+    const secret = generateWebhookSecret();
+    const kinds = new Set<string>();
+    for (const { file, source } of readmeExamples) {
+      const cwd = await mkdtemp(join(scratch, `${file}-`));
+      const result = await runReadmeExample({
+        file: join(project, "dist", `${file}.js`),
+        source,
+        cwd,
+        env: { ...process.env, PLANT_TOKEN: token, PLANT_SECRET: secret },
+        request: async (port) => {
+          const body = JSON.stringify({ id: 7, name: "Ficus lyrata" });
+          const client = createDeliveryClient();
+          try {
+            const result = await deliver(client, `http://127.0.0.1:${port}/plant/webhook`, {
+              body,
+              headers: signDelivery({ webhookId: "msg_readme_1", body, secrets: [secret], token }),
+            });
+            return { status: result.status ?? 0, body: result.responseBody ?? String(result.error) };
+          } finally {
+            client.close();
+          }
+        },
+      });
+      kinds.add(result.kind);
+      const context = `${file}: ${JSON.stringify(result)}`;
+      expect(result.stderr, context).toBe("");
+      if (result.kind === "script") expect(result.code, context).toBe(0);
+      if (result.kind === "server") {
+        expect(result.answer?.status, context).toBe(200);
+        // Stopped by the test: a clean exit, or the SIGTERM itself when the example installs no handler.
+        expect(result.code === 0 || result.signal === "SIGTERM", context).toBe(true);
+      }
+      if (result.kind === "service") {
+        expect(result.stdout, context).not.toBe("");
+        expect(result.code, context).toBe(0);
+      }
     }
+    expect(kinds).toContain("service");
   });
 
   it("receive a webhook signed and delivered by the sender through the receiver mounted in Koa", async () => {
