@@ -74,6 +74,17 @@ describe("pnpm demo", () => {
     for (const { stdout } of results) expect(checkedLines(stdout, 3).checks).toHaveLength(3);
   });
 
+  it("judges more plants than the receiver's /plants page holds (1,000)", async () => {
+    const { stdout } = await run(process.execPath, [demoCli, "--plants", "1001", "--json"], {
+      timeout: 90_000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const summary = JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as DemoSummary;
+    expect(summary).toMatchObject({ ok: true, plantsAdded: 1001, plantsArrived: 1001, duplicates: 0 });
+    expect(summary.handlerCalls).toBe(1001);
+    expect(checkedLines(stdout, 1001).checks).toHaveLength(1001);
+  });
+
   it("--keep leaves both apps running until Ctrl-C, then stops both, removes its data and exits 0", async () => {
     // `pnpm demo --keep` exactly as a user types it, in a process group of its own: Ctrl-C in a
     // terminal signals the whole group (pnpm, the demo and both apps), and pnpm forwards one more.
