@@ -1,7 +1,9 @@
 /**
- * The live page: plain HTML and a few lines of script, no build step. It subscribes to `/events`
- * before loading `/plants`, and skips webhook ids it already shows, so a plant arriving in between
- * is neither lost nor shown twice. Text goes in through `textContent` only: plant names are untrusted.
+ * The live page: plain HTML and a few lines of script, no build step. It loads `/plants` each time
+ * its `/events` stream opens (the first time and after every reconnect), never before: a plant stored
+ * before the stream is open is in that list, one stored after it comes as an event, and webhook ids
+ * already shown are skipped, so none is lost or shown twice. Plants are placed by arrival time, newest
+ * first, whichever way they come. Text goes in through `textContent` only: plant names are untrusted.
  */
 export const PAGE_HTML = `<!doctype html>
 <html lang="en">
@@ -34,13 +36,15 @@ export const PAGE_HTML = `<!doctype html>
   var empty = document.getElementById("empty");
   var seen = new Set();
 
-  function render(plant, where, fresh) {
+  function render(plant, fresh) {
     if (seen.has(plant.webhookId)) return;
     seen.add(plant.webhookId);
     empty.hidden = true;
+    var at = Date.parse(plant.receivedAt);
     var item = document.createElement("li");
     item.dataset.webhookId = plant.webhookId;
     item.dataset.plantId = String(plant.id);
+    item.dataset.at = String(at);
     if (fresh) item.className = "new";
     var name = document.createElement("strong");
     name.className = "name";
@@ -56,7 +60,10 @@ export const PAGE_HTML = `<!doctype html>
     meta.className = "meta";
     meta.textContent = "#" + plant.id + " · " + new Date(plant.receivedAt).toLocaleString();
     item.appendChild(meta);
-    if (where === "top") list.insertBefore(item, list.firstChild); else list.appendChild(item);
+    // Before the first one that arrived earlier: newest first (a live plant usually goes on top).
+    var next = list.firstElementChild;
+    while (next && Number(next.dataset.at) >= at) next = next.nextElementSibling;
+    list.insertBefore(item, next);
   }
 
   function setStatus(state, text) {
@@ -65,15 +72,25 @@ export const PAGE_HTML = `<!doctype html>
     document.body.dataset.live = state;
   }
 
-  var source = new EventSource("/events");
-  source.addEventListener("open", function () { setStatus("live", "Live: new plants appear as they arrive."); });
-  source.addEventListener("error", function () { setStatus("reconnecting", "Disconnected; reconnecting…"); });
-  source.addEventListener("plant", function (event) { render(JSON.parse(event.data), "top", true); });
+  // Only once the stream is open: a plant stored between loading the list and opening the stream
+  // would be in neither. Also after a reconnect, for the plants stored while it was down.
+  function load() {
+    fetch("/plants?limit=100")
+      .then(function (response) {
+        if (!response.ok) throw new Error("HTTP " + response.status);
+        return response.json();
+      })
+      .then(function (body) {
+        body.plants.forEach(function (plant) { render(plant, false); });
+        if (source.readyState === EventSource.OPEN) setStatus("live", "Live: new plants appear as they arrive.");
+      })
+      .catch(function () { setStatus("error", "Could not load the plants received so far."); });
+  }
 
-  fetch("/plants?limit=100")
-    .then(function (response) { return response.json(); })
-    .then(function (body) { body.plants.forEach(function (plant) { render(plant, "bottom", false); }); })
-    .catch(function () { setStatus("error", "Could not load the plants received so far."); });
+  var source = new EventSource("/events");
+  source.addEventListener("open", load);
+  source.addEventListener("error", function () { setStatus("reconnecting", "Disconnected; reconnecting…"); });
+  source.addEventListener("plant", function (event) { render(JSON.parse(event.data), true); });
 })();
 </script>
 </body>

@@ -1,7 +1,43 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { getFreePort } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
-import { type Browser, chromium } from "playwright-core";
+import { type Browser, chromium, type Page, type Route } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deliver, type RunningApp, startApp } from "../fixtures/start-app.js";
+
+const dir = mkdtempSync(join(tmpdir(), "plant-receiver-page-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A promise and the function that settles it. */
+function signal() {
+  let fire: () => void = () => undefined;
+  const fired = new Promise<void>((resolve) => {
+    fire = resolve;
+  });
+  return { fire, fired };
+}
+
+/**
+ * Holds the page's `/events` requests from the `from`-th on (1-based) until `release()`, and tells
+ * when one is held. The page cannot open its stream meanwhile, which is the window in which a plant
+ * could fall between the list and the stream.
+ */
+async function holdEvents(page: Page, from: number) {
+  const held = signal();
+  const released = signal();
+  let count = 0;
+  await page.route("**/events", async (route: Route) => {
+    count++;
+    if (count >= from) {
+      held.fire();
+      await released.fired;
+    }
+    await route.continue();
+  });
+  return { held: held.fired, release: released.fire };
+}
 
 const token = "page-token";
 const secret = generateWebhookSecret();
@@ -50,6 +86,78 @@ describe("the live page in headless Chromium", () => {
     // Newest first: the live one is above the one loaded with the page.
     expect(await page.locator("li .name").allTextContents()).toEqual([name, "Already here"]);
     await page.close();
+  });
+
+  it("shows a plant stored after the list could have been loaded but before the stream opened", async () => {
+    const page = await browser.newPage();
+    // Counts the page's requests for the list, and tells when the first one has been answered.
+    await page.addInitScript(() => {
+      // The page's globals, typed without the DOM library (this project compiles for Node).
+      const page = globalThis as unknown as { fetch: typeof fetch; plantListRequests: number };
+      page.plantListRequests = 0;
+      const original = page.fetch.bind(page);
+      page.fetch = (input, init) => {
+        if (String(input).startsWith("/plants")) page.plantListRequests++;
+        return original(input, init);
+      };
+    });
+    const listAnswered = signal();
+    await page.route("**/plants?*", async (route) => {
+      await route.fulfill({ response: await route.fetch() });
+      listAnswered.fire();
+    });
+    const events = await holdEvents(page, 1);
+    await page.goto(app.url, { waitUntil: "domcontentloaded" });
+    await events.held;
+    // A page that asks for the list without waiting for its stream has asked by now (its script
+    // has run): let that answer be taken before the plant is stored.
+    if (
+      (await page.evaluate(
+        () => (globalThis as unknown as { plantListRequests: number }).plantListRequests,
+      )) > 0
+    ) {
+      await listAnswered.fired;
+    }
+    const name = `In-between ivy ${Date.now()}`;
+    expect((await deliver(app.url, { token, secret, body: JSON.stringify({ id: 3, name }) })).status).toBe(
+      200,
+    );
+    events.release();
+    await page.locator("li", { hasText: name }).waitFor({ timeout: 10_000 });
+    await page.locator('body[data-live="live"]').waitFor();
+    await page.close();
+  });
+
+  it("after a reconnect, shows the plants stored while it was disconnected", async () => {
+    const file = join(dir, "reconnect.db");
+    const port = String(await getFreePort());
+    const args = ["--token", token, "--secret", secret, "--db", file, "--port", port];
+    let first: RunningApp | undefined = await startApp(args);
+    let second: RunningApp | undefined;
+    const page = await browser.newPage();
+    try {
+      const events = await holdEvents(page, 2);
+      await page.goto(first.url);
+      await page.locator('body[data-live="live"]').waitFor();
+      // The server goes away (ending the stream), and comes back on the same port and file.
+      expect(await first.stop()).toBe(0);
+      first = undefined;
+      await page.locator('body[data-live="reconnecting"]').waitFor();
+      second = await startApp(args);
+      // The page's reconnection is held: the plant is stored while it is not connected.
+      await events.held;
+      const name = `Missed-while-away monstera ${Date.now()}`;
+      expect(
+        (await deliver(second.url, { token, secret, body: JSON.stringify({ id: 4, name }) })).status,
+      ).toBe(200);
+      events.release();
+      await page.locator("li", { hasText: name }).waitFor({ timeout: 10_000 });
+      await page.locator('body[data-live="live"]').waitFor();
+    } finally {
+      await page.close();
+      await first?.stop();
+      await second?.stop();
+    }
   });
 
   it("ends the stream on shutdown so the process still exits 0", async () => {
