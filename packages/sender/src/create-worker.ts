@@ -211,6 +211,8 @@ export function createWorker(options: WorkerOptions): Worker {
         delete event.nextAttemptAt;
       }
       disabledEndpoint = recorded.disabledEndpoint;
+      if (recorded.held && decision.nextAttemptAt && event.outcome === "retrying")
+        wakeAt(decision.nextAttemptAt.getTime());
     } catch (error) {
       // The lease runs out and the delivery is attempted again: at least once, never lost.
       logger?.error({ deliveryId: delivery.id, err: error }, "could not record attempt");
@@ -250,6 +252,25 @@ export function createWorker(options: WorkerOptions): Worker {
       tickScheduled = false;
       tick();
     });
+  }
+
+  // A retry due before the next poll wakes the worker when it is due: one timer, for the earliest.
+  let retryTimer: NodeJS.Timeout | undefined;
+  let retryTimerAt = Number.POSITIVE_INFINITY;
+  function wakeAt(at: number): void {
+    const delay = at - Date.now();
+    if (!running || delay >= pollIntervalMs || at >= retryTimerAt) return;
+    if (retryTimer) clearTimeout(retryTimer);
+    retryTimerAt = at;
+    retryTimer = setTimeout(
+      () => {
+        retryTimer = undefined;
+        retryTimerAt = Number.POSITIVE_INFINITY;
+        tick();
+      },
+      Math.max(0, delay),
+    );
+    retryTimer.unref();
   }
 
   // The latest claim: stop() waits for it, so nothing a claim returns is attempted after stop().
@@ -327,6 +348,7 @@ export function createWorker(options: WorkerOptions): Worker {
     async stop() {
       running = false;
       if (timer) clearInterval(timer);
+      if (retryTimer) clearTimeout(retryTimer);
       unsubscribe?.();
       // A claim in progress ends first (releasing what it got), so nothing is attempted after stop() returns.
       await current;
