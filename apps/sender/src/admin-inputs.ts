@@ -15,12 +15,23 @@ export const AddEndpointInputSchema = z.strictObject({
   secrets: z.array(WebhookSecretSchema).min(1).max(10).optional(),
 });
 
+/** Rotation: a new bearer token, a new list of signing secrets (replacing the old list), or both. */
+export const UpdateEndpointInputSchema = z
+  .strictObject({
+    token: z.string().min(1).max(4096).optional(),
+    secrets: z.array(WebhookSecretSchema).min(1).max(10).optional(),
+  })
+  .refine((input) => input.token !== undefined || input.secrets !== undefined, {
+    message: "give token, secrets or both",
+  });
+
 export const ReplayInputSchema = z.strictObject({
   endpointId: z.coerce.number().int().min(1),
   since: z.iso.datetime({ offset: true }),
 });
 
-export const ListDeliveriesQuerySchema = z.object({
+// Strict like every other input: a misspelt filter (`?state=failed`) is a 400, not a silently unfiltered list.
+export const ListDeliveriesQuerySchema = z.strictObject({
   status: DeliveryStatus.optional(),
   endpointId: z.coerce.number().int().min(1).optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(100),

@@ -12,6 +12,7 @@ import {
   IdSchema,
   ListDeliveriesQuerySchema,
   ReplayInputSchema,
+  UpdateEndpointInputSchema,
 } from "./admin-inputs.js";
 import { checkAdminToken } from "./check-admin-token.js";
 import { formatZodError } from "./format-zod-error.js";
@@ -135,6 +136,18 @@ export function createAdminApp(options: AdminAppOptions): Koa {
       ctx.body = { endpoint: presentEndpoint(endpoint) };
     });
   }
+  // Rotation: the next attempt (even one already queued) is signed with the new secrets and token.
+  // Secrets stay unreadable: the answer shows how many there are, never their values.
+  admin.patch("/endpoints/:id", async (ctx) => {
+    const id = parse(IdSchema, ctx.params.id, "id");
+    const input = parse(UpdateEndpointInputSchema, await readJsonBody(ctx.req), "endpoint update");
+    let endpoint = await outbox.getEndpoint(id);
+    if (!endpoint) throw notFound("Endpoint");
+    if (input.secrets !== undefined) endpoint = await outbox.setEndpointSecrets(id, input.secrets);
+    if (endpoint && input.token !== undefined) endpoint = await outbox.setEndpointToken(id, input.token);
+    if (!endpoint) throw notFound("Endpoint");
+    ctx.body = { endpoint: presentEndpoint(endpoint) };
+  });
   admin.delete("/endpoints/:id", async (ctx) => {
     if (!(await outbox.removeEndpoint(parse(IdSchema, ctx.params.id, "id")))) throw notFound("Endpoint");
     ctx.status = 204;

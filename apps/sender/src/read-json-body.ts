@@ -5,8 +5,12 @@ const LIMIT = 64 * 1024;
 
 /** The request body parsed as JSON, refusing other content types and anything over 64 KiB. */
 export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
-  const type = String(req.headers["content-type"] ?? "");
-  if (!/^application\/json\b/i.test(type)) {
+  // The media type exactly, parameters (charset) aside: `application/json-seq` or `application/jsonx` is not JSON.
+  const type = String(req.headers["content-type"] ?? "")
+    .split(";")[0]
+    ?.trim()
+    .toLowerCase();
+  if (type !== "application/json") {
     throw new AdminError(415, "ERR_UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json");
   }
   const chunks: Buffer[] = [];

@@ -1,10 +1,24 @@
-import { generateWebhookSecret } from "@plant-store/types";
+import { generateWebhookSecret, WebhookSecretSchema } from "@plant-store/types";
 import { Argument, Command, Option } from "commander";
+import { z } from "zod";
 import { AddEndpointInputSchema, IdSchema } from "../admin-inputs.js";
 import { parseConfig } from "../parse-config.js";
 import { presentEndpoint } from "../present.js";
 import { dbOption, jsonOption } from "./db-option.js";
 import { NotFoundError, print, withOutbox } from "./with-outbox.js";
+
+const MAX_SECRETS = 10;
+const RotateFlags = z.strictObject({ secret: WebhookSecretSchema.optional() });
+const SetSecretsFlags = z.strictObject({ secret: z.array(WebhookSecretSchema).min(1).max(MAX_SECRETS) });
+const SetTokenFlags = z.strictObject({ token: AddEndpointInputSchema.shape.token });
+
+/**
+ * Repeated `--secret` flags collect into a list; `PLANT_STORE_SECRET` may hold several, comma-separated
+ * (a whsec_ secret is base64, which has no commas).
+ */
+function collectSecrets(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), ...value.split(",").map((secret) => secret.trim())];
+}
 
 export function endpointsCommand(): Command {
   const endpoints = new Command("endpoints").description("Manage the receivers plants are delivered to");
@@ -80,6 +94,90 @@ export function endpointsCommand(): Command {
         });
       });
   }
+  // Rotation, as Standard Webhooks describes it: add a new secret (both sign every attempt, so the
+  // receiver may switch whenever it likes), then drop the old one with set-secrets.
+  endpoints
+    .command("rotate-secret")
+    .description(
+      "Add a signing secret, keeping the current ones (prints a generated secret when none is given)",
+    )
+    .addArgument(new Argument("<id>", "endpoint id"))
+    .addOption(new Option("--secret <whsec>", "the new secret (whsec_...)").env("PLANT_STORE_SECRET"))
+    .addOption(dbOption())
+    .addOption(jsonOption())
+    .action(async (id: string, opts: { secret?: string; db: string; json?: boolean }) => {
+      const endpointId = parseConfig(IdSchema, id);
+      const input = parseConfig(RotateFlags, {
+        ...(opts.secret === undefined ? {} : { secret: opts.secret }),
+      });
+      const generated = input.secret === undefined ? generateWebhookSecret() : undefined;
+      await withOutbox(opts.db, async (outbox) => {
+        const current = await outbox.getEndpoint(endpointId);
+        if (!current) throw new NotFoundError(`No endpoint ${id}`);
+        if (current.secrets.length >= MAX_SECRETS) {
+          throw new Error(
+            `Endpoint #${current.id} already has ${MAX_SECRETS} secrets: drop old ones with \`endpoints set-secrets\` first`,
+          );
+        }
+        const secret = input.secret ?? (generated as string);
+        const endpoint = await outbox.setEndpointSecrets(current.id, [
+          ...current.secrets.filter((kept) => kept !== secret),
+          secret,
+        ]);
+        if (!endpoint) throw new NotFoundError(`No endpoint ${id}`);
+        print(
+          opts.json,
+          { endpoint: presentEndpoint(endpoint), ...(generated ? { secret: generated } : {}) },
+          `Endpoint #${endpoint.id} now signs with ${endpoint.secrets.length} secrets` +
+            (generated ? `\nNew signing secret (shown once, give it to the receiver): ${generated}` : ""),
+        );
+      });
+    });
+  endpoints
+    .command("set-secrets")
+    .description("Replace an endpoint's signing secrets (e.g. drop the old one after a rotation)")
+    .addArgument(new Argument("<id>", "endpoint id"))
+    .addOption(
+      new Option("--secret <whsec>", "a secret to sign with; repeat for several")
+        .env("PLANT_STORE_SECRET")
+        .argParser(collectSecrets)
+        .makeOptionMandatory(),
+    )
+    .addOption(dbOption())
+    .addOption(jsonOption())
+    .action(async (id: string, opts: { secret: string[]; db: string; json?: boolean }) => {
+      const endpointId = parseConfig(IdSchema, id);
+      const input = parseConfig(SetSecretsFlags, { secret: opts.secret });
+      await withOutbox(opts.db, async (outbox) => {
+        const endpoint = await outbox.setEndpointSecrets(endpointId, input.secret);
+        if (!endpoint) throw new NotFoundError(`No endpoint ${id}`);
+        print(
+          opts.json,
+          { endpoint: presentEndpoint(endpoint) },
+          `Endpoint #${endpoint.id} now signs with ${endpoint.secrets.length} secret${endpoint.secrets.length === 1 ? "" : "s"}`,
+        );
+      });
+    });
+  endpoints
+    .command("set-token")
+    .description("Replace the bearer token sent to an endpoint")
+    .addArgument(new Argument("<id>", "endpoint id"))
+    .addOption(
+      new Option("--token <token>", "bearer token sent with every delivery")
+        .env("PLANT_STORE_TOKEN")
+        .makeOptionMandatory(),
+    )
+    .addOption(dbOption())
+    .addOption(jsonOption())
+    .action(async (id: string, opts: { token: string; db: string; json?: boolean }) => {
+      const endpointId = parseConfig(IdSchema, id);
+      const input = parseConfig(SetTokenFlags, { token: opts.token });
+      await withOutbox(opts.db, async (outbox) => {
+        const endpoint = await outbox.setEndpointToken(endpointId, input.token);
+        if (!endpoint) throw new NotFoundError(`No endpoint ${id}`);
+        print(opts.json, { endpoint: presentEndpoint(endpoint) }, `Endpoint #${endpoint.id} has a new token`);
+      });
+    });
   endpoints
     .command("remove")
     .description("Remove an endpoint with its deliveries")

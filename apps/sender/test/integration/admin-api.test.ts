@@ -106,6 +106,41 @@ describe("the admin API, checked against spec/admin-openapi.json", () => {
     expect(JSON.stringify(listed.body)).not.toMatch(/tok-1|tok-2|whsec_/);
   });
 
+  it("rotates an endpoint's token and secrets with PATCH, validating strictly and never echoing them", async () => {
+    const [kept, added] = [generateWebhookSecret(), generateWebhookSecret()];
+    const rotated = await call("PATCH", "/endpoints/1", { secrets: [kept, added] });
+    expect(rotated.status).toBe(200);
+    expectDocumented("patch", "/endpoints/{id}", rotated.status, rotated.body);
+    expect(rotated.body.endpoint.secretCount).toBe(2);
+    const token = await call("PATCH", "/endpoints/1", { token: "tok-rotated" });
+    expectDocumented("patch", "/endpoints/{id}", token.status, token.body);
+    const both = await call("PATCH", "/endpoints/1", { token: "tok-both", secrets: [added] });
+    expectDocumented("patch", "/endpoints/{id}", both.status, both.body);
+    for (const answer of [rotated, token, both])
+      expect(JSON.stringify(answer.body)).not.toMatch(/tok-|whsec_/);
+    expect(await outbox.getEndpoint(1)).toMatchObject({ token: "tok-both", secrets: [added] });
+
+    const single = generateWebhookSecret();
+    for (const body of [
+      {},
+      { token: "" },
+      { secrets: [] },
+      { secrets: ["whsec_nope"] },
+      { token: "tok-sneaky", url: "https://elsewhere.example/hook" },
+      { secret: single },
+    ]) {
+      const bad = await call("PATCH", "/endpoints/1", body);
+      expect(bad.status, JSON.stringify(body)).toBe(400);
+      expectDocumented("patch", "/endpoints/{id}", bad.status, bad.body);
+      for (const secretish of ["tok-sneaky", "whsec_nope", single])
+        expect(bad.body.message).not.toContain(secretish);
+    }
+    const missing = await call("PATCH", "/endpoints/999", { token: "tok-x" });
+    expect(missing.status).toBe(404);
+    expectDocumented("patch", "/endpoints/{id}", missing.status, missing.body);
+    expect(await outbox.getEndpoint(1)).toMatchObject({ token: "tok-both", secrets: [added] });
+  });
+
   it("validates input and names every problem", async () => {
     const bad = await call("POST", "/endpoints", { url: "ftp://x", token: "", secret: "nope" });
     expect(bad.status).toBe(400);
@@ -122,6 +157,19 @@ describe("the admin API, checked against spec/admin-openapi.json", () => {
       body: "name=x",
     });
     expect(type.status).toBe(415);
+    // Not JSON, whatever its name starts with.
+    const seq = await fetch(`${base}/plants`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json-seq" },
+      body: '\u001e{"name":"Sequenced"}\n',
+    });
+    expect(seq.status).toBe(415);
+    const charset = await fetch(`${base}/plants`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${adminToken}`, "content-type": "Application/JSON; charset=utf-8" },
+      body: JSON.stringify({ name: "" }),
+    });
+    expect(charset.status).toBe(400);
   });
 
   it("adds a plant, queues its deliveries and wakes the worker", async () => {
@@ -151,6 +199,11 @@ describe("the admin API, checked against spec/admin-openapi.json", () => {
     expect(replayed.body.queued).toBe(1);
     const badQuery = await call("GET", "/deliveries?status=lost");
     expectDocumented("get", "/deliveries", badQuery.status, badQuery.body);
+    // A misspelt filter is refused, not ignored (which would list every delivery as if it matched).
+    const unknown = await call("GET", "/deliveries?state=failed");
+    expect(unknown.status).toBe(400);
+    expectDocumented("get", "/deliveries", unknown.status, unknown.body);
+    expect(unknown.body.message).toMatch(/state/);
   });
 
   it("answers 404 with the Error body for unknown ids", async () => {
@@ -182,7 +235,7 @@ describe("the admin API, checked against spec/admin-openapi.json", () => {
   it("answers a known path with a wrong method with 405, the Error body and Allow, as documented", async () => {
     for (const [method, url, template] of [
       ["PUT", "/plants", "/plants"],
-      ["PATCH", "/endpoints/1", "/endpoints/{id}"],
+      ["PUT", "/endpoints/1", "/endpoints/{id}"],
       ["DELETE", "/healthz", "/healthz"],
     ] as const) {
       const response = await fetch(`${base}${url}`, {

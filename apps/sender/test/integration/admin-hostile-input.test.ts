@@ -96,6 +96,7 @@ describe("the admin API under hostile input", () => {
         ["POST", "/replay"],
         ["POST", "/endpoints/1/disable"],
         ["DELETE", "/endpoints/1"],
+        ["PATCH", "/endpoints/1"],
         ["GET", "/deliveries/1"],
       ] as const) {
         const response = await fetch(`${base}${path}`, {
@@ -104,7 +105,9 @@ describe("the admin API under hostile input", () => {
             ...(authorization === undefined ? {} : { authorization }),
             "content-type": "application/json",
           },
-          ...(method === "POST" ? { body: JSON.stringify({ name: "Intruder", endpointId: 1 }) } : {}),
+          ...(method === "POST" || method === "PATCH"
+            ? { body: JSON.stringify({ name: "Intruder", endpointId: 1, token: "intruder-token" }) }
+            : {}),
         });
         const text = await response.text();
         expect(response.status, `${method} ${path} with ${authorization}`).toBe(401);
