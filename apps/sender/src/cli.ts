@@ -4,6 +4,7 @@ import { Command } from "commander";
 import { deliveriesCommand, replayCommand } from "./commands/deliveries-command.js";
 import { endpointsCommand } from "./commands/endpoints-command.js";
 import { plantsCommand } from "./commands/plants-command.js";
+import { resolveJsonFlag } from "./commands/resolve-json-flag.js";
 import { serveCommand } from "./commands/serve-command.js";
 import { NotFoundError } from "./commands/with-outbox.js";
 import { ConfigError } from "./config-error.js";
@@ -11,6 +12,7 @@ import { ConfigError } from "./config-error.js";
 const program = new Command("plant-store")
   .description("The Plant Store: adds plants and delivers New Plant webhooks to subscribed receivers")
   .showHelpAfterError()
+  .hook("preAction", resolveJsonFlag)
   .addCommand(serveCommand())
   .addCommand(plantsCommand())
   .addCommand(endpointsCommand())

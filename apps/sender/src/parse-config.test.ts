@@ -1,4 +1,6 @@
+import { DELIVERY_TIMEOUT_MS } from "@plant-store/types";
 import { describe, expect, it } from "vitest";
+import { serveCommand } from "./commands/serve-command.js";
 import { ConfigError } from "./config-error.js";
 import { parseConfig } from "./parse-config.js";
 import { ServeConfigSchema } from "./serve-config.js";
@@ -56,5 +58,42 @@ describe("parseConfig with the serve schema", () => {
     expect(() => parseConfig(ServeConfigSchema, { ...valid, lease: "20s", timeout: "15s" })).toThrow(
       /--lease \(PLANT_STORE_LEASE\): must be more than twice --timeout/,
     );
+  });
+
+  it("defaults --timeout to the contract's DELIVERY_TIMEOUT_MS and refuses anything longer", () => {
+    const option = serveCommand().options.find((candidate) => candidate.long === "--timeout");
+    const timeout = String(option?.defaultValue);
+    expect(parseConfig(ServeConfigSchema, { ...valid, timeout }).timeout).toBe(DELIVERY_TIMEOUT_MS);
+    expect(parseConfig(ServeConfigSchema, { ...valid, timeout: "250ms" }).timeout).toBe(250);
+    for (const tooLong of [`${DELIVERY_TIMEOUT_MS + 1}ms`, "16s", "1m"]) {
+      expect(() => parseConfig(ServeConfigSchema, { ...valid, timeout: tooLong, lease: "1h" })).toThrow(
+        /--timeout \(PLANT_STORE_TIMEOUT\): must be at most 15s/,
+      );
+    }
+    expect(() => parseConfig(ServeConfigSchema, { ...valid, timeout: "0" })).toThrow(/--timeout/);
+  });
+
+  it("reads --allow-private-targets from its variable by value: false, 0, no and empty are off", () => {
+    const allow = (value: unknown) =>
+      parseConfig(ServeConfigSchema, { ...valid, allowPrivateTargets: value });
+    for (const off of [undefined, false, "false", "0", "no", "", " FALSE ", "No"])
+      expect(allow(off).allowPrivateTargets, String(off)).toBe(false);
+    for (const on of [true, "true", "1", "yes", "TRUE", "Yes"])
+      expect(allow(on).allowPrivateTargets, String(on)).toBe(true);
+  });
+
+  it("refuses a boolean setting that is neither on nor off, reported with every other problem", () => {
+    for (const unclear of ["maybe", "off", "2", "y"]) {
+      let error: unknown;
+      try {
+        parseConfig(ServeConfigSchema, { ...valid, allowPrivateTargets: unclear, port: "-1" });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      const message = (error as ConfigError).message;
+      expect(message).toContain("--allow-private-targets (PLANT_STORE_ALLOW_PRIVATE_TARGETS): must be true");
+      expect(message).toContain("--port (PLANT_STORE_PORT)");
+    }
   });
 });

@@ -28,8 +28,9 @@ export async function runServe(config: ServeConfig, logger: Logger): Promise<Run
     concurrency: config.concurrency,
     perEndpointConcurrency: config.perEndpointConcurrency,
     leaseMs: config.lease,
-    // SQLite has no cross-process notification: CLI writes are seen by polling the file often.
-    pollIntervalMs: isPostgresUrl(config.db) ? config.pollInterval : Math.min(config.pollInterval, 100),
+    // Other processes' writes wake the worker without a poll (PostgreSQL NOTIFY, SQLite data_version),
+    // so the poll only finds retries coming due and expired leases.
+    pollIntervalMs: config.pollInterval,
     logger,
     onAttempt: (event) => metrics.observe(event),
   });

@@ -1,5 +1,7 @@
 import { createRetrySchedule, parseDuration } from "@plant-store/sender";
+import { DELIVERY_TIMEOUT_MS } from "@plant-store/types";
 import { z } from "zod";
+import { BooleanSetting } from "./boolean-setting.js";
 
 const duration = z.string().transform((text, ctx) => {
   try {
@@ -21,7 +23,7 @@ export const ServeConfigSchema = z
     adminToken: z
       .string({ error: "is required (the admin API is never open)" })
       .min(16, "must be at least 16 characters"),
-    allowPrivateTargets: z.boolean(),
+    allowPrivateTargets: BooleanSetting,
     retrySchedule: z.string().transform((text, ctx) => {
       try {
         return createRetrySchedule(text);
@@ -33,7 +35,13 @@ export const ServeConfigSchema = z
     concurrency: positiveInt,
     perEndpointConcurrency: positiveInt,
     lease: duration,
-    timeout: duration,
+    // The contract promises receivers the store waits at most DELIVERY_TIMEOUT_MS for an answer.
+    timeout: duration.pipe(
+      z
+        .number()
+        .min(1, "must be at least 1ms")
+        .max(DELIVERY_TIMEOUT_MS, `must be at most ${DELIVERY_TIMEOUT_MS / 1000}s (the contract's limit)`),
+    ),
     disableAfter: duration,
     pollInterval: duration,
   })

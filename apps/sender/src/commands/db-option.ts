@@ -1,4 +1,5 @@
 import { Option } from "commander";
+import { flagOption } from "./flag-option.js";
 
 /** `--db`, on every command: a SQLite file or a postgres:// URL. */
 export const dbOption = () =>
@@ -6,4 +7,5 @@ export const dbOption = () =>
     .env("PLANT_STORE_DB")
     .default("./data/store.db");
 
-export const jsonOption = () => new Option("--json", "print machine-readable JSON").env("PLANT_STORE_JSON");
+/** `--json`: its variable is read by `resolveJsonFlag`, so `PLANT_STORE_JSON=false` means text. */
+export const jsonOption = () => flagOption("--json", "print machine-readable JSON", "PLANT_STORE_JSON");

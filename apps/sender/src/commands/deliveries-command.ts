@@ -1,4 +1,5 @@
 import { Argument, Command, Option } from "commander";
+import { z } from "zod";
 import { IdSchema, ListDeliveriesQuerySchema, ReplayInputSchema } from "../admin-inputs.js";
 import { parseConfig } from "../parse-config.js";
 import { presentAttempt, presentDelivery } from "../present.js";
@@ -10,8 +11,8 @@ export function deliveriesCommand(): Command {
   deliveries
     .command("list")
     .description("List deliveries, newest first")
-    .addOption(new Option("--status <status>", "pending, delivered or failed"))
-    .addOption(new Option("--limit <n>", "at most this many").default("100"))
+    .addOption(new Option("--status <status>", "pending, delivered or failed").env("PLANT_STORE_STATUS"))
+    .addOption(new Option("--limit <n>", "at most this many").env("PLANT_STORE_LIMIT").default("100"))
     .addOption(dbOption())
     .addOption(jsonOption())
     .action(async (opts: { status?: string; limit: string; db: string; json?: boolean }) => {
@@ -76,18 +77,28 @@ export function deliveriesCommand(): Command {
   return deliveries;
 }
 
+const ReplayFlags = z.strictObject({
+  endpoint: ReplayInputSchema.shape.endpointId,
+  since: ReplayInputSchema.shape.since,
+});
+
 export function replayCommand(): Command {
   return new Command("replay")
     .description("Deliver every plant added since a time to one endpoint again")
-    .addOption(new Option("--endpoint <id>", "endpoint id").makeOptionMandatory())
-    .addOption(new Option("--since <time>", "ISO time, e.g. 2026-01-01T00:00:00Z").makeOptionMandatory())
+    .addOption(new Option("--endpoint <id>", "endpoint id").env("PLANT_STORE_ENDPOINT").makeOptionMandatory())
+    .addOption(
+      new Option("--since <time>", "ISO time, e.g. 2026-01-01T00:00:00Z")
+        .env("PLANT_STORE_SINCE")
+        .makeOptionMandatory(),
+    )
     .addOption(dbOption())
     .addOption(jsonOption())
     .action(async (opts: { endpoint: string; since: string; db: string; json?: boolean }) => {
-      const input = parseConfig(ReplayInputSchema, { endpointId: opts.endpoint, since: opts.since });
+      // Keyed like the flags, so a problem names --endpoint (PLANT_STORE_ENDPOINT), not the API's field.
+      const input = parseConfig(ReplayFlags, { endpoint: opts.endpoint, since: opts.since });
       await withOutbox(opts.db, async (outbox) => {
-        const queued = await outbox.replay(input.endpointId, new Date(input.since));
-        print(opts.json, { queued }, `${queued} deliveries queued for endpoint #${input.endpointId}`);
+        const queued = await outbox.replay(input.endpoint, new Date(input.since));
+        print(opts.json, { queued }, `${queued} deliveries queued for endpoint #${input.endpoint}`);
       });
     });
 }

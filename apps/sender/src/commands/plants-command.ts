@@ -10,8 +10,8 @@ export function plantsCommand(): Command {
   plants
     .command("add")
     .description("Add a plant; one New Plant delivery is queued per active endpoint")
-    .addOption(new Option("--name <name>", "the plant's name").makeOptionMandatory())
-    .addOption(new Option("--tag <tag>", "an optional tag"))
+    .addOption(new Option("--name <name>", "the plant's name").env("PLANT_STORE_NAME").makeOptionMandatory())
+    .addOption(new Option("--tag <tag>", "an optional tag").env("PLANT_STORE_TAG"))
     .addOption(dbOption())
     .addOption(jsonOption())
     .action(async (opts: { name: string; tag?: string; db: string; json?: boolean }) => {

@@ -1,9 +1,12 @@
+import { DELIVERY_TIMEOUT_MS } from "@plant-store/types";
 import { Command, Option } from "commander";
 import { createLogger } from "../create-logger.js";
 import { parseConfig } from "../parse-config.js";
 import { runServe } from "../run-serve.js";
 import { ServeConfigSchema } from "../serve-config.js";
 import { dbOption } from "./db-option.js";
+import { flagOption } from "./flag-option.js";
+import { readFlag } from "./read-flag.js";
 
 export function serveCommand(): Command {
   return new Command("serve")
@@ -17,9 +20,11 @@ export function serveCommand(): Command {
       new Option("--admin-token <token>", "bearer token for the admin API").env("PLANT_STORE_ADMIN_TOKEN"),
     )
     .addOption(
-      new Option("--allow-private-targets", "deliver to loopback and private addresses (development)")
-        .env("PLANT_STORE_ALLOW_PRIVATE_TARGETS")
-        .default(false),
+      flagOption(
+        "--allow-private-targets",
+        "deliver to loopback and private addresses (development)",
+        "PLANT_STORE_ALLOW_PRIVATE_TARGETS",
+      ),
     )
     .addOption(
       new Option("--retry-schedule <list>", "delay before each attempt")
@@ -40,7 +45,9 @@ export function serveCommand(): Command {
       new Option("--lease <duration>", "how long a claim lasts").env("PLANT_STORE_LEASE").default("60s"),
     )
     .addOption(
-      new Option("--timeout <duration>", "time per attempt").env("PLANT_STORE_TIMEOUT").default("15s"),
+      new Option("--timeout <duration>", `time per attempt, at most ${DELIVERY_TIMEOUT_MS / 1000}s`)
+        .env("PLANT_STORE_TIMEOUT")
+        .default(`${DELIVERY_TIMEOUT_MS / 1000}s`),
     )
     .addOption(
       new Option("--disable-after <duration>", "disable an endpoint failing continuously this long")
@@ -48,14 +55,17 @@ export function serveCommand(): Command {
         .default("5d"),
     )
     .addOption(
-      new Option("--poll-interval <duration>", "fallback poll for due work")
+      new Option(
+        "--poll-interval <duration>",
+        "how often to look for retries coming due and expired leases (new work wakes the worker at once)",
+      )
         .env("PLANT_STORE_POLL_INTERVAL")
         .default("1s"),
     )
     .action(async (raw: Record<string, unknown>) => {
       const config = parseConfig(ServeConfigSchema, {
         ...raw,
-        allowPrivateTargets: raw.allowPrivateTargets === true || raw.allowPrivateTargets === "true",
+        allowPrivateTargets: readFlag(raw.allowPrivateTargets, "PLANT_STORE_ALLOW_PRIVATE_TARGETS"),
       });
       const logger = createLogger();
       const store = await runServe(config, logger);

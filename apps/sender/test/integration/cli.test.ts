@@ -21,6 +21,8 @@ describe("the built plant-store CLI against a real receiver", () => {
   let receiver: TestReceiver;
   let store: StoreProcess;
   let secret: string;
+  let rotatedSecret = "";
+  const rotatedToken = "receiver-token-rotated-987";
 
   beforeAll(async () => {
     receiver = await startTestReceiver();
@@ -151,10 +153,127 @@ describe("the built plant-store CLI against a real receiver", () => {
     expect((await runCli(["endpoints", "remove", "99", "--db", db])).code).toBe(1);
   });
 
+  it("rotates the secret and the token from the CLI; the next delivery verifies with the new secret", async () => {
+    const rotated = await cliJson<{ endpoint: { secretCount: number }; secret: string }>([
+      ...["endpoints", "rotate-secret", "1", "--db", db],
+    ]);
+    rotatedSecret = rotated.secret;
+    expect(rotatedSecret).toMatch(/^whsec_/);
+    expect(rotatedSecret).not.toBe(secret);
+    expect(rotated.endpoint.secretCount).toBe(2);
+    const deliver = async (name: string) => {
+      const before = receiver.requests.length;
+      const { plant } = await cliJson<{ plant: { id: number } }>([
+        "plants",
+        "add",
+        "--name",
+        name,
+        "--db",
+        db,
+      ]);
+      const request = (await receiver.waitForRequests(before + 1))[before];
+      return { plant, request, headers: request?.headers as Record<string, string> };
+    };
+    // During the rotation both secrets sign, so the receiver may switch at any time.
+    const during = await deliver("Signed twice");
+    expect(new Webhook(rotatedSecret).verify(during.request?.body ?? "", during.headers)).toEqual({
+      id: during.plant.id,
+      name: "Signed twice",
+    });
+    expect(() => new Webhook(secret).verify(during.request?.body ?? "", during.headers)).not.toThrow();
+
+    // Finishing it: only the new secret, and a new token.
+    const kept = await cliJson<{ endpoint: { secretCount: number } }>([
+      ...["endpoints", "set-secrets", "1", "--secret", rotatedSecret, "--db", db],
+    ]);
+    expect(kept.endpoint.secretCount).toBe(1);
+    await cliJson(["endpoints", "set-token", "1", "--token", rotatedToken, "--db", db]);
+    const after = await deliver("Signed anew");
+    expect(new Webhook(rotatedSecret).verify(after.request?.body ?? "", after.headers)).toEqual({
+      id: after.plant.id,
+      name: "Signed anew",
+    });
+    expect(() => new Webhook(secret).verify(after.request?.body ?? "", after.headers)).toThrow();
+    expect(after.headers.authorization).toBe(`Bearer ${rotatedToken}`);
+  });
+
+  it("refuses malformed rotation input and unknown endpoints without echoing secrets", async () => {
+    const bad = await runCli(["endpoints", "set-secrets", "1", "--secret", "whsec_nope", "--db", db]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--secret (PLANT_STORE_SECRET)");
+    expect(bad.stderr).not.toContain("whsec_nope");
+    expect((await runCli(["endpoints", "set-token", "99", "--token", "t", "--db", db])).code).toBe(1);
+    expect((await runCli(["endpoints", "rotate-secret", "99", "--db", db])).code).toBe(1);
+    // Several secrets from the environment, comma-separated.
+    const both = await runCli(["endpoints", "set-secrets", "1", "--db", db, "--json"], {
+      PLANT_STORE_SECRET: `${rotatedSecret},${secret}`,
+    });
+    expect(JSON.parse(both.stdout).endpoint.secretCount).toBe(2);
+    await cliJson(["endpoints", "set-secrets", "1", "--secret", rotatedSecret, "--db", db]);
+  });
+
+  it("takes every command flag from its PLANT_STORE_* variable too", async () => {
+    const added = await runCli(["plants", "add", "--db", db, "--json"], {
+      PLANT_STORE_NAME: "Named by the environment",
+      PLANT_STORE_TAG: "env",
+    });
+    expect(added.code).toBe(0);
+    const { plant } = JSON.parse(added.stdout) as {
+      plant: { name: string; tag: string; webhookId: string; createdAt: string };
+    };
+    expect(plant).toMatchObject({ name: "Named by the environment", tag: "env" });
+    await receiver.waitForRequests(1);
+    await waitFor(async () => {
+      const { deliveries } = await cliJson<{ deliveries: Delivery[] }>(["deliveries", "list", "--db", db]);
+      return deliveries.find((d) => d.webhookId === plant.webhookId)?.status === "delivered"
+        ? true
+        : undefined;
+    });
+    const listed = await runCli(["deliveries", "list", "--db", db, "--json"], {
+      PLANT_STORE_STATUS: "delivered",
+      PLANT_STORE_LIMIT: "2",
+    });
+    const { deliveries } = JSON.parse(listed.stdout) as { deliveries: Delivery[] };
+    expect(deliveries).toHaveLength(2);
+    expect(deliveries.every((delivery) => delivery.status === "delivered")).toBe(true);
+    expect(deliveries[0]?.webhookId).toBe(plant.webhookId);
+    const replayed = await runCli(["replay", "--db", db, "--json"], {
+      PLANT_STORE_ENDPOINT: "1",
+      PLANT_STORE_SINCE: plant.createdAt,
+    });
+    expect(JSON.parse(replayed.stdout)).toEqual({ queued: 1 });
+    const wrong = await runCli(["replay", "--db", db], {
+      PLANT_STORE_ENDPOINT: "first",
+      PLANT_STORE_SINCE: "now",
+    });
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain("--endpoint (PLANT_STORE_ENDPOINT)");
+    expect(wrong.stderr).toContain("--since (PLANT_STORE_SINCE)");
+  });
+
+  it("reads PLANT_STORE_JSON by value: false and 0 print text, true prints JSON, anything else is refused", async () => {
+    for (const off of ["false", "0", ""]) {
+      const result = await runCli(["endpoints", "list", "--db", db], { PLANT_STORE_JSON: off });
+      expect(result.code, off).toBe(0);
+      expect(result.stdout.startsWith("#1\t"), off).toBe(true);
+    }
+    const on = await runCli(["endpoints", "list", "--db", db], { PLANT_STORE_JSON: "true" });
+    expect(JSON.parse(on.stdout).endpoints).toHaveLength(1);
+    const before = (await cliJson<{ plants: unknown[] }>(["plants", "list", "--db", db])).plants.length;
+    const unclear = await runCli(["plants", "add", "--name", "Not added", "--db", db], {
+      PLANT_STORE_JSON: "maybe",
+    });
+    expect(unclear.code).toBe(2);
+    expect(unclear.stderr).toContain("--json (PLANT_STORE_JSON)");
+    expect((await cliJson<{ plants: unknown[] }>(["plants", "list", "--db", db])).plants).toHaveLength(
+      before,
+    );
+  });
+
   it("never logs the admin token, the receiver token or the secret", () => {
     const output = store.output();
     expect(output).toContain("delivery attempt");
-    for (const value of [adminToken, receiverToken, secret, secret.slice(6)])
+    for (const value of [adminToken, receiverToken, secret, secret.slice(6), rotatedSecret, rotatedToken])
       expect(output).not.toContain(value);
   });
 
@@ -169,6 +288,30 @@ describe("the built plant-store CLI against a real receiver", () => {
   it("exits 0 on SIGTERM", async () => {
     expect(await store.stop()).toBe(0);
     expect(store.lines.at(-1)?.msg).toBe("stopped");
+  });
+});
+
+describe("plant-store serve on SQLite with a long --poll-interval", () => {
+  it("still delivers a plant another process adds at once: the poll interval is honoured, not needed for new work", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "plant-store-poll-"));
+    const db = join(dir, "store.db");
+    const receiver = await startTestReceiver();
+    const store = await startStore(["--db", db, "--allow-private-targets", "--poll-interval", "1h"], {
+      PLANT_STORE_ADMIN_TOKEN: "admin-token-0123456789",
+    });
+    try {
+      await cliJson(["endpoints", "add", `${receiver.url}/plant/webhook`, "--token", "tok", "--db", db]);
+      const { plant } = await cliJson<{ plant: { webhookId: string } }>([
+        ...["plants", "add", "--name", "Noticed without a poll", "--db", db],
+      ]);
+      const [request] = await receiver.waitForRequests(1);
+      expect(request?.headers["webhook-id"]).toBe(plant.webhookId);
+      expect(await store.stop()).toBe(0);
+    } finally {
+      await store.kill();
+      await receiver.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
@@ -210,6 +353,9 @@ describe("plant-store configuration and help", () => {
       ["endpoints", "disable"],
       ["endpoints", "enable"],
       ["endpoints", "remove"],
+      ["endpoints", "rotate-secret"],
+      ["endpoints", "set-secrets"],
+      ["endpoints", "set-token"],
       ["deliveries", "list"],
       ["deliveries", "show"],
       ["deliveries", "retry"],

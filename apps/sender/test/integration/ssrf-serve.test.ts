@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { startTestReceiver, waitFor } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import { afterAll, describe, expect, it } from "vitest";
-import { cliJson, type StoreProcess, startStore } from "../fixtures/store-process.js";
+import { cliJson, runCli, type StoreProcess, startStore } from "../fixtures/store-process.js";
 
 describe("plant-store serve and endpoints on private addresses", () => {
   const dir = mkdtempSync(join(tmpdir(), "plant-store-ssrf-"));
@@ -84,5 +84,36 @@ describe("plant-store serve and endpoints on private addresses", () => {
     } finally {
       await receiver.close();
     }
+  });
+
+  it("keeps the guard on when PLANT_STORE_ALLOW_PRIVATE_TARGETS is false, 0 or empty, and turns it off only for true", async () => {
+    for (const [value, expected] of [
+      ["false", 400],
+      ["0", 400],
+      ["", 400],
+      ["true", 201],
+    ] as const) {
+      const store = await startStore(["--db", join(dir, `env-${value || "empty"}.db`)], {
+        PLANT_STORE_ADMIN_TOKEN: "admin-token-0123456789",
+        PLANT_STORE_ALLOW_PRIVATE_TARGETS: value,
+      });
+      stores.push(store);
+      const response = await fetch(`${store.url}/endpoints`, {
+        method: "POST",
+        headers: { authorization: "Bearer admin-token-0123456789", "content-type": "application/json" },
+        body: JSON.stringify({ url: "http://127.0.0.1:9/plant/webhook", token: "tok" }),
+      });
+      expect(response.status, `PLANT_STORE_ALLOW_PRIVATE_TARGETS=${value}`).toBe(expected);
+      expect(await store.stop()).toBe(0);
+    }
+  });
+
+  it("refuses to start when PLANT_STORE_ALLOW_PRIVATE_TARGETS is neither on nor off", async () => {
+    const result = await runCli(["serve", "--db", join(dir, "unclear.db"), "--port", "0"], {
+      PLANT_STORE_ADMIN_TOKEN: "admin-token-0123456789",
+      PLANT_STORE_ALLOW_PRIVATE_TARGETS: "off",
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("--allow-private-targets (PLANT_STORE_ALLOW_PRIVATE_TARGETS)");
   });
 });
