@@ -1,6 +1,6 @@
 export { getFreePort } from "./get-free-port.js";
 export { openRaw, parseRawAnswer, type RawAnswer, type RawConnection, trickle } from "./raw-request.js";
-export { startPostgres, type TestPostgres } from "./start-postgres.js";
+export { type StartPostgresOptions, startPostgres, type TestPostgres } from "./start-postgres.js";
 export {
   type ReceivedRequest,
   type Responder,

@@ -22,4 +22,22 @@ describe("startPostgres", () => {
     expect(rows[0]).toEqual({ db: "isolated_one", answer: 42 });
     expect(server.url).toMatch(/^postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres$/);
   });
+
+  it("with a password, requires it over TCP and puts it in the URLs", async () => {
+    const password = "pg p@ss/word";
+    const secured = await startPostgres({ password });
+    try {
+      const url = await secured.createDatabase("secured");
+      expect(url).toContain(encodeURIComponent(password));
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      const { rows } = await client.query<{ db: string }>("SELECT current_database() AS db");
+      await client.end();
+      expect(rows[0]).toEqual({ db: "secured" });
+      const wrong = new pg.Client({ connectionString: url.replace(encodeURIComponent(password), "wrong") });
+      await expect(wrong.connect()).rejects.toThrow(/password authentication failed/);
+    } finally {
+      await secured.stop();
+    }
+  }, 60_000);
 });

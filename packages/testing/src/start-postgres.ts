@@ -1,5 +1,5 @@
 import { execFile, spawnSync } from "node:child_process";
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -9,7 +9,10 @@ import { getFreePort } from "./get-free-port.js";
 const run = promisify(execFile);
 
 export interface TestPostgres {
-  /** `postgres://postgres@127.0.0.1:<port>/postgres` (trust auth, loopback only). */
+  /**
+   * `postgres://postgres@127.0.0.1:<port>/postgres` (trust auth, loopback only), or with the
+   * password in it (`postgres://postgres:<password>@...`) when started with one.
+   */
   url: string;
   port: number;
   /** A new empty database on this cluster; returns its URL. */
@@ -30,12 +33,20 @@ function pgBin(name: string): string {
   throw new Error(`PostgreSQL binary ${name} not found: install postgresql or set PG_BIN`);
 }
 
+export interface StartPostgresOptions {
+  /**
+   * The `postgres` user's password. With one, TCP connections must give it (scram-sha-256) and the
+   * URLs carry it; without, any connection is trusted.
+   */
+  password?: string;
+}
+
 /**
  * Starts a throwaway PostgreSQL cluster on a free loopback port with initdb/pg_ctl.
  * initdb refuses to run as root, so as root the cluster is owned by and run as the
  * `postgres` system user (present wherever Debian's postgresql packages are).
  */
-export async function startPostgres(): Promise<TestPostgres> {
+export async function startPostgres(options: StartPostgresOptions = {}): Promise<TestPostgres> {
   const dir = mkdtempSync(join(tmpdir(), "plant-pg-"));
   const dataDir = join(dir, "data");
   const port = await getFreePort();
@@ -51,16 +62,28 @@ export async function startPostgres(): Promise<TestPostgres> {
     gid = Number(group.stdout.trim());
     chmodSync(dir, 0o777);
   }
-  const options = {
+  const processOptions = {
     ...(uid === undefined ? {} : { uid }),
     ...(gid === undefined ? {} : { gid }),
     env: { ...process.env, LC_ALL: "C" },
   };
-  await run(
-    pgBin("initdb"),
-    ["-D", dataDir, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"],
-    options,
-  );
+  const { password } = options;
+  // The password goes in through a file initdb reads (and that is removed after), never an argument.
+  const passwordFile = join(dir, "password");
+  if (password !== undefined) writeFileSync(passwordFile, `${password}\n`, { mode: 0o644 });
+  const auth =
+    password === undefined
+      ? ["--auth=trust"]
+      : ["--auth-local=trust", "--auth-host=scram-sha-256", `--pwfile=${passwordFile}`];
+  try {
+    await run(
+      pgBin("initdb"),
+      ["-D", dataDir, "-U", "postgres", ...auth, "-E", "UTF8", "--no-sync"],
+      processOptions,
+    );
+  } finally {
+    rmSync(passwordFile, { force: true });
+  }
   const serverOptions = [
     `-p ${port}`,
     "-c listen_addresses=127.0.0.1",
@@ -73,9 +96,10 @@ export async function startPostgres(): Promise<TestPostgres> {
   await run(
     pgBin("pg_ctl"),
     ["-D", dataDir, "-o", serverOptions, "-l", join(dir, "server.log"), "-w", "start"],
-    options,
+    processOptions,
   );
-  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  const user = password === undefined ? "postgres" : `postgres:${encodeURIComponent(password)}`;
+  const url = `postgres://${user}@127.0.0.1:${port}/postgres`;
   let counter = 0;
   return {
     url,
@@ -88,10 +112,12 @@ export async function startPostgres(): Promise<TestPostgres> {
       } finally {
         await client.end();
       }
-      return `postgres://postgres@127.0.0.1:${port}/${name}`;
+      return `postgres://${user}@127.0.0.1:${port}/${name}`;
     },
     async stop() {
-      await run(pgBin("pg_ctl"), ["-D", dataDir, "-m", "fast", "-w", "stop"], options).catch(() => undefined);
+      await run(pgBin("pg_ctl"), ["-D", dataDir, "-m", "fast", "-w", "stop"], processOptions).catch(
+        () => undefined,
+      );
       rmSync(dir, { recursive: true, force: true });
     },
   };

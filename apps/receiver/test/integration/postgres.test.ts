@@ -2,17 +2,21 @@ import { startPostgres, type TestPostgres } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { deliver, type RunningApp, startApp } from "../fixtures/start-app.js";
+import { deliver, type RunningApp, runCli, startApp } from "../fixtures/start-app.js";
 
 const token = "pg-token";
 const secret = generateWebhookSecret();
+// The database user has a password, so that the test below can tell if it ever leaks.
+const password = `pg_pw_${crypto.randomUUID()}`;
 
 describe("plant-receiver on PostgreSQL", () => {
   let server: TestPostgres;
   let url: string;
   const apps: RunningApp[] = [];
+  /** Instances stopped along the way: their output is checked too. */
+  const stopped: RunningApp[] = [];
   beforeAll(async () => {
-    server = await startPostgres();
+    server = await startPostgres({ password });
     url = await server.createDatabase("plant_receiver_app");
     // Two instances on one database, started together: table creation must not race.
     apps.push(
@@ -70,6 +74,7 @@ describe("plant-receiver on PostgreSQL", () => {
       duplicate: false,
     });
     expect(await killed.stop("SIGKILL")).toBeNull();
+    stopped.push(killed);
     const restarted = await startApp(["--token", token, "--secret", secret, "--db", url]);
     apps[0] = restarted;
     for (const app of apps) {
@@ -138,13 +143,31 @@ describe("plant-receiver on PostgreSQL", () => {
     } finally {
       await locker.end();
       await app.stop();
+      stopped.push(app);
     }
   });
 
-  it("never logs the connection details' secrets or the tokens", () => {
-    for (const app of apps) {
-      expect(app.output()).not.toContain(token);
-      expect(app.output()).not.toContain(secret);
+  it("refuses to start with a wrong database password, without printing either password", async () => {
+    const wrong = `wrong_${crypto.randomUUID()}`;
+    const { code, stdout, stderr } = await runCli([
+      "--token",
+      token,
+      "--secret",
+      secret,
+      "--db",
+      url.replace(password, wrong),
+    ]);
+    expect(code).toBe(1);
+    expect(stderr).toContain("password authentication failed");
+    for (const value of [password, wrong, token, secret]) expect(`${stdout}${stderr}`).not.toContain(value);
+  });
+
+  it("never logs the database password, the tokens or the secrets", () => {
+    expect(url).toContain(password);
+    for (const app of [...apps, ...stopped]) {
+      const output = app.output();
+      expect(output).toContain('"msg":"listening"');
+      for (const value of [password, token, secret, secret.slice(6)]) expect(output).not.toContain(value);
     }
   });
 });
