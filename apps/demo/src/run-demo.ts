@@ -127,9 +127,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
     // Done once every plant was added and both sides have spoken for each: the store's delivered
     // attempt and the receiver's handler call and stored row. Either side alone is not enough: the
     // store logs "delivered" only after the receiver has answered and the attempt is recorded.
+    let reported = 0;
     const checkDone = () => {
-      const plants = [...ledger.plants.values()];
-      if (plants.length >= options.plants && plants.every((plant) => plant.reported)) settle();
+      if (reported >= options.plants && reported === ledger.plants.size) settle();
     };
 
     // After the summary of a kept demo, plants added elsewhere (`pnpm sender plants add`) are shown too.
@@ -140,6 +140,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
       }
       if (!plant.added || plant.reported || !ledger.isComplete(plant)) return;
       plant.reported = true;
+      reported += 1;
       const latencyMs = Math.max(0, (plant.receivedAt ?? Date.now()) - plant.addedAt);
       latencies.push(latencyMs);
       const tag = plant.tag ? ` [${plant.tag}]` : "";
