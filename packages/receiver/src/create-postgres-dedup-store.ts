@@ -42,8 +42,16 @@ export function createPostgresDedupStore(options: PostgresDedupStoreOptions): De
         at BIGINT NOT NULL,
         claim_token TEXT
       )`);
-      // Tables made before claims had owners.
-      await client.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS claim_token TEXT`);
+      // Tables made before claims had owners. Looked up first: ALTER TABLE takes an exclusive lock on
+      // the table even when the column is already there.
+      const column = await client.query(
+        `SELECT 1 FROM information_schema.columns
+         WHERE table_schema = current_schema() AND table_name = lower($1) AND column_name = 'claim_token'`,
+        [table],
+      );
+      if (column.rowCount === 0) {
+        await client.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS claim_token TEXT`);
+      }
       await client.query(`CREATE INDEX IF NOT EXISTS ${table}_at ON ${table} (at)`);
       await client.query("COMMIT");
     } catch (error) {
