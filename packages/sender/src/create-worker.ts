@@ -349,6 +349,8 @@ export function createWorker(options: WorkerOptions): Worker {
       running = false;
       if (timer) clearInterval(timer);
       if (retryTimer) clearTimeout(retryTimer);
+      retryTimer = undefined;
+      retryTimerAt = Number.POSITIVE_INFINITY;
       unsubscribe?.();
       // A claim in progress ends first (releasing what it got), so nothing is attempted after stop() returns.
       await current;
