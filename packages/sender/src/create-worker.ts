@@ -45,6 +45,8 @@ export interface Worker {
 
 // A name lookup slower than this takes its time out of the request's timeout, keeping the attempt within its budget.
 const SLOW_LOOKUP_MS = 100;
+/** Stop retrying a failed record this long before the lease ends: past it another worker may take over. */
+const RECORD_RETRY_MARGIN_MS = 1_000;
 
 function errorCode(error: unknown): string {
   const code = (error as { code?: unknown }).code;
@@ -152,17 +154,24 @@ export function createWorker(options: WorkerOptions): Worker {
     });
   }
 
-  // A record that fails on a transient store error (deadlock, lock timeout, busy file) is retried
-  // at once: it runs in one transaction, so a retry cannot record twice, and giving up leaves the
-  // delivery stuck under its lease (a minute or more) before anyone may attempt it again.
+  // A record that fails (deadlock, lock timeout, busy or read-only file) is retried with a growing
+  // pause for as long as the lease lasts: it runs in one transaction, so a retry cannot record twice,
+  // and giving up leaves the delivery stuck under its lease (a minute or more) before anyone may
+  // attempt it again. A stopping worker tries three times, so shutdown is not held up by a broken store.
   async function recordWithRetry(input: RecordAttemptInput): Promise<RecordedAttempt> {
+    const leaseLeft = Math.min(
+      (input.leaseUntil?.getTime() ?? Number.POSITIVE_INFINITY) - Date.now(),
+      leaseMs,
+    );
+    const giveUpAt = performance.now() + leaseLeft - RECORD_RETRY_MARGIN_MS;
     for (let attempt = 1; ; attempt++) {
       try {
         return await record(input);
       } catch (error) {
-        if (attempt >= 3) throw error;
+        const pause = Math.min(100 * attempt, 2_000);
+        if ((!running && attempt >= 3) || performance.now() + pause >= giveUpAt) throw error;
         logger?.warn({ deliveryId: input.deliveryId, err: error }, "recording an attempt failed, retrying");
-        await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+        await new Promise((resolve) => setTimeout(resolve, pause));
       }
     }
   }

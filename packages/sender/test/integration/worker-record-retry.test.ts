@@ -1,0 +1,64 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startTestReceiver, type TestReceiver, waitFor } from "@plant-store/testing";
+import { generateWebhookSecret } from "@plant-store/types";
+import { afterEach, describe, expect, it } from "vitest";
+import { createRetryPolicy, createSsrfGuard, createWorker, type Outbox } from "../../src/index.js";
+import { createSqliteOutbox } from "../../src/sqlite.js";
+
+describe("a worker whose store cannot record an attempt for a while", () => {
+  const cleanups: Array<() => Promise<void> | void> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  it("keeps retrying the record under its lease, so the delivery ends delivered after one request", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sender-record-retry-"));
+    const outbox = createSqliteOutbox(join(dir, "store.db"));
+    const receiver: TestReceiver = await startTestReceiver();
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    cleanups.push(() => outbox.close());
+    cleanups.push(() => receiver.close());
+    await outbox.addEndpoint({
+      url: `${receiver.url}/plant/webhook`,
+      token: "tok",
+      secrets: [generateWebhookSecret()],
+    });
+    const { deliveries } = await outbox.addPlant({ name: "Recorded late" });
+
+    // The first six records fail as a read-only file would (more than the three a stopping worker tries).
+    let failures = 0;
+    const broken: Outbox = {
+      ...outbox,
+      recordAttempts: undefined,
+      async recordAttempt(input) {
+        if (failures < 6) {
+          failures += 1;
+          throw Object.assign(new Error("attempt to write a readonly database"), { code: "SQLITE_READONLY" });
+        }
+        return outbox.recordAttempt(input);
+      },
+    };
+    const worker = createWorker({
+      outbox: broken,
+      policy: createRetryPolicy({ schedule: "0", jitter: 0 }),
+      ssrfGuard: createSsrfGuard({ allowPrivateTargets: true }),
+      pollIntervalMs: 60_000,
+      leaseMs: 60_000,
+    });
+    worker.start();
+    cleanups.push(() => worker.stop());
+
+    const id = deliveries[0]?.id ?? 0;
+    const [delivered] = await waitFor(async () => {
+      const attempts = await outbox.listAttempts(id);
+      return attempts.length > 0 ? attempts : undefined;
+    }, 20_000);
+    expect(failures).toBe(6);
+    expect(delivered?.status).toBe(200);
+    expect(receiver.requests).toHaveLength(1);
+    const [again] = await outbox.claimDue("another-worker", 10, 60_000);
+    expect(again).toBeUndefined();
+  });
+});
