@@ -179,6 +179,7 @@ export function createWorker(options: WorkerOptions): Worker {
   async function run(delivery: ClaimedDelivery): Promise<void> {
     const result = await attemptOnce(delivery);
     const decision = policy.decide({ result, roundAttempts: delivery.roundAttempts + 1 });
+    const decidedAt = Date.now();
     const event: AttemptEvent = {
       deliveryId: delivery.id,
       webhookId: delivery.webhookId,
@@ -220,8 +221,11 @@ export function createWorker(options: WorkerOptions): Worker {
         delete event.nextAttemptAt;
       }
       disabledEndpoint = recorded.disabledEndpoint;
+      // Counted from now, once recorded: a store that keeps its own clock (PostgreSQL) stored the
+      // delay from its time of writing, later than the decision; waking at the decided instant
+      // could find nothing due yet, and nothing would wake the worker again before the next poll.
       if (recorded.held && decision.nextAttemptAt && event.outcome === "retrying")
-        wakeAt(decision.nextAttemptAt.getTime());
+        wakeAt(Date.now() + Math.max(0, decision.nextAttemptAt.getTime() - decidedAt));
     } catch (error) {
       // The lease runs out and the delivery is attempted again: at least once, never lost.
       logger?.error({ deliveryId: delivery.id, err: error }, "could not record attempt");

@@ -1,0 +1,68 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startTestReceiver, type TestReceiver, waitFor } from "@plant-store/testing";
+import { generateWebhookSecret } from "@plant-store/types";
+import { afterEach, describe, expect, it } from "vitest";
+import { createRetryPolicy, createSsrfGuard, createWorker, type Outbox } from "../../src/index.js";
+import { createSqliteOutbox } from "../../src/sqlite.js";
+
+describe("a worker's retry timer", () => {
+  const cleanups: Array<() => Promise<void> | void> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  it("wakes for a retry that a store wrote from its own, later time of writing", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sender-retry-timer-"));
+    const outbox = createSqliteOutbox(join(dir, "store.db"));
+    const receiver: TestReceiver = await startTestReceiver();
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    cleanups.push(() => outbox.close());
+    cleanups.push(() => receiver.close());
+    await outbox.addEndpoint({
+      url: `${receiver.url}/plant/webhook`,
+      token: "tok",
+      secrets: [generateWebhookSecret()],
+    });
+    let calls = 0;
+    receiver.respond((_request, response) => {
+      calls += 1;
+      response.writeHead(calls === 1 ? 503 : 200).end();
+    });
+
+    // As PostgreSQL does: the retry is stored as "the delay from when the row was written", and the
+    // write happens 300 ms after the worker decided, so the retry is due 300 ms later than decided.
+    const { recordAttempts: _batch, ...single } = outbox;
+    const lateClock: Outbox = {
+      ...single,
+      async recordAttempt(input) {
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const { nextAttemptAt } = input;
+        return outbox.recordAttempt(
+          nextAttemptAt === undefined
+            ? input
+            : { ...input, nextAttemptAt: new Date(nextAttemptAt.getTime() + 300) },
+        );
+      },
+    };
+    const worker = createWorker({
+      outbox: lateClock,
+      policy: createRetryPolicy({ schedule: "0,200ms", jitter: 0 }),
+      ssrfGuard: createSsrfGuard({ allowPrivateTargets: true }),
+      // Only the retry timer can bring the second attempt within the test's time.
+      pollIntervalMs: 3_600_000,
+    });
+    worker.start();
+    cleanups.push(() => worker.stop());
+
+    const { deliveries } = await outbox.addPlant({ name: "Retried when due by the store's clock" });
+    const delivered = await waitFor(async () => {
+      const [found] = await outbox.listDeliveries({ status: "delivered" });
+      return found;
+    }, 10_000);
+    expect(delivered.id).toBe(deliveries[0]?.id);
+    expect(delivered.attemptCount).toBe(2);
+    expect(calls).toBe(2);
+  });
+});
