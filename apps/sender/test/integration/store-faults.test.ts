@@ -136,8 +136,11 @@ describe("the store on a SQLite file that becomes read-only", () => {
           () =>
             store.lines.find(
               (line) =>
-                line.level === 50 &&
-                (line.msg === "could not record attempt" || line.msg === "claiming due deliveries failed"),
+                (line.level === 50 &&
+                  (line.msg === "could not record attempt" ||
+                    line.msg === "claiming due deliveries failed")) ||
+                // A failed record is retried under its lease, each failure a warning.
+                (line.level === 40 && line.msg === "recording an attempt failed, retrying"),
             ),
           20_000,
         );
