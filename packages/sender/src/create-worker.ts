@@ -275,14 +275,21 @@ export function createWorker(options: WorkerOptions): Worker {
     if (!running || delay >= pollIntervalMs || at >= retryTimerAt) return;
     if (retryTimer) clearTimeout(retryTimer);
     retryTimerAt = at;
-    retryTimer = setTimeout(
-      () => {
-        retryTimer = undefined;
-        retryTimerAt = Number.POSITIVE_INFINITY;
-        tick();
-      },
-      Math.max(0, delay),
-    );
+    // Node counts a timer from the event loop's cached time, which lags the clock by however long the
+    // current turn has run: on a busy process the timer fires early, the retry is not due yet and
+    // nothing would wake the worker again before the next poll. So it checks, and waits out the rest.
+    const fire = () => {
+      const left = retryTimerAt - Date.now();
+      if (left > 0) {
+        retryTimer = setTimeout(fire, left);
+        retryTimer.unref();
+        return;
+      }
+      retryTimer = undefined;
+      retryTimerAt = Number.POSITIVE_INFINITY;
+      tick();
+    };
+    retryTimer = setTimeout(fire, Math.max(0, delay));
     retryTimer.unref();
   }
 

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startTestReceiver, type TestReceiver, waitFor } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createRetryPolicy, createSsrfGuard, createWorker, type Outbox } from "../../src/index.js";
 import { createSqliteOutbox } from "../../src/sqlite.js";
 
@@ -62,6 +62,51 @@ describe("a worker's retry timer", () => {
       return found;
     }, 10_000);
     expect(delivered.id).toBe(deliveries[0]?.id);
+    expect(delivered.attemptCount).toBe(2);
+    expect(calls).toBe(2);
+  });
+
+  it("wakes for a retry even when its timer fires a little before the retry is due", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sender-retry-timer-"));
+    const outbox = createSqliteOutbox(join(dir, "store.db"));
+    const receiver: TestReceiver = await startTestReceiver();
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    cleanups.push(() => outbox.close());
+    cleanups.push(() => receiver.close());
+    await outbox.addEndpoint({
+      url: `${receiver.url}/plant/webhook`,
+      token: "tok",
+      secrets: [generateWebhookSecret()],
+    });
+    let calls = 0;
+    receiver.respond((_request, response) => {
+      calls += 1;
+      response.writeHead(calls === 1 ? 503 : 200).end();
+    });
+    // Node's timers run on the loop's monotonic millisecond clock and `Date.now()` on the wall clock,
+    // each rounded down on its own: a timer may fire up to a millisecond before `Date.now()` says its
+    // time has come, which a loaded CI machine hit. Here every timer fires 5 ms early.
+    const realSetTimeout = globalThis.setTimeout;
+    vi.stubGlobal("setTimeout", ((fn: () => void, ms?: number) =>
+      realSetTimeout(fn, Math.max(0, (ms ?? 0) - 5))) as typeof setTimeout);
+    cleanups.push(() => {
+      vi.unstubAllGlobals();
+    });
+
+    const worker = createWorker({
+      outbox,
+      policy: createRetryPolicy({ schedule: "0,100ms", jitter: 0 }),
+      ssrfGuard: createSsrfGuard({ allowPrivateTargets: true }),
+      pollIntervalMs: 3_600_000,
+    });
+    worker.start();
+    cleanups.push(() => worker.stop());
+
+    await outbox.addPlant({ name: "Retried although the timer was early" });
+    const delivered = await waitFor(async () => {
+      const [found] = await outbox.listDeliveries({ status: "delivered" });
+      return found;
+    }, 10_000);
     expect(delivered.attemptCount).toBe(2);
     expect(calls).toBe(2);
   });
