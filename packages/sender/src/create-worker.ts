@@ -358,8 +358,10 @@ export function createWorker(options: WorkerOptions): Worker {
       if (running) return;
       running = true;
       unsubscribe = outbox.onWork(() => tick());
+      // Not unref'd: a started worker keeps the process alive, as a listening server does, until
+      // stop(). Unref'd, a process whose only work was a retry due later simply exited (and a SIGTERM
+      // arriving while it did killed it outright).
       timer = setInterval(() => tick(), pollIntervalMs);
-      timer.unref();
       tick();
     },
     wake() {
