@@ -121,7 +121,16 @@ async function main(): Promise<void> {
   const config = readConfig();
 
   const logger = createLogger(config.logLevel);
-  const storage = await openStorage(config.db, { busyTimeoutMs: config.dbBusyTimeoutMs });
+  const storage = await openStorage(config.db, {
+    busyTimeoutMs: config.dbBusyTimeoutMs,
+    // Code and message only: pg attaches the pooled client, connection parameters and password
+    // included, to the errors of idle connections, and pino would print every field of `err`.
+    onError: (error) =>
+      logger.warn(
+        { err: { code: (error as { code?: unknown }).code, message: error.message } },
+        "database connection lost",
+      ),
+  });
   const events = createPlantEvents();
   const app = createApp(config, {
     plantStore: storage.plantStore,

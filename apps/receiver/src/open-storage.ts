@@ -23,6 +23,8 @@ export interface StorageOptions {
    * PostgreSQL: the statement timeout. Default 5000 ms.
    */
   busyTimeoutMs?: number;
+  /** A PostgreSQL connection the server ended while idle (a restart, a failover); the pool reconnects. */
+  onError?: (error: Error) => void;
 }
 
 /** `postgres://...` (or `postgresql://`), `:memory:`, or a SQLite file path (its folder is created). */
@@ -36,6 +38,8 @@ export async function openStorage(db: string, options: StorageOptions = {}): Pro
       statement_timeout: options.busyTimeoutMs ?? 5000,
       connectionTimeoutMillis: Math.max(options.busyTimeoutMs ?? 5000, 1000),
     });
+    // Without a listener, an idle connection the server ends is an uncaught exception: the process dies.
+    pool.on("error", (error) => options.onError?.(error));
     try {
       const plantStore = await createPostgresPlantStore(pool);
       return {

@@ -14,8 +14,13 @@ export interface RunningStore {
 
 /** Starts the worker and the admin API on one outbox. */
 export async function runServe(config: ServeConfig, logger: Logger): Promise<RunningStore> {
+  // Code and message only: pg attaches the pooled client, connection parameters and password
+  // included, to the errors of idle connections, and pino would print every field of `err`.
   const outbox = await openOutbox(config.db, (error) =>
-    logger.warn({ err: error }, "LISTEN connection lost"),
+    logger.warn(
+      { err: { code: (error as { code?: unknown }).code, message: error.message } },
+      "database connection lost",
+    ),
   );
   const metrics = createMetrics();
   const ssrfGuard = createSsrfGuard({ allowPrivateTargets: config.allowPrivateTargets });

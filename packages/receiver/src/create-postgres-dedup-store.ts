@@ -11,6 +11,11 @@ export interface PostgresDedupStoreOptions extends DedupStoreOptions {
   pool: pg.Pool | string;
   /** Table name; default `plant_webhook_dedup`. Letters, digits and `_` only. */
   table?: string;
+  /**
+   * For a pool opened from a connection string: an idle pooled connection the server ended (a
+   * restart, a failover). The pool drops it and the next query reconnects. Default: ignored.
+   */
+  onError?: (error: Error) => void;
 }
 
 /**
@@ -23,6 +28,9 @@ export function createPostgresDedupStore(options: PostgresDedupStoreOptions): De
   const owned = typeof options.pool === "string";
   const pool =
     typeof options.pool === "string" ? new pg.Pool({ connectionString: options.pool }) : options.pool;
+  // Without a listener, the pool's 'error' event for an idle connection the server ended would be an
+  // uncaught exception that kills the process. A pool passed in is the caller's to listen to.
+  if (owned) pool.on("error", (error) => options.onError?.(error));
   const ttlMs = options.ttlMs ?? DEFAULT_DEDUP_TTL_MS;
   const leaseMs = options.leaseMs ?? DEFAULT_DEDUP_LEASE_MS;
   const now = options.now ?? Date.now;

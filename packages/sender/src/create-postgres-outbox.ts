@@ -84,7 +84,10 @@ export interface PostgresOutboxOptions {
    * default 5000. Only used when the outbox opens its own pool from a URL.
    */
   lockTimeoutMs?: number;
-  /** Reports a lost LISTEN connection (polling covers the gap while it reconnects). */
+  /**
+   * Reports a lost LISTEN connection (polling covers the gap while it reconnects) and, for a pool
+   * opened from a URL, an idle pooled connection the server ended (a restart, a failover).
+   */
   onError?: (error: Error) => void;
 }
 
@@ -104,6 +107,10 @@ export async function createPostgresOutbox(
         // request waiting on it) for as long as the lock is held, instead of failing clearly.
         new pg.Pool({ connectionString: poolOrUrl, max: 10, lock_timeout: options.lockTimeoutMs ?? 5000 })
       : poolOrUrl;
+  // An idle pooled connection that the server ends (restart, failover, pg_terminate_backend) is an
+  // 'error' event on the pool; with no listener it would be an uncaught exception that kills the
+  // process. The pool drops that connection and the next query opens a new one.
+  if (owned) pool.on("error", (error) => options.onError?.(error));
   const events = new EventEmitter();
   let listener: pg.PoolClient | undefined;
   let listening = false;

@@ -147,6 +147,43 @@ describe("plant-receiver on PostgreSQL", () => {
     }
   });
 
+  it("survives PostgreSQL ending its connections (a restart, a failover) and keeps receiving", async () => {
+    const app = await startApp(["--token", token, "--secret", secret, "--db", url]);
+    stopped.push(app);
+    try {
+      const body = JSON.stringify({ id: 900, name: "Before the restart" });
+      expect((await deliver(app.url, { token, secret, id: `msg_${crypto.randomUUID()}`, body })).status).toBe(
+        200,
+      );
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      try {
+        // What a server restart does to every open connection: FATAL 57P01 on idle pooled clients.
+        await admin.query(
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+        );
+      } finally {
+        await admin.end();
+      }
+      await vi.waitFor(
+        () => {
+          if (!app.lines.some((line) => line.includes('"msg":"database connection lost"')))
+            throw new Error("no connection loss logged");
+        },
+        { timeout: 10_000 },
+      );
+      expect(app.child.exitCode).toBeNull();
+      const id = `msg_${crypto.randomUUID()}`;
+      const after = JSON.stringify({ id: 901, name: "After the restart" });
+      expect(await (await deliver(app.url, { token, secret, id, body: after })).json()).toEqual({
+        received: true,
+        duplicate: false,
+      });
+    } finally {
+      await app.stop();
+    }
+  });
+
   it("refuses to start with a wrong database password, without printing either password", async () => {
     const wrong = `wrong_${crypto.randomUUID()}`;
     const { code, stdout, stderr } = await runCli([

@@ -240,3 +240,46 @@ describe("the store on a PostgreSQL table another session holds locked", () => {
     }
   }, 90_000);
 });
+
+describe("the store when PostgreSQL ends every connection (a restart, a failover)", () => {
+  let postgres: TestPostgres | undefined;
+  const stores: StoreProcess[] = [];
+  const password = `pg_pw_${crypto.randomUUID()}`;
+
+  afterAll(async () => {
+    await Promise.all(stores.map((store) => store.kill()));
+    await postgres?.stop();
+  });
+
+  it("logs the loss without the password, keeps running and delivers what is added after", async () => {
+    postgres = await startPostgres({ password });
+    const db = await postgres.createDatabase();
+    const receiver = await startTestReceiver();
+    try {
+      const { store, accepted } = await pipeWithPendingWork(db, receiver, stores);
+      receiver.respond((_request, response) => {
+        response.writeHead(200).end();
+      });
+      const admin = new pg.Client({ connectionString: db });
+      await admin.connect();
+      try {
+        await admin.query(
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+        );
+      } finally {
+        await admin.end();
+      }
+      await waitFor(() => store.lines.find((line) => line.msg === "database connection lost"), 20_000);
+      expect(store.child.exitCode).toBeNull();
+      const after = await postPlant(store, "After the restart");
+      expect(after.status).toBe(201);
+      accepted.push((after.body.plant as { webhookId: string }).webhookId);
+      await expectAllDelivered(db, accepted);
+      expect(await store.stop()).toBe(0);
+      expect(db).toContain(password);
+      expect(store.output()).not.toContain(password);
+    } finally {
+      await receiver.close();
+    }
+  }, 90_000);
+});

@@ -1,7 +1,7 @@
 import { startPostgres, type TestPostgres } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createPostgresDedupStore } from "../../src/postgres.js";
 import { type RunningReceiver, send, startReceiver } from "../fixtures/start-receiver.js";
 
@@ -144,6 +144,34 @@ describe("PostgreSQL de-duplication across instances", () => {
     } finally {
       await store.close();
       await pool.end();
+    }
+  });
+
+  it("keeps working when the server ends its idle connections, reporting it instead of crashing", async () => {
+    const errors: Array<{ code?: string }> = [];
+    const store = createPostgresDedupStore({
+      pool: url,
+      onError: (error) => errors.push(error as { code?: string }),
+    });
+    try {
+      const first = `msg_${crypto.randomUUID()}`;
+      expect(await store.claim(first)).toBe("claimed");
+      await store.complete(first);
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      try {
+        // What a restart or failover does to the pool's idle connection (FATAL 57P01).
+        await admin.query(
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+        );
+      } finally {
+        await admin.end();
+      }
+      await vi.waitFor(() => expect(errors.map((error) => error.code)).toContain("57P01"));
+      expect(await store.claim(first)).toBe("completed");
+      expect(await store.claim(`msg_${crypto.randomUUID()}`)).toBe("claimed");
+    } finally {
+      await store.close();
     }
   });
 });

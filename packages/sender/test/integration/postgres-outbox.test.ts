@@ -240,3 +240,37 @@ describe("PostgreSQL outbox schema upgrade", () => {
     }
   });
 });
+
+describe("a PostgreSQL outbox opened from a URL, when the server ends its connections", () => {
+  it("reports it through onError instead of crashing the process, and keeps working", async () => {
+    const url = await postgres.createDatabase();
+    const errors: Array<{ code?: string }> = [];
+    const outbox = await createPostgresOutbox(url, {
+      onError: (error) => errors.push(error as { code?: string }),
+    });
+    try {
+      await outbox.addEndpoint({
+        url: "http://127.0.0.1:9/plant/webhook",
+        token: "tok",
+        secrets: [generateWebhookSecret()],
+      });
+      await outbox.addPlant({ name: "Before the restart" });
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      try {
+        // What a restart or failover does to every open connection: FATAL 57P01, idle ones included.
+        await admin.query(
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+        );
+      } finally {
+        await admin.end();
+      }
+      await vi.waitFor(() => expect(errors.map((error) => error.code)).toContain("57P01"));
+      const { deliveries } = await outbox.addPlant({ name: "After the restart" });
+      expect(deliveries).toHaveLength(1);
+      expect(await outbox.listPlants()).toHaveLength(2);
+    } finally {
+      await outbox.close();
+    }
+  });
+});
