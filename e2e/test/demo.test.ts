@@ -20,9 +20,9 @@ import { workspaceRoot } from "./fixtures/published-packages.js";
 const run = promisify(execFile);
 const demoCli = join(import.meta.dirname, "../../apps/demo/dist/cli.js");
 
-/** Exit code and signal of a child, once it has exited. */
+/** Exit code and signal of a child, once it has exited and its output has all been read ("close"). */
 function exited(child: ChildProcess): Promise<{ code: number | null; signal: string | null }> {
-  return new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  return new Promise((resolve) => child.on("close", (code, signal) => resolve({ code, signal })));
 }
 
 /** What the demo printed, checked line by line: every ✓ line comes before the summary. */
@@ -43,7 +43,7 @@ describe("pnpm demo", () => {
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
       stdout += chunk;
     });
-    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
     expect(code).toBe(0);
     const summary = JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as DemoSummary;
     expect(summary).toMatchObject({ ok: true, plantsAdded: 6, plantsArrived: 6, duplicates: 0 });
