@@ -1,3 +1,4 @@
+export { endConnections } from "./end-connections.js";
 export { getFreePort } from "./get-free-port.js";
 export { openRaw, parseRawAnswer, type RawAnswer, type RawConnection, trickle } from "./raw-request.js";
 export { type StartPostgresOptions, startPostgres, type TestPostgres } from "./start-postgres.js";

@@ -1,11 +1,7 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { startTestReceiver, type TestReceiver, waitFor } from "@plant-store/testing";
-import { generateWebhookSecret } from "@plant-store/types";
+import { waitFor } from "@plant-store/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { createRetryPolicy, createSsrfGuard, createWorker, type Outbox } from "../../src/index.js";
-import { createSqliteOutbox } from "../../src/sqlite.js";
+import { openSqlitePipe } from "../fixtures/open-sqlite-pipe.js";
 
 describe("a worker whose store cannot record an attempt for a while", () => {
   const cleanups: Array<() => Promise<void> | void> = [];
@@ -14,17 +10,9 @@ describe("a worker whose store cannot record an attempt for a while", () => {
   });
 
   it("keeps retrying the record under its lease, so the delivery ends delivered after one request", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "sender-record-retry-"));
-    const outbox = createSqliteOutbox(join(dir, "store.db"));
-    const receiver: TestReceiver = await startTestReceiver();
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    cleanups.push(() => outbox.close());
-    cleanups.push(() => receiver.close());
-    await outbox.addEndpoint({
-      url: `${receiver.url}/plant/webhook`,
-      token: "tok",
-      secrets: [generateWebhookSecret()],
-    });
+    const pipe = await openSqlitePipe();
+    cleanups.push(() => pipe.close());
+    const { outbox, receiver } = pipe;
     const { deliveries } = await outbox.addPlant({ name: "Recorded late" });
 
     // The first six records fail as a read-only file would (more than the three a stopping worker tries).

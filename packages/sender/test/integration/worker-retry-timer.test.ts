@@ -1,11 +1,7 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { startTestReceiver, type TestReceiver, waitFor } from "@plant-store/testing";
-import { generateWebhookSecret } from "@plant-store/types";
+import { waitFor } from "@plant-store/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createRetryPolicy, createSsrfGuard, createWorker, type Outbox } from "../../src/index.js";
-import { createSqliteOutbox } from "../../src/sqlite.js";
+import { openSqlitePipe } from "../fixtures/open-sqlite-pipe.js";
 
 describe("a worker's retry timer", () => {
   const cleanups: Array<() => Promise<void> | void> = [];
@@ -14,17 +10,9 @@ describe("a worker's retry timer", () => {
   });
 
   it("wakes for a retry that a store wrote from its own, later time of writing", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "sender-retry-timer-"));
-    const outbox = createSqliteOutbox(join(dir, "store.db"));
-    const receiver: TestReceiver = await startTestReceiver();
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    cleanups.push(() => outbox.close());
-    cleanups.push(() => receiver.close());
-    await outbox.addEndpoint({
-      url: `${receiver.url}/plant/webhook`,
-      token: "tok",
-      secrets: [generateWebhookSecret()],
-    });
+    const pipe = await openSqlitePipe();
+    cleanups.push(() => pipe.close());
+    const { outbox, receiver } = pipe;
     let calls = 0;
     receiver.respond((_request, response) => {
       calls += 1;
@@ -67,17 +55,9 @@ describe("a worker's retry timer", () => {
   });
 
   it("wakes for a retry even when its timer fires a little before the retry is due", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "sender-retry-timer-"));
-    const outbox = createSqliteOutbox(join(dir, "store.db"));
-    const receiver: TestReceiver = await startTestReceiver();
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    cleanups.push(() => outbox.close());
-    cleanups.push(() => receiver.close());
-    await outbox.addEndpoint({
-      url: `${receiver.url}/plant/webhook`,
-      token: "tok",
-      secrets: [generateWebhookSecret()],
-    });
+    const pipe = await openSqlitePipe();
+    cleanups.push(() => pipe.close());
+    const { outbox, receiver } = pipe;
     let calls = 0;
     receiver.respond((_request, response) => {
       calls += 1;

@@ -1,11 +1,6 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { startTestReceiver, type TestReceiver } from "@plant-store/testing";
-import { generateWebhookSecret } from "@plant-store/types";
 import { afterEach, describe, expect, it } from "vitest";
 import { createRetryPolicy, createSsrfGuard, createWorker, type Outbox } from "../../src/index.js";
-import { createSqliteOutbox } from "../../src/sqlite.js";
+import { openSqlitePipe } from "../fixtures/open-sqlite-pipe.js";
 
 describe("Worker.stop()", () => {
   const cleanups: Array<() => Promise<void> | void> = [];
@@ -14,17 +9,9 @@ describe("Worker.stop()", () => {
   });
 
   it("waits for a claim in progress and gives back what it returns without attempting it", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "sender-stop-"));
-    const outbox = createSqliteOutbox(join(dir, "store.db"));
-    const receiver: TestReceiver = await startTestReceiver();
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    cleanups.push(() => outbox.close());
-    cleanups.push(() => receiver.close());
-    await outbox.addEndpoint({
-      url: `${receiver.url}/plant/webhook`,
-      token: "tok",
-      secrets: [generateWebhookSecret()],
-    });
+    const pipe = await openSqlitePipe();
+    cleanups.push(() => pipe.close());
+    const { outbox, receiver } = pipe;
     const { deliveries } = await outbox.addPlant({ name: "Claimed while stopping" });
 
     // The claim is held open until stop() has been called, as a slow database would hold it.
