@@ -8,17 +8,43 @@ export interface Endpoint {
   disabledReason: string | null;
   /** When the current run of failures began; null while the endpoint is healthy. */
   failingSince: Date | null;
+  /** When the endpoint last failed (a run of failures further apart than the policy's gap starts over). */
+  lastFailureAt: Date | null;
   createdAt: Date;
 }
 
 export type EndpointStatus = "active" | "disabled";
 
-export interface PlantRecord {
-  id: number;
-  name: string;
-  tag?: string;
-  /** The `webhook-id` of this plant's New Plant event, shared by every endpoint's delivery. */
+/** What a caller queues: the JSON body every subscribed endpoint receives. */
+export interface MessageInput {
+  /** The JSON body to send: serialised once, so every endpoint and every attempt gets the same bytes. */
+  payload: unknown;
+  /** The `webhook-id` to send (Standard Webhooks id rules); default a fresh `msg_<uuid>`. */
+  webhookId?: string;
+  /**
+   * A key the caller chooses (a request id, an order number): enqueueing it again while the first
+   * message is retained queues nothing and answers with the first message.
+   */
+  idempotencyKey?: string;
+}
+
+/** What `enqueue` did. */
+export interface EnqueueResult {
+  messageId: number;
   webhookId: string;
+  /** True when the idempotency key was already known: nothing new was queued. */
+  duplicate: boolean;
+  /** Deliveries queued by this call (one per active endpoint; 0 for a duplicate). */
+  deliveries: number;
+}
+
+/** A queued message as stored. */
+export interface MessageRecord {
+  id: number;
+  webhookId: string;
+  idempotencyKey: string | null;
+  /** The exact bytes sent. */
+  payload: string;
   createdAt: Date;
 }
 
@@ -26,7 +52,7 @@ export type DeliveryStatus = "pending" | "delivered" | "failed";
 
 export interface DeliveryRecord {
   id: number;
-  plantId: number;
+  messageId: number;
   endpointId: number;
   webhookId: string;
   status: DeliveryStatus;
@@ -76,7 +102,7 @@ export interface RecordAttemptInput {
   leaseUntil?: Date;
   attempt: Omit<AttemptRecord, "id" | "deliveryId" | "workerId" | "outcome" | "attempt">;
   outcome: AttemptOutcome;
-  /** When to try again (outcome `retrying`). */
+  /** When to try again (outcome `retrying`), as decided by the worker's clock. */
   nextAttemptAt?: Date;
   /** Whether the endpoint answered with a 2xx (clears its failing run) or not (starts or extends it). */
   endpointSucceeded: boolean;
@@ -117,6 +143,7 @@ export interface AddEndpointInput {
 export interface ListDeliveriesOptions {
   status?: DeliveryStatus;
   endpointId?: number;
+  messageId?: number;
   limit?: number;
 }
 
@@ -127,16 +154,30 @@ export interface ClaimOptions {
   excludeEndpointIds?: readonly number[];
 }
 
+export interface SweepOptions {
+  /** Finished deliveries (delivered or failed) last touched longer ago than this go, with their attempts. */
+  olderThanMs: number;
+  /** At most this many deliveries and this many messages in one call (one short transaction); default 500. */
+  batchSize?: number;
+}
+
+/** What one `sweep` call deleted. */
+export interface SweepResult {
+  deliveries: number;
+  attempts: number;
+  messages: number;
+}
+
 /**
- * The durable outbox. Adding a plant and queuing its deliveries is one transaction; workers
- * claim due deliveries under a lease, so a crashed worker's claim expires and another takes it.
+ * The durable delivery queue. Enqueueing a message and queuing its deliveries (one per active
+ * endpoint) is one transaction, which can be the caller's own; workers claim due deliveries under a
+ * lease, so a crashed worker's claim expires and another takes it. It knows nothing of what the
+ * payload means.
  */
 export interface Outbox {
-  addPlant(input: {
-    name: string;
-    tag?: string;
-  }): Promise<{ plant: PlantRecord; deliveries: DeliveryRecord[] }>;
-  listPlants(limit?: number): Promise<PlantRecord[]>;
+  /** Queues one message for every active endpoint. */
+  enqueue(message: MessageInput): Promise<EnqueueResult>;
+  getMessage(id: number): Promise<MessageRecord | undefined>;
   addEndpoint(input: AddEndpointInput): Promise<Endpoint>;
   getEndpoint(id: number): Promise<Endpoint | undefined>;
   listEndpoints(): Promise<Endpoint[]>;
@@ -154,11 +195,8 @@ export interface Outbox {
   ): Promise<ClaimedDelivery[]>;
   /** Stores the attempt and, while the worker holds the lease, moves the delivery and its endpoint on. */
   recordAttempt(input: RecordAttemptInput): Promise<RecordedAttempt>;
-  /**
-   * Optional: several attempts in one transaction (all or none), one result per input in order.
-   * The worker uses it when present to record attempts finishing together with one commit.
-   */
-  recordAttempts?(inputs: readonly RecordAttemptInput[]): Promise<RecordedAttempt[]>;
+  /** Several attempts in one transaction (all or none), one result per input in order. */
+  recordAttempts(inputs: readonly RecordAttemptInput[]): Promise<RecordedAttempt[]>;
   /** Gives a claimed delivery back untouched, due at once (used on shutdown). */
   release(deliveryId: number, workerId: string): Promise<void>;
   getDelivery(id: number): Promise<DeliveryRecord | undefined>;
@@ -166,8 +204,14 @@ export interface Outbox {
   listAttempts(deliveryId: number): Promise<AttemptRecord[]>;
   /** Makes one delivery due now with a fresh schedule; undefined when there is none. */
   retryDelivery(id: number): Promise<DeliveryRecord | undefined>;
-  /** Queues again every plant added since `since` for one endpoint; returns how many deliveries. */
+  /** Queues again every retained message enqueued since `since` for one endpoint; returns how many deliveries. */
   replay(endpointId: number, since: Date): Promise<number>;
+  /**
+   * Retention: deletes one batch of finished deliveries older than `olderThanMs` with their attempts,
+   * and messages that old with no delivery left. A pending delivery (due or retrying) is never deleted,
+   * nor is its message.
+   */
+  sweep(options: SweepOptions): Promise<SweepResult>;
   /** Calls `listener` when new work may be due (this process, or all processes on PostgreSQL). */
   onWork(listener: () => void): () => void;
   close(): Promise<void>;
