@@ -1,12 +1,13 @@
 import { EventEmitter } from "node:events";
 import pg from "pg";
-import { failingReason } from "./failing-reason.js";
-import { newWebhookId } from "./new-webhook-id.js";
+import { decideAttempt } from "./decide-attempt.js";
 import {
   type ClaimedDelivery,
-  type DeliveryStatus,
+  type EnqueueResult,
+  type MessageInput,
   OUTBOX_NOTIFY_CHANNEL,
   type Outbox,
+  type RecordAttemptInput,
   type RecordedAttempt,
 } from "./outbox.js";
 import { EndpointNotFoundError } from "./outbox-errors.js";
@@ -14,26 +15,23 @@ import {
   type AttemptRow,
   type DeliveryRow,
   type EndpointRow,
-  type PlantRow,
+  type MessageRow,
   toAttempt,
   toDelivery,
+  toDeliveryState,
   toEndpoint,
-  toPlant,
+  toEndpointState,
+  toMessage,
 } from "./outbox-rows.js";
-import { plantBody } from "./plant-body.js";
-import { POSTGRES_SCHEMA, POSTGRES_SCHEMA_COLUMNS, POSTGRES_SCHEMA_OBJECTS } from "./postgres-schema.js";
-
-const STATUS_AFTER: Record<string, DeliveryStatus> = {
-  delivered: "delivered",
-  retrying: "pending",
-  failed: "failed",
-  disabled: "failed",
-};
+import { POSTGRES_LEGACY_MIGRATION, POSTGRES_SCHEMA, POSTGRES_SCHEMA_OBJECTS } from "./postgres-schema.js";
+import { prepareMessage } from "./prepare-message.js";
+import { WebhookIdTakenError } from "./webhook-id-taken-error.js";
 
 // Serialises schema creation when several store processes start at once.
 const MIGRATION_LOCK = 0x706c616e;
 
 const DEADLOCK_DETECTED = "40P01";
+const UNIQUE_VIOLATION = "23505";
 
 /**
  * The database's clock in Unix ms, fixed for one statement. Every time the store compares or stores
@@ -43,24 +41,24 @@ const DEADLOCK_DETECTED = "40P01";
  */
 const NOW_MS = "(extract(epoch FROM statement_timestamp()) * 1000)::bigint";
 
+type Transaction = <T>(work: (client: pg.PoolClient) => Promise<T>) => Promise<T>;
+
 /**
- * Creates what is missing of the schema. `CREATE INDEX IF NOT EXISTS` takes a SHARE lock on its
- * table even when the index exists, which deadlocks against a running process's attempt (it holds
- * ROW EXCLUSIVE on `attempts` and then upgrades on `deliveries`). So a schema that is complete is
- * only looked at, without locks; DDL runs under the advisory lock and is retried on a deadlock.
+ * Creates what is missing of the schema, and moves a 0.1 outbox's tables over. `CREATE INDEX IF NOT
+ * EXISTS` takes a SHARE lock on its table even when the index exists, which deadlocks against a running
+ * process's attempt (it holds ROW EXCLUSIVE on attempts and then upgrades on deliveries). So a schema
+ * that is complete is only looked at, without locks; DDL runs under the advisory lock and is retried on
+ * a deadlock.
  */
-async function createSchema(
-  tx: <T>(work: (client: pg.PoolClient) => Promise<T>) => Promise<T>,
-): Promise<void> {
+async function createSchema(tx: Transaction): Promise<void> {
   const complete = async (client: pg.PoolClient) => {
-    const found = await client.query<{ missing: number }>(
-      `SELECT (SELECT count(*)::int FROM unnest($1::text[]) AS name WHERE to_regclass(name) IS NULL)
-            + (SELECT count(*)::int FROM unnest($2::text[]) AS qualified WHERE NOT EXISTS (
-                SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass(split_part(qualified, '.', 1))
-                  AND attname = split_part(qualified, '.', 2) AND NOT attisdropped)) AS missing`,
-      [POSTGRES_SCHEMA_OBJECTS, POSTGRES_SCHEMA_COLUMNS],
+    const found = await client.query<{ missing: number; legacy: boolean }>(
+      `SELECT (SELECT count(*)::int FROM unnest($1::text[]) AS name WHERE to_regclass(name) IS NULL) AS missing,
+              EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('deliveries')
+                AND attname = 'plant_id' AND NOT attisdropped) AS legacy`,
+      [POSTGRES_SCHEMA_OBJECTS],
     );
-    return found.rows[0]?.missing === 0;
+    return found.rows[0]?.missing === 0 && found.rows[0]?.legacy === false;
   };
   for (let attempt = 1; ; attempt++) {
     try {
@@ -69,6 +67,11 @@ async function createSchema(
         await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
         if (await complete(client)) return;
         await client.query(POSTGRES_SCHEMA);
+        const legacy = await client.query(
+          `SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('deliveries') AND attname = 'plant_id'
+             AND NOT attisdropped`,
+        );
+        if ((legacy.rowCount ?? 0) > 0) await client.query(POSTGRES_LEGACY_MIGRATION);
       });
       return;
     } catch (error) {
@@ -91,15 +94,29 @@ export interface PostgresOutboxOptions {
   onError?: (error: Error) => void;
 }
 
+export interface PostgresEnqueueOptions {
+  /**
+   * A client on which the caller ran `BEGIN`: the message is queued in the caller's transaction,
+   * delivered once after `COMMIT` and never if it rolls back. Without it, the outbox commits on its own.
+   */
+  client?: pg.ClientBase;
+}
+
+/** The queue as seen through PostgreSQL: `enqueue` can join the caller's transaction. */
+export interface PostgresOutbox extends Outbox {
+  enqueue(message: MessageInput, options?: PostgresEnqueueOptions): Promise<EnqueueResult>;
+}
+
 /**
  * The shared outbox in PostgreSQL. Claims lock candidate rows with `FOR UPDATE SKIP LOCKED` and
  * re-check the lease on the locked row, so processes on several machines split the due work and
- * no delivery is held by two workers at once; `NOTIFY` wakes every process when work is added.
+ * no delivery is held by two workers at once; `NOTIFY` (delivered on commit) wakes every process
+ * when work is added.
  */
 export async function createPostgresOutbox(
   poolOrUrl: pg.Pool | string,
   options: PostgresOutboxOptions = {},
-): Promise<Outbox> {
+): Promise<PostgresOutbox> {
   const owned = typeof poolOrUrl === "string";
   const pool =
     typeof poolOrUrl === "string"
@@ -158,54 +175,165 @@ export async function createPostgresOutbox(
   const one = async <R extends pg.QueryResultRow>(text: string, values: unknown[]) =>
     (await pool.query<R>(text, values)).rows[0];
 
-  return {
-    async addPlant(input) {
-      return tx(async (client) => {
-        const webhookId = newWebhookId();
-        const tag = input.tag ?? null;
-        const inserted = await client.query<{ id: string; created_at: string }>(
-          `INSERT INTO plants (name, tag, webhook_id, body, created_at) VALUES ($1, $2, $3, '', ${NOW_MS})
-           RETURNING id, created_at`,
-          [input.name, tag, webhookId],
-        );
-        const id = Number(inserted.rows[0]?.id);
-        const now = Number(inserted.rows[0]?.created_at);
-        const plant = await client.query<PlantRow>("UPDATE plants SET body = $1 WHERE id = $2 RETURNING *", [
-          plantBody({ id, name: input.name, tag }),
-          id,
-        ]);
-        const deliveries = await client.query<DeliveryRow>(
-          `INSERT INTO deliveries (plant_id, endpoint_id, webhook_id, status, next_attempt_at, created_at, updated_at)
-           SELECT $1, id, $2, 'pending', $3, $3, $3 FROM endpoints WHERE status = 'active' RETURNING *`,
-          [id, webhookId, now],
-        );
-        // Delivered with the commit, so no process looks before the rows are visible.
-        await client.query(notifySql);
-        return { plant: toPlant(plant.rows[0] as PlantRow), deliveries: deliveries.rows.map(toDelivery) };
-      });
-    },
-    async listPlants(limit = 100) {
-      return (await pool.query<PlantRow>("SELECT * FROM plants ORDER BY id DESC LIMIT $1", [limit])).rows.map(
-        toPlant,
+  // One statement: the message, one delivery per active endpoint, and a NOTIFY that PostgreSQL holds
+  // until the transaction commits (the caller's, when it passed its client), so no worker looks early.
+  const enqueueSql = `WITH m AS (
+      INSERT INTO webhook_messages (webhook_id, idempotency_key, payload, created_at)
+      VALUES ($1, $2, $3, ${NOW_MS}) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id, created_at
+    ), d AS (
+      INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, status, next_attempt_at, created_at, updated_at)
+      SELECT m.id, e.id, $1, 'pending', m.created_at, m.created_at, m.created_at
+      FROM m CROSS JOIN webhook_endpoints e WHERE e.status = 'active' RETURNING 1
+    ), n AS (
+      SELECT pg_notify('${OUTBOX_NOTIFY_CHANNEL}', '') FROM (SELECT 1 FROM d LIMIT 1) AS any_delivery
+    )
+    SELECT (SELECT id FROM m) AS id, (SELECT count(*) FROM d)::int AS deliveries, (SELECT count(*) FROM n) AS notified`;
+
+  async function recordOne(client: pg.PoolClient, input: RecordAttemptInput): Promise<RecordedAttempt> {
+    const row = (
+      await client.query<DeliveryRow & { now_ms: string }>(
+        `SELECT *, ${NOW_MS} AS now_ms FROM webhook_deliveries WHERE id = $1 FOR UPDATE`,
+        [input.deliveryId],
+      )
+    ).rows[0];
+    if (!row) return { held: false, outcome: input.outcome };
+    const callerNow = Date.now();
+    const endpointId = Number(row.endpoint_id);
+    // A failure reads the endpoint under its lock: a success recorded by another worker since this
+    // delivery was claimed has cleared failing_since. A success only needs a guarded write.
+    const endpointRow = input.endpointSucceeded
+      ? undefined
+      : (
+          await client.query<EndpointRow>("SELECT * FROM webhook_endpoints WHERE id = $1 FOR UPDATE", [
+            endpointId,
+          ])
+        ).rows[0];
+    const decision = decideAttempt(
+      input,
+      toDeliveryState(row),
+      endpointRow ? toEndpointState(endpointRow) : undefined,
+      { storeNow: Number(row.now_ms), callerNow },
+    );
+    if (decision.endpoint?.kind === "succeeded") {
+      // Guarded: every worker's attempt touches one endpoint row, and an unconditional update would
+      // serialise them all on its row lock for nothing.
+      await client.query(
+        "UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL",
+        [endpointId],
       );
+    } else if (decision.endpoint?.kind === "failed") {
+      const { failingSince, lastFailureAt, disabledReason } = decision.endpoint;
+      await client.query(
+        `UPDATE webhook_endpoints SET failing_since = $2, last_failure_at = $3,
+           status = CASE WHEN $4::text IS NULL THEN status ELSE 'disabled' END,
+           disabled_reason = COALESCE($4::text, disabled_reason)
+         WHERE id = $1`,
+        [endpointId, failingSince, lastFailureAt, disabledReason ?? null],
+      );
+    }
+    const { attempt } = input;
+    await client.query(
+      `INSERT INTO webhook_attempts (delivery_id, attempt, worker_id, started_at, duration_ms, status, error, response_body, outcome)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [
+        input.deliveryId,
+        decision.attemptNumber,
+        input.workerId,
+        attempt.startedAt.getTime(),
+        attempt.durationMs,
+        attempt.status,
+        attempt.error,
+        attempt.responseBody,
+        decision.outcome,
+      ],
+    );
+    const change = decision.delivery;
+    if (change.kind === "finished")
+      await client.query(
+        `UPDATE webhook_deliveries SET status = $1, attempt_count = attempt_count + 1,
+           round_attempts = round_attempts + 1, next_attempt_at = $2, last_status = $3, last_error = $4,
+           lease_owner = NULL, lease_until = NULL, updated_at = $5
+         WHERE id = $6`,
+        [
+          change.status,
+          change.nextAttemptAt,
+          change.lastStatus,
+          change.lastError,
+          change.updatedAt,
+          input.deliveryId,
+        ],
+      );
+    else
+      await client.query("UPDATE webhook_deliveries SET attempt_count = attempt_count + 1 WHERE id = $1", [
+        input.deliveryId,
+      ]);
+    const recorded: RecordedAttempt = { held: decision.held, outcome: decision.outcome };
+    if (decision.disabledEndpoint !== undefined) recorded.disabledEndpoint = decision.disabledEndpoint;
+    return recorded;
+  }
+
+  return {
+    async enqueue(message, enqueueOptions = {}) {
+      const prepared = prepareMessage(message);
+      // The caller's client (its open transaction), or the pool: one statement commits on its own.
+      const client: Pick<pg.ClientBase, "query"> = enqueueOptions.client ?? pool;
+      let result: pg.QueryResult<{ id: string | null; deliveries: number }>;
+      try {
+        result = await client.query(enqueueSql, [
+          prepared.webhookId,
+          prepared.idempotencyKey,
+          prepared.payload,
+        ]);
+      } catch (error) {
+        const { code, constraint } = error as { code?: unknown; constraint?: unknown };
+        if (code === UNIQUE_VIOLATION && constraint === "webhook_messages_webhook_id_key")
+          throw new WebhookIdTakenError(
+            `webhook id ${prepared.webhookId} is already taken by another message`,
+            {
+              cause: error,
+            },
+          );
+        throw error;
+      }
+      const row = result.rows[0];
+      if (row?.id !== null && row?.id !== undefined)
+        return {
+          messageId: Number(row.id),
+          webhookId: prepared.webhookId,
+          duplicate: false,
+          deliveries: row.deliveries,
+        };
+      // The key's first message, committed before this statement looked (ON CONFLICT waited for it).
+      const first = (
+        await client.query<MessageRow>("SELECT * FROM webhook_messages WHERE idempotency_key = $1", [
+          prepared.idempotencyKey,
+        ])
+      ).rows[0] as MessageRow;
+      return { messageId: Number(first.id), webhookId: first.webhook_id, duplicate: true, deliveries: 0 };
+    },
+    async getMessage(id) {
+      const row = await one<MessageRow>("SELECT * FROM webhook_messages WHERE id = $1", [id]);
+      return row ? toMessage(row) : undefined;
     },
     async addEndpoint(input) {
       const row = await one<EndpointRow>(
-        `INSERT INTO endpoints (url, token, secrets, created_at) VALUES ($1, $2, $3, ${NOW_MS}) RETURNING *`,
+        `INSERT INTO webhook_endpoints (url, token, secrets, created_at) VALUES ($1, $2, $3, ${NOW_MS}) RETURNING *`,
         [input.url, input.token, JSON.stringify(input.secrets)],
       );
       return toEndpoint(row as EndpointRow);
     },
     async getEndpoint(id) {
-      const row = await one<EndpointRow>("SELECT * FROM endpoints WHERE id = $1", [id]);
+      const row = await one<EndpointRow>("SELECT * FROM webhook_endpoints WHERE id = $1", [id]);
       return row ? toEndpoint(row) : undefined;
     },
     async listEndpoints() {
-      return (await pool.query<EndpointRow>("SELECT * FROM endpoints ORDER BY id")).rows.map(toEndpoint);
+      return (await pool.query<EndpointRow>("SELECT * FROM webhook_endpoints ORDER BY id")).rows.map(
+        toEndpoint,
+      );
     },
     async setEndpointStatus(id, status, reason) {
       const row = await one<EndpointRow>(
-        `UPDATE endpoints SET status = $1, disabled_reason = $2,
+        `UPDATE webhook_endpoints SET status = $1, disabled_reason = $2,
            failing_since = CASE WHEN $1 = 'active' THEN NULL ELSE failing_since END
          WHERE id = $3 RETURNING *`,
         [status, status === "disabled" ? (reason ?? "disabled by an operator") : null, id],
@@ -214,21 +342,21 @@ export async function createPostgresOutbox(
       return row ? toEndpoint(row) : undefined;
     },
     async setEndpointSecrets(id, secrets) {
-      const row = await one<EndpointRow>("UPDATE endpoints SET secrets = $1 WHERE id = $2 RETURNING *", [
-        JSON.stringify(secrets),
-        id,
-      ]);
+      const row = await one<EndpointRow>(
+        "UPDATE webhook_endpoints SET secrets = $1 WHERE id = $2 RETURNING *",
+        [JSON.stringify(secrets), id],
+      );
       return row ? toEndpoint(row) : undefined;
     },
     async setEndpointToken(id, token) {
-      const row = await one<EndpointRow>("UPDATE endpoints SET token = $1 WHERE id = $2 RETURNING *", [
-        token,
-        id,
-      ]);
+      const row = await one<EndpointRow>(
+        "UPDATE webhook_endpoints SET token = $1 WHERE id = $2 RETURNING *",
+        [token, id],
+      );
       return row ? toEndpoint(row) : undefined;
     },
     async removeEndpoint(id) {
-      return ((await pool.query("DELETE FROM endpoints WHERE id = $1", [id])).rowCount ?? 0) > 0;
+      return ((await pool.query("DELETE FROM webhook_endpoints WHERE id = $1", [id])).rowCount ?? 0) > 0;
     },
     async claimDue(workerId, limit, leaseMs, claimOptions = {}) {
       if (limit <= 0) return [];
@@ -239,8 +367,8 @@ export async function createPostgresOutbox(
       // SELECT re-checks each row as it stands after any concurrent claim committed.
       const claimed = await pool.query<DeliveryRow>(
         `WITH candidates AS (
-           SELECT due.id FROM endpoints e CROSS JOIN LATERAL (
-             SELECT d.id, d.next_attempt_at FROM deliveries d
+           SELECT due.id FROM webhook_endpoints e CROSS JOIN LATERAL (
+             SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
              WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= ${NOW_MS}
                AND (d.lease_until IS NULL OR d.lease_until <= ${NOW_MS})
              ORDER BY d.next_attempt_at, d.id LIMIT $2
@@ -248,35 +376,37 @@ export async function createPostgresOutbox(
            WHERE e.status = 'active' AND NOT (e.id = ANY($1::bigint[]))
            ORDER BY due.next_attempt_at, due.id LIMIT $3
          ), locked AS (
-           SELECT d.id FROM deliveries d
+           SELECT d.id FROM webhook_deliveries d
            WHERE d.id IN (SELECT id FROM candidates) AND d.status = 'pending'
              AND (d.lease_until IS NULL OR d.lease_until <= ${NOW_MS})
            FOR UPDATE SKIP LOCKED
          )
-         UPDATE deliveries d SET lease_owner = $4, lease_until = ${NOW_MS} + $5
+         UPDATE webhook_deliveries d SET lease_owner = $4, lease_until = ${NOW_MS} + $5
          FROM locked WHERE d.id = locked.id RETURNING d.*`,
         [excluded, perEndpoint, limit, workerId, leaseMs],
       );
       if (claimed.rows.length === 0) return [];
-      const plantIds = claimed.rows.map((row) => Number(row.plant_id));
+      const messageIds = claimed.rows.map((row) => Number(row.message_id));
       const endpointIds = claimed.rows.map((row) => Number(row.endpoint_id));
-      const bodies = new Map(
+      const payloads = new Map(
         (
-          await pool.query<{ id: string; body: string }>(
-            "SELECT id, body FROM plants WHERE id = ANY($1::bigint[])",
-            [plantIds],
+          await pool.query<{ id: string; payload: string }>(
+            "SELECT id, payload FROM webhook_messages WHERE id = ANY($1::bigint[])",
+            [messageIds],
           )
-        ).rows.map((row) => [Number(row.id), row.body]),
+        ).rows.map((row) => [Number(row.id), row.payload]),
       );
       const endpoints = new Map(
         (
-          await pool.query<EndpointRow>("SELECT * FROM endpoints WHERE id = ANY($1::bigint[])", [endpointIds])
+          await pool.query<EndpointRow>("SELECT * FROM webhook_endpoints WHERE id = ANY($1::bigint[])", [
+            endpointIds,
+          ])
         ).rows.map((row) => [Number(row.id), toEndpoint(row)]),
       );
       const result: ClaimedDelivery[] = [];
       for (const row of claimed.rows) {
         const endpoint = endpoints.get(Number(row.endpoint_id));
-        const body = bodies.get(Number(row.plant_id));
+        const body = payloads.get(Number(row.message_id));
         // Removed between the claim and this read: nothing to send to.
         if (!endpoint || body === undefined) continue;
         result.push({ ...toDelivery(row), body, endpoint, leaseUntil: new Date(Number(row.lease_until)) });
@@ -284,124 +414,54 @@ export async function createPostgresOutbox(
       return result.sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || a.id - b.id);
     },
     async recordAttempt(input) {
-      return tx(async (client): Promise<RecordedAttempt> => {
-        const row = (
-          await client.query<DeliveryRow>("SELECT * FROM deliveries WHERE id = $1 FOR UPDATE", [
-            input.deliveryId,
-          ])
-        ).rows[0];
-        if (!row) return { held: false, outcome: input.outcome };
-        const held =
-          row.lease_owner === input.workerId &&
-          row.status === "pending" &&
-          (input.leaseUntil === undefined || Number(row.lease_until) === input.leaseUntil.getTime());
-        const { attempt } = input;
-        const endpointId = Number(row.endpoint_id);
-        let outcome = input.outcome;
-        let disabledEndpoint: string | undefined;
-        // Only the lease holder speaks for the endpoint: a late result may predate what is stored.
-        if (held && input.endpointSucceeded) {
-          // Guarded: every worker's attempt touches one endpoint row, and an unconditional update
-          // would serialise them all on its row lock for nothing.
-          await client.query(
-            "UPDATE endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL",
-            [endpointId],
-          );
-        } else if (held) {
-          // The row as it stands under its lock decides: a success recorded by another worker since
-          // this delivery was claimed has cleared failing_since, and a failure after a longer gap than
-          // failureGapMs (no work for the endpoint) starts a new failing period.
-          const period = input.disableAfterMs;
-          const failing = (
-            await client.query<{ failing_since: string; last_failure_at: string; status: string }>(
-              `UPDATE endpoints SET
-                 failing_since = CASE WHEN failing_since IS NULL OR last_failure_at IS NULL
-                   OR last_failure_at < ${NOW_MS} - $2 THEN ${NOW_MS} ELSE failing_since END,
-                 last_failure_at = ${NOW_MS}
-               WHERE id = $1 RETURNING failing_since, last_failure_at, status`,
-              [endpointId, input.failureGapMs ?? period ?? Number.MAX_SAFE_INTEGER],
-            )
-          ).rows[0];
-          if (failing?.status === "active") {
-            const failingFor = Number(failing.last_failure_at) - Number(failing.failing_since);
-            disabledEndpoint =
-              input.disableEndpoint ??
-              (period !== undefined && failingFor >= period ? failingReason(failingFor) : undefined);
-            if (disabledEndpoint !== undefined) {
-              await client.query(
-                "UPDATE endpoints SET status = 'disabled', disabled_reason = $1 WHERE id = $2",
-                [disabledEndpoint, endpointId],
-              );
-              outcome = "disabled";
-            }
-          }
-        }
-        await client.query(
-          `INSERT INTO attempts (delivery_id, attempt, worker_id, started_at, duration_ms, status, error, response_body, outcome)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-          [
-            input.deliveryId,
-            Number(row.attempt_count) + 1,
-            input.workerId,
-            attempt.startedAt.getTime(),
-            attempt.durationMs,
-            attempt.status,
-            attempt.error,
-            attempt.responseBody,
-            outcome,
-          ],
-        );
-        if (held) {
-          // The next attempt's time travels as a delay and lands on the database's clock.
-          const delayMs =
-            input.nextAttemptAt === undefined
-              ? null
-              : Math.max(0, input.nextAttemptAt.getTime() - Date.now());
-          await client.query(
-            `UPDATE deliveries SET status = $1, attempt_count = attempt_count + 1, round_attempts = round_attempts + 1,
-               next_attempt_at = COALESCE(${NOW_MS} + $2::bigint, next_attempt_at), last_status = $3, last_error = $4,
-               lease_owner = NULL, lease_until = NULL, updated_at = ${NOW_MS}
-             WHERE id = $5`,
-            [STATUS_AFTER[outcome], delayMs, attempt.status, attempt.error, input.deliveryId],
-          );
-        } else {
-          // A late attempt keeps its own number, so the lease holder's next attempt never repeats it.
-          await client.query("UPDATE deliveries SET attempt_count = attempt_count + 1 WHERE id = $1", [
-            input.deliveryId,
-          ]);
-        }
-        return disabledEndpoint === undefined ? { held, outcome } : { held, outcome, disabledEndpoint };
+      return tx((client) => recordOne(client, input));
+    },
+    async recordAttempts(inputs) {
+      // Rows are locked in delivery order, so two workers' batches cannot deadlock on each other.
+      const order = inputs
+        .map((input, index) => ({ input, index }))
+        .sort((a, b) => a.input.deliveryId - b.input.deliveryId);
+      return tx(async (client) => {
+        const results: RecordedAttempt[] = new Array(inputs.length);
+        for (const { input, index } of order) results[index] = await recordOne(client, input);
+        return results;
       });
     },
     async release(deliveryId, workerId) {
       await pool.query(
-        "UPDATE deliveries SET lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $2",
+        "UPDATE webhook_deliveries SET lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $2",
         [deliveryId, workerId],
       );
       await pool.query(notifySql);
     },
     async getDelivery(id) {
-      const row = await one<DeliveryRow>("SELECT * FROM deliveries WHERE id = $1", [id]);
+      const row = await one<DeliveryRow>("SELECT * FROM webhook_deliveries WHERE id = $1", [id]);
       return row ? toDelivery(row) : undefined;
     },
     async listDeliveries(listOptions = {}) {
       const rows = await pool.query<DeliveryRow>(
-        `SELECT * FROM deliveries WHERE ($1::text IS NULL OR status = $1) AND ($2::bigint IS NULL OR endpoint_id = $2)
-         ORDER BY id DESC LIMIT $3`,
-        [listOptions.status ?? null, listOptions.endpointId ?? null, listOptions.limit ?? 100],
+        `SELECT * FROM webhook_deliveries WHERE ($1::text IS NULL OR status = $1)
+           AND ($2::bigint IS NULL OR endpoint_id = $2) AND ($3::bigint IS NULL OR message_id = $3)
+         ORDER BY id DESC LIMIT $4`,
+        [
+          listOptions.status ?? null,
+          listOptions.endpointId ?? null,
+          listOptions.messageId ?? null,
+          listOptions.limit ?? 100,
+        ],
       );
       return rows.rows.map(toDelivery);
     },
     async listAttempts(deliveryId) {
       return (
-        await pool.query<AttemptRow>("SELECT * FROM attempts WHERE delivery_id = $1 ORDER BY id", [
+        await pool.query<AttemptRow>("SELECT * FROM webhook_attempts WHERE delivery_id = $1 ORDER BY id", [
           deliveryId,
         ])
       ).rows.map(toAttempt);
     },
     async retryDelivery(id) {
       const row = await one<DeliveryRow>(
-        `UPDATE deliveries SET status = 'pending', round_attempts = 0, next_attempt_at = ${NOW_MS},
+        `UPDATE webhook_deliveries SET status = 'pending', round_attempts = 0, next_attempt_at = ${NOW_MS},
            updated_at = ${NOW_MS}
          WHERE id = $1 RETURNING *`,
         [id],
@@ -411,17 +471,49 @@ export async function createPostgresOutbox(
     },
     async replay(endpointId, since) {
       return tx(async (client) => {
-        const endpoint = await client.query("SELECT id FROM endpoints WHERE id = $1", [endpointId]);
+        const endpoint = await client.query("SELECT id FROM webhook_endpoints WHERE id = $1", [endpointId]);
         if (endpoint.rowCount === 0) throw new EndpointNotFoundError(`No endpoint ${endpointId}`);
         const result = await client.query(
-          `INSERT INTO deliveries (plant_id, endpoint_id, webhook_id, status, next_attempt_at, created_at, updated_at)
-           SELECT id, $1, webhook_id, 'pending', ${NOW_MS}, ${NOW_MS}, ${NOW_MS} FROM plants WHERE created_at >= $2
+          `INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, status, next_attempt_at, created_at, updated_at)
+           SELECT id, $1, webhook_id, 'pending', ${NOW_MS}, ${NOW_MS}, ${NOW_MS} FROM webhook_messages WHERE created_at >= $2
            ON CONFLICT (webhook_id, endpoint_id) DO UPDATE SET
              status = 'pending', round_attempts = 0, next_attempt_at = ${NOW_MS}, updated_at = ${NOW_MS}`,
           [endpointId, since.getTime()],
         );
         await client.query(notifySql);
         return result.rowCount ?? 0;
+      });
+    },
+    async sweep(sweepOptions) {
+      const batchSize = sweepOptions.batchSize ?? 500;
+      return tx(async (client) => {
+        // SKIP LOCKED: a row another transaction holds (a retry or replay making it pending) is not ours to judge.
+        const ids = (
+          await client.query<{ id: string }>(
+            `SELECT id FROM webhook_deliveries WHERE status IN ('delivered', 'failed') AND updated_at < ${NOW_MS} - $1
+             ORDER BY updated_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+            [sweepOptions.olderThanMs, batchSize],
+          )
+        ).rows.map((row) => row.id);
+        const attempts = ids.length
+          ? ((await client.query("DELETE FROM webhook_attempts WHERE delivery_id = ANY($1::bigint[])", [ids]))
+              .rowCount ?? 0)
+          : 0;
+        const deliveries = ids.length
+          ? ((await client.query("DELETE FROM webhook_deliveries WHERE id = ANY($1::bigint[])", [ids]))
+              .rowCount ?? 0)
+          : 0;
+        const messages =
+          (
+            await client.query(
+              `DELETE FROM webhook_messages WHERE id IN (
+                 SELECT m.id FROM webhook_messages m WHERE m.created_at < ${NOW_MS} - $1
+                   AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.message_id = m.id)
+                 ORDER BY m.created_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+              [sweepOptions.olderThanMs, batchSize],
+            )
+          ).rowCount ?? 0;
+        return { deliveries, attempts, messages };
       });
     },
     onWork(callback) {

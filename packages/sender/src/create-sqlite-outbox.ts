@@ -1,40 +1,32 @@
 import { EventEmitter } from "node:events";
 import Database from "better-sqlite3";
-import { failingReason } from "./failing-reason.js";
-import { newWebhookId } from "./new-webhook-id.js";
+import { decideAttempt } from "./decide-attempt.js";
 import type {
   ClaimedDelivery,
-  DeliveryStatus,
+  EnqueueResult,
+  MessageInput,
   Outbox,
   RecordAttemptInput,
   RecordedAttempt,
 } from "./outbox.js";
+import { OutboxBusyError } from "./outbox-busy-error.js";
 import { EndpointNotFoundError } from "./outbox-errors.js";
 import {
   type AttemptRow,
   type DeliveryRow,
   type EndpointRow,
-  type PlantRow,
+  type MessageRow,
   toAttempt,
   toDelivery,
+  toDeliveryState,
   toEndpoint,
-  toPlant,
+  toEndpointState,
+  toMessage,
 } from "./outbox-rows.js";
-import { plantBody } from "./plant-body.js";
-import { SQLITE_ADDED_COLUMNS, SQLITE_SCHEMA } from "./sqlite-schema.js";
+import { type PreparedMessage, prepareMessage } from "./prepare-message.js";
+import { SQLITE_LEGACY_MIGRATION, SQLITE_SCHEMA } from "./sqlite-schema.js";
+import { WebhookIdTakenError } from "./webhook-id-taken-error.js";
 
-const STATUS_AFTER: Record<string, DeliveryStatus> = {
-  delivered: "delivered",
-  retrying: "pending",
-  failed: "failed",
-  disabled: "failed",
-};
-
-/**
- * The embedded outbox in one SQLite file. WAL lets CLI commands write while `serve` reads, and
- * every write is a `BEGIN IMMEDIATE` transaction, so two processes never claim the same row:
- * SQLite has one writer at a time and the busy timeout queues the rest.
- */
 export interface SqliteOutboxOptions {
   /**
    * `"NORMAL"` (default): WAL commits are not synced, so a power loss can roll back the last
@@ -49,24 +41,84 @@ export interface SqliteOutboxOptions {
   watchIntervalMs?: number;
 }
 
+/** The queue as seen through SQLite: `enqueue` writes synchronously, joining a transaction already open on the handle. */
+export interface SqliteOutbox extends Outbox {
+  /** The handle the outbox writes through (the caller's, or one it opened from a path). */
+  readonly db: Database.Database;
+  /**
+   * `enqueue` for use inside the caller's `db.transaction(...)`, which cannot await: it throws
+   * (`InvalidMessageError`, `WebhookIdTakenError`) instead of rejecting, so the caller's transaction
+   * rolls back with it rather than committing its own rows without the message.
+   */
+  enqueueSync(message: MessageInput): EnqueueResult;
+}
+
+const hasColumn = (db: Database.Database, table: string, column: string) =>
+  db
+    .prepare<[string, string], { found: number }>(
+      "SELECT count(*) AS found FROM pragma_table_info(?) WHERE name = ?",
+    )
+    .get(table, column)?.found === 1;
+
+function migrate(db: Database.Database): void {
+  db.transaction(() => {
+    db.exec(SQLITE_SCHEMA);
+    // An outbox made by 0.1 queued plants in tables of its own; its rows move over with their ids.
+    if (hasColumn(db, "deliveries", "plant_id") && hasColumn(db, "plants", "body")) {
+      if (!hasColumn(db, "endpoints", "last_failure_at"))
+        db.exec("ALTER TABLE endpoints ADD COLUMN last_failure_at INTEGER");
+      db.exec(SQLITE_LEGACY_MIGRATION);
+    }
+  }).immediate();
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown }).code === "SQLITE_CONSTRAINT_UNIQUE";
+}
+
+/**
+ * The embedded outbox in one SQLite file. WAL lets CLI commands write while `serve` reads, and every
+ * write of the outbox's own is a `BEGIN IMMEDIATE` transaction, so two processes never claim the same
+ * row: SQLite has one writer at a time and the busy timeout queues the rest.
+ *
+ * Given the caller's `Database`, `enqueue` called inside the caller's `db.transaction(...)` is part of
+ * that transaction: rolled back with it, visible to workers only once it commits.
+ */
 export function createSqliteOutbox(
   pathOrDb: string | Database.Database,
   options: SqliteOutboxOptions = {},
-): Outbox {
+): SqliteOutbox {
   const owned = typeof pathOrDb === "string";
   const db = typeof pathOrDb === "string" ? new Database(pathOrDb) : pathOrDb;
   db.pragma("journal_mode = WAL");
   db.pragma("busy_timeout = 10000");
   db.pragma("foreign_keys = ON");
   db.pragma(`synchronous = ${options.synchronous === "FULL" ? "FULL" : "NORMAL"}`);
-  db.exec(SQLITE_SCHEMA);
-  for (const [table, column, type] of SQLITE_ADDED_COLUMNS) {
-    const columns = db.prepare<[], { name: string }>(`PRAGMA table_info(${table})`).all();
-    if (!columns.some((existing) => existing.name === column))
-      db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`);
-  }
+  migrate(db);
   const events = new EventEmitter();
   const notify = () => events.emit("work");
+
+  // Work enqueued inside the caller's transaction is announced after it ends: a worker sharing this
+  // handle would otherwise claim rows that are not committed yet (and may never be).
+  let announcing = false;
+  function announce(): void {
+    if (!db.inTransaction) {
+      notify();
+      return;
+    }
+    if (announcing) return;
+    announcing = true;
+    const check = () => {
+      if (!db.open) return;
+      if (db.inTransaction) {
+        setTimeout(check, 2).unref();
+        return;
+      }
+      announcing = false;
+      notify();
+    };
+    setImmediate(check);
+  }
 
   // SQLite has no NOTIFY: while someone listens for work, another process's commit (a CLI `plants add`)
   // is noticed by PRAGMA data_version, which changes only when another connection commits. Reading it
@@ -99,26 +151,45 @@ export function createSqliteOutbox(
     }
   }
 
-  const getEndpointRow = db.prepare<[number], EndpointRow>("SELECT * FROM endpoints WHERE id = ?");
-  const getDeliveryRow = db.prepare<[number], DeliveryRow>("SELECT * FROM deliveries WHERE id = ?");
+  /** The worker's writes never join a caller's transaction: they would be rolled back with it. */
+  function ownTransactionOnly(what: string): void {
+    if (db.inTransaction)
+      throw new OutboxBusyError(`Cannot ${what} while the shared SQLite handle is inside a transaction`);
+  }
 
-  const addPlant = db.transaction((name: string, tag: string | null) => {
+  const getEndpointRow = db.prepare<[number], EndpointRow>("SELECT * FROM webhook_endpoints WHERE id = ?");
+  const getDeliveryRow = db.prepare<[number], DeliveryRow>("SELECT * FROM webhook_deliveries WHERE id = ?");
+
+  const insertMessage = db.prepare<[string, string | null, string, number], { id: number }>(
+    `INSERT INTO webhook_messages (webhook_id, idempotency_key, payload, created_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`,
+  );
+  const messageByKey = db.prepare<[string], MessageRow>(
+    "SELECT * FROM webhook_messages WHERE idempotency_key = ?",
+  );
+  const queueDeliveries = db.prepare<[number, string, number, number, number]>(
+    `INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, status, next_attempt_at, created_at, updated_at)
+     SELECT ?, id, ?, 'pending', ?, ?, ? FROM webhook_endpoints WHERE status = 'active'`,
+  );
+  // Runs as a savepoint inside a transaction the caller has open, and as its own transaction otherwise.
+  const enqueue = db.transaction((message: PreparedMessage): EnqueueResult => {
     const now = Date.now();
-    const webhookId = newWebhookId();
-    const { id } = db
-      .prepare<[string, string | null, string, number], { id: number }>(
-        "INSERT INTO plants (name, tag, webhook_id, body, created_at) VALUES (?, ?, ?, '', ?) RETURNING id",
-      )
-      .get(name, tag, webhookId, now) as { id: number };
-    db.prepare("UPDATE plants SET body = ? WHERE id = ?").run(plantBody({ id, name, tag }), id);
-    const deliveries = db
-      .prepare<[number, string, number, number, number], DeliveryRow>(
-        `INSERT INTO deliveries (plant_id, endpoint_id, webhook_id, status, next_attempt_at, created_at, updated_at)
-         SELECT ?, id, ?, 'pending', ?, ?, ? FROM endpoints WHERE status = 'active' RETURNING *`,
-      )
-      .all(id, webhookId, now, now, now);
-    const plant = db.prepare<[number], PlantRow>("SELECT * FROM plants WHERE id = ?").get(id) as PlantRow;
-    return { plant: toPlant(plant), deliveries: deliveries.map(toDelivery) };
+    let inserted: { id: number } | undefined;
+    try {
+      inserted = insertMessage.get(message.webhookId, message.idempotencyKey, message.payload, now);
+    } catch (error) {
+      if (isUniqueViolation(error))
+        throw new WebhookIdTakenError(`webhook id ${message.webhookId} is already taken by another message`, {
+          cause: error,
+        });
+      throw error;
+    }
+    if (!inserted) {
+      const first = messageByKey.get(message.idempotencyKey as string) as MessageRow;
+      return { messageId: Number(first.id), webhookId: first.webhook_id, duplicate: true, deliveries: 0 };
+    }
+    const { changes } = queueDeliveries.run(inserted.id, message.webhookId, now, now, now);
+    return { messageId: inserted.id, webhookId: message.webhookId, duplicate: false, deliveries: changes };
   });
 
   // Walks the (endpoint_id, status, next_attempt_at) index once per active endpoint and stops after
@@ -128,8 +199,8 @@ export function createSqliteOutbox(
     [{ now: number; excluded: string; per: number; limit: number }],
     { id: number }
   >(
-    `SELECT d.id FROM endpoints e JOIN deliveries d ON d.id IN (
-       SELECT x.id FROM deliveries x
+    `SELECT d.id FROM webhook_endpoints e JOIN webhook_deliveries d ON d.id IN (
+       SELECT x.id FROM webhook_deliveries x
        WHERE x.endpoint_id = e.id AND x.status = 'pending' AND x.next_attempt_at <= @now
          AND (x.lease_until IS NULL OR x.lease_until <= @now)
        ORDER BY x.next_attempt_at, x.id LIMIT @per)
@@ -137,9 +208,11 @@ export function createSqliteOutbox(
      ORDER BY d.next_attempt_at, d.id LIMIT @limit`,
   );
   const takeLease = db.prepare<[string, number, number], DeliveryRow>(
-    "UPDATE deliveries SET lease_owner = ?, lease_until = ? WHERE id = ? RETURNING *",
+    "UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ? WHERE id = ? RETURNING *",
   );
-  const getBody = db.prepare<[number], { body: string }>("SELECT body FROM plants WHERE id = ?");
+  const getPayload = db.prepare<[number], { payload: string }>(
+    "SELECT payload FROM webhook_messages WHERE id = ?",
+  );
 
   const claim = db.transaction(
     (workerId: string, limit: number, leaseMs: number, perEndpoint: number, excluded: readonly number[]) => {
@@ -151,106 +224,88 @@ export function createSqliteOutbox(
       const claimed: ClaimedDelivery[] = [];
       for (const { id } of ids) {
         const row = takeLease.get(workerId, leaseUntil, id) as DeliveryRow;
-        const { body } = getBody.get(Number(row.plant_id)) as { body: string };
+        const { payload } = getPayload.get(Number(row.message_id)) as { payload: string };
         const endpointId = Number(row.endpoint_id);
         let endpoint = endpoints.get(endpointId);
         if (!endpoint) {
           endpoint = toEndpoint(getEndpointRow.get(endpointId) as EndpointRow);
           endpoints.set(endpointId, endpoint);
         }
-        claimed.push({ ...toDelivery(row), body, endpoint, leaseUntil: new Date(leaseUntil) });
+        claimed.push({ ...toDelivery(row), body: payload, endpoint, leaseUntil: new Date(leaseUntil) });
       }
       return claimed;
     },
   );
 
   const insertAttempt = db.prepare(
-    `INSERT INTO attempts (delivery_id, attempt, worker_id, started_at, duration_ms, status, error, response_body, outcome)
+    `INSERT INTO webhook_attempts (delivery_id, attempt, worker_id, started_at, duration_ms, status, error, response_body, outcome)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const finishAttempt = db.prepare(
-    `UPDATE deliveries SET status = ?, attempt_count = attempt_count + 1, round_attempts = round_attempts + 1,
+  const finishDelivery = db.prepare(
+    `UPDATE webhook_deliveries SET status = ?, attempt_count = attempt_count + 1, round_attempts = round_attempts + 1,
        next_attempt_at = ?, last_status = ?, last_error = ?, lease_owner = NULL, lease_until = NULL, updated_at = ?
      WHERE id = ?`,
   );
-  // A late attempt keeps its own number, so the lease holder's next attempt never repeats it.
-  const countLateAttempt = db.prepare("UPDATE deliveries SET attempt_count = attempt_count + 1 WHERE id = ?");
+  const countLateAttempt = db.prepare(
+    "UPDATE webhook_deliveries SET attempt_count = attempt_count + 1 WHERE id = ?",
+  );
   // Guarded so that the common case (no change) writes nothing to the endpoint row.
   const endpointSucceeded = db.prepare(
-    "UPDATE endpoints SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL",
+    "UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL",
   );
-  // The failing run starts at the first failure after a success, or after a gap longer than `gap` (the
-  // endpoint had no work in between, so it was not failing continuously).
-  const endpointFailing = db.prepare<
-    [{ id: number; now: number; gap: number }],
-    { failing_since: number; status: string }
-  >(
-    `UPDATE endpoints SET
-       failing_since = CASE WHEN failing_since IS NULL OR last_failure_at IS NULL OR last_failure_at < @now - @gap
-         THEN @now ELSE failing_since END,
-       last_failure_at = @now
-     WHERE id = @id RETURNING failing_since, status`,
-  );
-  const disableEndpoint = db.prepare(
-    "UPDATE endpoints SET status = 'disabled', disabled_reason = ? WHERE id = ?",
+  const endpointFailed = db.prepare(
+    `UPDATE webhook_endpoints SET failing_since = @failingSince, last_failure_at = @lastFailureAt,
+       status = CASE WHEN @reason IS NULL THEN status ELSE 'disabled' END,
+       disabled_reason = COALESCE(@reason, disabled_reason)
+     WHERE id = @id`,
   );
 
   const recordAttempt = db.transaction((input: RecordAttemptInput): RecordedAttempt => {
     const row = getDeliveryRow.get(input.deliveryId);
     if (!row) return { held: false, outcome: input.outcome };
-    const held =
-      row.lease_owner === input.workerId &&
-      row.status === "pending" &&
-      (input.leaseUntil === undefined || Number(row.lease_until) === input.leaseUntil.getTime());
-    const { attempt } = input;
-    const now = Date.now();
     const endpointId = Number(row.endpoint_id);
-    let outcome = input.outcome;
-    let disabledEndpoint: string | undefined;
-    // Only the lease holder speaks for the endpoint: a late result may predate what is stored.
-    if (held && input.endpointSucceeded) endpointSucceeded.run(endpointId);
-    else if (held) {
-      const period = input.disableAfterMs;
-      const failing = endpointFailing.get({
+    const endpointRow = getEndpointRow.get(endpointId);
+    const now = Date.now();
+    const decision = decideAttempt(
+      input,
+      toDeliveryState(row),
+      endpointRow ? toEndpointState(endpointRow) : undefined,
+      { storeNow: now, callerNow: now },
+    );
+    if (decision.endpoint?.kind === "succeeded") endpointSucceeded.run(endpointId);
+    else if (decision.endpoint?.kind === "failed")
+      endpointFailed.run({
         id: endpointId,
-        now,
-        gap: input.failureGapMs ?? period ?? Number.MAX_SAFE_INTEGER,
+        failingSince: decision.endpoint.failingSince,
+        lastFailureAt: decision.endpoint.lastFailureAt,
+        reason: decision.endpoint.disabledReason ?? null,
       });
-      if (failing?.status === "active") {
-        const failingFor = now - Number(failing.failing_since);
-        disabledEndpoint =
-          input.disableEndpoint ??
-          (period !== undefined && failingFor >= period ? failingReason(failingFor) : undefined);
-        if (disabledEndpoint !== undefined) {
-          disableEndpoint.run(disabledEndpoint, endpointId);
-          outcome = "disabled";
-        }
-      }
-    }
+    const { attempt } = input;
     insertAttempt.run(
       input.deliveryId,
-      Number(row.attempt_count) + 1,
+      decision.attemptNumber,
       input.workerId,
       attempt.startedAt.getTime(),
       attempt.durationMs,
       attempt.status,
       attempt.error,
       attempt.responseBody,
-      outcome,
+      decision.outcome,
     );
-    if (held) {
-      finishAttempt.run(
-        STATUS_AFTER[outcome],
-        input.nextAttemptAt?.getTime() ?? Number(row.next_attempt_at),
-        attempt.status,
-        attempt.error,
-        now,
+    const change = decision.delivery;
+    if (change.kind === "finished")
+      finishDelivery.run(
+        change.status,
+        change.nextAttemptAt,
+        change.lastStatus,
+        change.lastError,
+        change.updatedAt,
         input.deliveryId,
       );
-    } else {
-      countLateAttempt.run(input.deliveryId);
-    }
-    return disabledEndpoint === undefined ? { held, outcome } : { held, outcome, disabledEndpoint };
+    else countLateAttempt.run(input.deliveryId);
+    const recorded: RecordedAttempt = { held: decision.held, outcome: decision.outcome };
+    if (decision.disabledEndpoint !== undefined) recorded.disabledEndpoint = decision.disabledEndpoint;
+    return recorded;
   });
 
   const recordAttempts = db.transaction((inputs: readonly RecordAttemptInput[]) =>
@@ -262,8 +317,9 @@ export function createSqliteOutbox(
     const now = Date.now();
     const result = db
       .prepare(
-        `INSERT INTO deliveries (plant_id, endpoint_id, webhook_id, status, next_attempt_at, created_at, updated_at)
-         SELECT id, @endpointId, webhook_id, 'pending', @now, @now, @now FROM plants WHERE created_at >= @since ORDER BY id
+        `INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, status, next_attempt_at, created_at, updated_at)
+         SELECT id, @endpointId, webhook_id, 'pending', @now, @now, @now FROM webhook_messages
+         WHERE created_at >= @since ORDER BY id
          ON CONFLICT (webhook_id, endpoint_id) DO UPDATE SET
            status = 'pending', round_attempts = 0, next_attempt_at = @now, updated_at = @now`,
       )
@@ -271,22 +327,52 @@ export function createSqliteOutbox(
     return result.changes;
   });
 
+  const finishedBatch = db.prepare<[number, number], { id: number }>(
+    `SELECT id FROM webhook_deliveries WHERE status IN ('delivered', 'failed') AND updated_at < ?
+     ORDER BY updated_at LIMIT ?`,
+  );
+  const deleteAttempts = db.prepare<[string]>(
+    "DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT value FROM json_each(?))",
+  );
+  const deleteDeliveries = db.prepare<[string]>(
+    "DELETE FROM webhook_deliveries WHERE id IN (SELECT value FROM json_each(?))",
+  );
+  const deleteMessages = db.prepare<[number, number]>(
+    `DELETE FROM webhook_messages WHERE id IN (
+       SELECT m.id FROM webhook_messages m WHERE m.created_at < ?
+         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.message_id = m.id)
+       ORDER BY m.created_at LIMIT ?)`,
+  );
+  const sweep = db.transaction((olderThanMs: number, batchSize: number) => {
+    const cutoff = Date.now() - olderThanMs;
+    const ids = JSON.stringify(finishedBatch.all(cutoff, batchSize).map((row) => row.id));
+    const attempts = deleteAttempts.run(ids).changes;
+    const deliveries = deleteDeliveries.run(ids).changes;
+    const messages = deleteMessages.run(cutoff, batchSize).changes;
+    return { deliveries, attempts, messages };
+  });
+
+  function enqueueSync(message: MessageInput): EnqueueResult {
+    const prepared = prepareMessage(message);
+    const result = db.inTransaction ? enqueue(prepared) : enqueue.immediate(prepared);
+    if (result.deliveries > 0) announce();
+    return result;
+  }
+
   return {
-    async addPlant(input) {
-      const result = addPlant.immediate(input.name, input.tag ?? null);
-      notify();
-      return result;
+    db,
+    enqueueSync,
+    async enqueue(message) {
+      return enqueueSync(message);
     },
-    async listPlants(limit = 100) {
-      return db
-        .prepare<[number], PlantRow>("SELECT * FROM plants ORDER BY id DESC LIMIT ?")
-        .all(limit)
-        .map(toPlant);
+    async getMessage(id) {
+      const row = db.prepare<[number], MessageRow>("SELECT * FROM webhook_messages WHERE id = ?").get(id);
+      return row ? toMessage(row) : undefined;
     },
     async addEndpoint(input) {
       const row = db
         .prepare<[string, string, string, number], EndpointRow>(
-          "INSERT INTO endpoints (url, token, secrets, created_at) VALUES (?, ?, ?, ?) RETURNING *",
+          "INSERT INTO webhook_endpoints (url, token, secrets, created_at) VALUES (?, ?, ?, ?) RETURNING *",
         )
         .get(input.url, input.token, JSON.stringify(input.secrets), Date.now()) as EndpointRow;
       return toEndpoint(row);
@@ -296,77 +382,94 @@ export function createSqliteOutbox(
       return row ? toEndpoint(row) : undefined;
     },
     async listEndpoints() {
-      return db.prepare<[], EndpointRow>("SELECT * FROM endpoints ORDER BY id").all().map(toEndpoint);
+      return db.prepare<[], EndpointRow>("SELECT * FROM webhook_endpoints ORDER BY id").all().map(toEndpoint);
     },
     async setEndpointStatus(id, status, reason) {
       const row = db
         .prepare<[{ status: string; reason: string | null; id: number }], EndpointRow>(
-          `UPDATE endpoints SET status = @status, disabled_reason = @reason,
+          `UPDATE webhook_endpoints SET status = @status, disabled_reason = @reason,
              failing_since = CASE WHEN @status = 'active' THEN NULL ELSE failing_since END
            WHERE id = @id RETURNING *`,
         )
         .get({ status, reason: status === "disabled" ? (reason ?? "disabled by an operator") : null, id });
-      if (row && status === "active") notify();
+      if (row && status === "active") announce();
       return row ? toEndpoint(row) : undefined;
     },
     async setEndpointSecrets(id, secrets) {
       const row = db
-        .prepare<[string, number], EndpointRow>("UPDATE endpoints SET secrets = ? WHERE id = ? RETURNING *")
+        .prepare<[string, number], EndpointRow>(
+          "UPDATE webhook_endpoints SET secrets = ? WHERE id = ? RETURNING *",
+        )
         .get(JSON.stringify(secrets), id);
       return row ? toEndpoint(row) : undefined;
     },
     async setEndpointToken(id, token) {
       const row = db
-        .prepare<[string, number], EndpointRow>("UPDATE endpoints SET token = ? WHERE id = ? RETURNING *")
+        .prepare<[string, number], EndpointRow>(
+          "UPDATE webhook_endpoints SET token = ? WHERE id = ? RETURNING *",
+        )
         .get(token, id);
       return row ? toEndpoint(row) : undefined;
     },
     async removeEndpoint(id) {
-      return db.prepare("DELETE FROM endpoints WHERE id = ?").run(id).changes > 0;
+      return db.prepare("DELETE FROM webhook_endpoints WHERE id = ?").run(id).changes > 0;
     },
-    async claimDue(workerId, limit, leaseMs, options = {}) {
+    async claimDue(workerId, limit, leaseMs, claimOptions = {}) {
       if (limit <= 0) return [];
+      // Rows written inside the caller's open transaction are not committed: claim once it ends.
+      if (db.inTransaction) {
+        announce();
+        return [];
+      }
       return claim.immediate(
         workerId,
         limit,
         leaseMs,
-        options.perEndpointLimit ?? limit,
-        options.excludeEndpointIds ?? [],
+        claimOptions.perEndpointLimit ?? limit,
+        claimOptions.excludeEndpointIds ?? [],
       );
     },
     async recordAttempt(input) {
+      ownTransactionOnly("record an attempt");
       return recordAttempt.immediate(input);
     },
     async recordAttempts(inputs) {
+      ownTransactionOnly("record attempts");
       return recordAttempts.immediate(inputs);
     },
     async release(deliveryId, workerId) {
+      ownTransactionOnly("release a delivery");
       db.prepare(
-        "UPDATE deliveries SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?",
+        "UPDATE webhook_deliveries SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?",
       ).run(deliveryId, workerId);
-      notify();
+      announce();
     },
     async getDelivery(id) {
       const row = getDeliveryRow.get(id);
       return row ? toDelivery(row) : undefined;
     },
-    async listDeliveries(options = {}) {
+    async listDeliveries(listOptions = {}) {
       const rows = db
-        .prepare<[{ status: string | null; endpointId: number | null; limit: number }], DeliveryRow>(
-          `SELECT * FROM deliveries WHERE (@status IS NULL OR status = @status)
+        .prepare<
+          [{ status: string | null; endpointId: number | null; messageId: number | null; limit: number }],
+          DeliveryRow
+        >(
+          `SELECT * FROM webhook_deliveries WHERE (@status IS NULL OR status = @status)
              AND (@endpointId IS NULL OR endpoint_id = @endpointId)
+             AND (@messageId IS NULL OR message_id = @messageId)
            ORDER BY id DESC LIMIT @limit`,
         )
         .all({
-          status: options.status ?? null,
-          endpointId: options.endpointId ?? null,
-          limit: options.limit ?? 100,
+          status: listOptions.status ?? null,
+          endpointId: listOptions.endpointId ?? null,
+          messageId: listOptions.messageId ?? null,
+          limit: listOptions.limit ?? 100,
         });
       return rows.map(toDelivery);
     },
     async listAttempts(deliveryId) {
       return db
-        .prepare<[number], AttemptRow>("SELECT * FROM attempts WHERE delivery_id = ? ORDER BY id")
+        .prepare<[number], AttemptRow>("SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY id")
         .all(deliveryId)
         .map(toAttempt);
     },
@@ -374,17 +477,21 @@ export function createSqliteOutbox(
       const now = Date.now();
       const row = db
         .prepare<[{ now: number; id: number }], DeliveryRow>(
-          `UPDATE deliveries SET status = 'pending', round_attempts = 0, next_attempt_at = @now, updated_at = @now
+          `UPDATE webhook_deliveries SET status = 'pending', round_attempts = 0, next_attempt_at = @now, updated_at = @now
            WHERE id = @id RETURNING *`,
         )
         .get({ now, id });
-      if (row) notify();
+      if (row) announce();
       return row ? toDelivery(row) : undefined;
     },
     async replay(endpointId, since) {
       const count = replay.immediate(endpointId, since.getTime());
-      notify();
+      announce();
       return count;
+    },
+    async sweep(sweepOptions) {
+      ownTransactionOnly("sweep");
+      return sweep.immediate(sweepOptions.olderThanMs, sweepOptions.batchSize ?? 500);
     },
     onWork(listener) {
       events.on("work", listener);

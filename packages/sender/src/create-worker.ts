@@ -183,7 +183,7 @@ export function createWorker(options: WorkerOptions): Worker {
     const event: AttemptEvent = {
       deliveryId: delivery.id,
       webhookId: delivery.webhookId,
-      plantId: delivery.plantId,
+      messageId: delivery.messageId,
       endpointId: delivery.endpointId,
       attempt: delivery.attemptCount + 1,
       status: result.status,

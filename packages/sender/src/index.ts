@@ -24,8 +24,18 @@ export {
   type SsrfGuardOptions,
 } from "./create-ssrf-guard.js";
 export { createWorker, type Worker, type WorkerOptions } from "./create-worker.js";
+export {
+  type AttemptDecision,
+  type DecideAttemptClock,
+  type DeliveryChange,
+  type DeliveryState,
+  decideAttempt,
+  type EndpointChange,
+  type EndpointState,
+} from "./decide-attempt.js";
 export { type DeliveryMessage, deliver } from "./deliver.js";
 export { DnsTimeoutError } from "./dns-timeout-error.js";
+export { InvalidMessageError } from "./invalid-message-error.js";
 export { isPublicAddress } from "./is-public-address.js";
 export { newWebhookId } from "./new-webhook-id.js";
 export {
@@ -38,17 +48,23 @@ export {
   type DeliveryStatus,
   type Endpoint,
   type EndpointStatus,
+  type EnqueueResult,
   type ListDeliveriesOptions,
+  type MessageInput,
+  type MessageRecord,
   OUTBOX_NOTIFY_CHANNEL,
   type Outbox,
-  type PlantRecord,
   type RecordAttemptInput,
   type RecordedAttempt,
+  type SweepOptions,
+  type SweepResult,
 } from "./outbox.js";
+export { OutboxBusyError } from "./outbox-busy-error.js";
 export { EndpointNotFoundError } from "./outbox-errors.js";
 export { InvalidDurationError, parseDuration } from "./parse-duration.js";
 export { parseRetryAfter } from "./parse-retry-after.js";
-export { plantBody } from "./plant-body.js";
+export { MAX_IDEMPOTENCY_KEY_LENGTH } from "./prepare-message.js";
 export type { SenderLogger } from "./sender-logger.js";
 export { type DeliveryHeaders, type SignDeliveryInput, signDelivery } from "./sign-delivery.js";
 export { SsrfBlockedError } from "./ssrf-blocked-error.js";
+export { WebhookIdTakenError } from "./webhook-id-taken-error.js";

@@ -1,3 +1,4 @@
+import type { DeliveryState, EndpointState } from "./decide-attempt.js";
 import type {
   AttemptOutcome,
   AttemptRecord,
@@ -5,18 +6,18 @@ import type {
   DeliveryStatus,
   Endpoint,
   EndpointStatus,
-  PlantRecord,
+  MessageRecord,
 } from "./outbox.js";
 
 // Rows as both stores return them (PostgreSQL BIGINT arrives as a string, hence Number()).
 type Num = number | string;
 type NullableNum = number | string | null;
 
-export interface PlantRow {
+export interface MessageRow {
   id: Num;
-  name: string;
-  tag: string | null;
   webhook_id: string;
+  idempotency_key: string | null;
+  payload: string;
   created_at: Num;
 }
 
@@ -28,12 +29,13 @@ export interface EndpointRow {
   status: string;
   disabled_reason: string | null;
   failing_since: NullableNum;
+  last_failure_at: NullableNum;
   created_at: Num;
 }
 
 export interface DeliveryRow {
   id: Num;
-  plant_id: Num;
+  message_id: Num;
   endpoint_id: Num;
   webhook_id: string;
   status: string;
@@ -62,16 +64,17 @@ export interface AttemptRow {
 }
 
 const date = (value: Num) => new Date(Number(value));
+const nullableNumber = (value: NullableNum | undefined) =>
+  value === null || value === undefined ? null : Number(value);
 
-export function toPlant(row: PlantRow): PlantRecord {
-  const plant: PlantRecord = {
+export function toMessage(row: MessageRow): MessageRecord {
+  return {
     id: Number(row.id),
-    name: row.name,
     webhookId: row.webhook_id,
+    idempotencyKey: row.idempotency_key,
+    payload: row.payload,
     createdAt: date(row.created_at),
   };
-  if (row.tag !== null) plant.tag = row.tag;
-  return plant;
 }
 
 export function toEndpoint(row: EndpointRow): Endpoint {
@@ -83,6 +86,7 @@ export function toEndpoint(row: EndpointRow): Endpoint {
     status: row.status as EndpointStatus,
     disabledReason: row.disabled_reason,
     failingSince: row.failing_since === null ? null : date(row.failing_since),
+    lastFailureAt: row.last_failure_at === null ? null : date(row.last_failure_at),
     createdAt: date(row.created_at),
   };
 }
@@ -90,14 +94,14 @@ export function toEndpoint(row: EndpointRow): Endpoint {
 export function toDelivery(row: DeliveryRow): DeliveryRecord {
   return {
     id: Number(row.id),
-    plantId: Number(row.plant_id),
+    messageId: Number(row.message_id),
     endpointId: Number(row.endpoint_id),
     webhookId: row.webhook_id,
     status: row.status as DeliveryStatus,
     attemptCount: Number(row.attempt_count),
     roundAttempts: Number(row.round_attempts),
     nextAttemptAt: date(row.next_attempt_at),
-    lastStatus: row.last_status === null ? null : Number(row.last_status),
+    lastStatus: nullableNumber(row.last_status),
     lastError: row.last_error,
     createdAt: date(row.created_at),
     updatedAt: date(row.updated_at),
@@ -112,9 +116,31 @@ export function toAttempt(row: AttemptRow): AttemptRecord {
     workerId: row.worker_id,
     startedAt: date(row.started_at),
     durationMs: Number(row.duration_ms),
-    status: row.status === null ? null : Number(row.status),
+    status: nullableNumber(row.status),
     error: row.error,
     responseBody: row.response_body,
     outcome: row.outcome as AttemptOutcome,
+  };
+}
+
+/** The delivery as `decideAttempt` reads it. */
+export function toDeliveryState(row: DeliveryRow): DeliveryState {
+  return {
+    status: row.status as DeliveryStatus,
+    leaseOwner: row.lease_owner ?? null,
+    leaseUntil: nullableNumber(row.lease_until),
+    attemptCount: Number(row.attempt_count),
+    nextAttemptAt: Number(row.next_attempt_at),
+  };
+}
+
+/** The endpoint as `decideAttempt` reads it. */
+export function toEndpointState(
+  row: Pick<EndpointRow, "status" | "failing_since" | "last_failure_at">,
+): EndpointState {
+  return {
+    status: row.status as EndpointStatus,
+    failingSince: nullableNumber(row.failing_since),
+    lastFailureAt: nullableNumber(row.last_failure_at),
   };
 }

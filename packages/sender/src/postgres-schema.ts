@@ -1,15 +1,17 @@
-/** The PostgreSQL outbox schema; times are Unix milliseconds (BIGINT). Idempotent. */
+/**
+ * The PostgreSQL outbox schema; times are Unix milliseconds (BIGINT). Idempotent. Every table carries
+ * the `webhook_` prefix, so the queue can live in the caller's own database beside tables of its own.
+ */
 export const POSTGRES_SCHEMA = `
-CREATE TABLE IF NOT EXISTS plants (
+CREATE TABLE IF NOT EXISTS webhook_messages (
   id BIGSERIAL PRIMARY KEY,
-  name TEXT NOT NULL,
-  tag TEXT,
   webhook_id TEXT NOT NULL UNIQUE,
-  body TEXT NOT NULL,
+  idempotency_key TEXT UNIQUE,
+  payload TEXT NOT NULL,
   created_at BIGINT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS plants_created_at ON plants (created_at);
-CREATE TABLE IF NOT EXISTS endpoints (
+CREATE INDEX IF NOT EXISTS webhook_messages_created_at ON webhook_messages (created_at);
+CREATE TABLE IF NOT EXISTS webhook_endpoints (
   id BIGSERIAL PRIMARY KEY,
   url TEXT NOT NULL,
   token TEXT NOT NULL,
@@ -20,11 +22,10 @@ CREATE TABLE IF NOT EXISTS endpoints (
   last_failure_at BIGINT,
   created_at BIGINT NOT NULL
 );
-ALTER TABLE endpoints ADD COLUMN IF NOT EXISTS last_failure_at BIGINT;
-CREATE TABLE IF NOT EXISTS deliveries (
+CREATE TABLE IF NOT EXISTS webhook_deliveries (
   id BIGSERIAL PRIMARY KEY,
-  plant_id BIGINT NOT NULL REFERENCES plants (id) ON DELETE CASCADE,
-  endpoint_id BIGINT NOT NULL REFERENCES endpoints (id) ON DELETE CASCADE,
+  message_id BIGINT NOT NULL REFERENCES webhook_messages (id) ON DELETE CASCADE,
+  endpoint_id BIGINT NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
   webhook_id TEXT NOT NULL,
   status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
   attempt_count INTEGER NOT NULL DEFAULT 0,
@@ -38,12 +39,12 @@ CREATE TABLE IF NOT EXISTS deliveries (
   updated_at BIGINT NOT NULL,
   UNIQUE (webhook_id, endpoint_id)
 );
-CREATE INDEX IF NOT EXISTS deliveries_due ON deliveries (status, next_attempt_at);
-CREATE INDEX IF NOT EXISTS deliveries_endpoint ON deliveries (endpoint_id);
-CREATE INDEX IF NOT EXISTS deliveries_endpoint_due ON deliveries (endpoint_id, status, next_attempt_at, id);
-CREATE TABLE IF NOT EXISTS attempts (
+CREATE INDEX IF NOT EXISTS webhook_deliveries_endpoint_due ON webhook_deliveries (endpoint_id, status, next_attempt_at, id);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_message ON webhook_deliveries (message_id);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_finished ON webhook_deliveries (status, updated_at);
+CREATE TABLE IF NOT EXISTS webhook_attempts (
   id BIGSERIAL PRIMARY KEY,
-  delivery_id BIGINT NOT NULL REFERENCES deliveries (id) ON DELETE CASCADE,
+  delivery_id BIGINT NOT NULL REFERENCES webhook_deliveries (id) ON DELETE CASCADE,
   attempt INTEGER NOT NULL,
   worker_id TEXT NOT NULL,
   started_at BIGINT NOT NULL,
@@ -53,15 +54,36 @@ CREATE TABLE IF NOT EXISTS attempts (
   response_body TEXT NOT NULL,
   outcome TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS attempts_delivery ON attempts (delivery_id);
+CREATE INDEX IF NOT EXISTS webhook_attempts_delivery ON webhook_attempts (delivery_id);
 `;
 
-/** Every table and index `POSTGRES_SCHEMA` creates: when all exist (with the columns below), start-up runs no DDL at all. */
+/** Every table and index `POSTGRES_SCHEMA` creates: when all exist, start-up runs no DDL at all. */
 export const POSTGRES_SCHEMA_OBJECTS = [
   ...POSTGRES_SCHEMA.matchAll(/(?:TABLE|INDEX) IF NOT EXISTS (\w+)/g),
 ].map((match) => match[1] as string);
 
-/** Columns `POSTGRES_SCHEMA` adds to tables of an older release, as `table.column`. */
-export const POSTGRES_SCHEMA_COLUMNS = [
-  ...POSTGRES_SCHEMA.matchAll(/ALTER TABLE (\w+) ADD COLUMN IF NOT EXISTS (\w+)/g),
-].map((match) => `${match[1]}.${match[2]}`);
+/**
+ * Moves an outbox made by 0.1 (tables `plants`, `endpoints`, `deliveries`, `attempts`, which queued
+ * plants) into the tables above, keeping every id, then drops the old queue tables. `plants` itself is
+ * left to the application that owns it: its rows become messages with the same ids and bodies.
+ */
+export const POSTGRES_LEGACY_MIGRATION = `
+ALTER TABLE endpoints ADD COLUMN IF NOT EXISTS last_failure_at BIGINT;
+INSERT INTO webhook_messages (id, webhook_id, payload, created_at)
+  SELECT id, webhook_id, body, created_at FROM plants;
+INSERT INTO webhook_endpoints (id, url, token, secrets, status, disabled_reason, failing_since, last_failure_at, created_at)
+  SELECT id, url, token, secrets, status, disabled_reason, failing_since, last_failure_at, created_at FROM endpoints;
+INSERT INTO webhook_deliveries (id, message_id, endpoint_id, webhook_id, status, attempt_count, round_attempts,
+    next_attempt_at, lease_owner, lease_until, last_status, last_error, created_at, updated_at)
+  SELECT id, plant_id, endpoint_id, webhook_id, status, attempt_count, round_attempts,
+    next_attempt_at, lease_owner, lease_until, last_status, last_error, created_at, updated_at FROM deliveries;
+INSERT INTO webhook_attempts (id, delivery_id, attempt, worker_id, started_at, duration_ms, status, error, response_body, outcome)
+  SELECT id, delivery_id, attempt, worker_id, started_at, duration_ms, status, error, response_body, outcome FROM attempts;
+SELECT setval(pg_get_serial_sequence('webhook_messages', 'id'), COALESCE((SELECT max(id) FROM webhook_messages), 0) + 1, false);
+SELECT setval(pg_get_serial_sequence('webhook_endpoints', 'id'), COALESCE((SELECT max(id) FROM webhook_endpoints), 0) + 1, false);
+SELECT setval(pg_get_serial_sequence('webhook_deliveries', 'id'), COALESCE((SELECT max(id) FROM webhook_deliveries), 0) + 1, false);
+SELECT setval(pg_get_serial_sequence('webhook_attempts', 'id'), COALESCE((SELECT max(id) FROM webhook_attempts), 0) + 1, false);
+DROP TABLE attempts;
+DROP TABLE deliveries;
+DROP TABLE endpoints;
+`;

@@ -1,2 +1,7 @@
-export { createPostgresOutbox, type PostgresOutboxOptions } from "./create-postgres-outbox.js";
+export {
+  createPostgresOutbox,
+  type PostgresEnqueueOptions,
+  type PostgresOutbox,
+  type PostgresOutboxOptions,
+} from "./create-postgres-outbox.js";
 export { POSTGRES_SCHEMA } from "./postgres-schema.js";

@@ -1,2 +1,2 @@
-export { createSqliteOutbox, type SqliteOutboxOptions } from "./create-sqlite-outbox.js";
+export { createSqliteOutbox, type SqliteOutbox, type SqliteOutboxOptions } from "./create-sqlite-outbox.js";
 export { SQLITE_SCHEMA } from "./sqlite-schema.js";

@@ -10,6 +10,9 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createRetryPolicy, createSsrfGuard, createWorker, type Outbox } from "../../src/index.js";
 import { createPostgresOutbox } from "../../src/postgres.js";
+import { enqueuePlant } from "../fixtures/enqueue-plant.js";
+import { expectMigratedOutbox } from "../fixtures/expect-migrated-outbox.js";
+import { LEGACY_POSTGRES_SCHEMA, legacyRows } from "../fixtures/legacy-outbox.js";
 import { describeOutbox } from "../fixtures/outbox-suite.js";
 
 let postgres: TestPostgres;
@@ -62,7 +65,7 @@ describe("several workers sharing one PostgreSQL outbox", () => {
     try {
       const plants = 60;
       for (let index = 0; index < plants; index++) {
-        await outboxes[index % 3]?.addPlant({ name: `Shared ${index}` });
+        await enqueuePlant(outboxes[index % 3] as Outbox, { name: `Shared ${index}` });
       }
       await waitFor(async () =>
         (await first.listDeliveries({ status: "delivered", limit: 1000 })).length === plants
@@ -90,13 +93,15 @@ describe("several workers sharing one PostgreSQL outbox", () => {
     const url = await postgres.createDatabase();
     const [writer, reader] = await Promise.all([createPostgresOutbox(url), createPostgresOutbox(url)]);
     try {
+      // A message no endpoint subscribes to is no work, and wakes nobody.
+      await writer.addEndpoint({ url: "http://127.0.0.1:9/plant/webhook", token: "tok", secrets: [] });
       let woken = 0;
       reader.onWork(() => {
         woken += 1;
       });
       // LISTEN is set up asynchronously; keep adding until the notification arrives.
       await waitFor(async () => {
-        await writer.addPlant({ name: "Wake up" });
+        await enqueuePlant(writer, { name: "Wake up" });
         await new Promise((resolve) => setTimeout(resolve, 50));
         return woken > 0 ? true : undefined;
       });
@@ -133,7 +138,7 @@ describe("several workers sharing one PostgreSQL outbox", () => {
       for (let round = 0; round < 5; round++) {
         const adding = (async () => {
           for (let index = 0; index < plants / 5; index++)
-            await busy.addPlant({ name: `Round ${round} ${index}` });
+            await enqueuePlant(busy, { name: `Round ${round} ${index}` });
         })();
         // Every start-up runs while attempts are being recorded; none may fail.
         opened.push(...(await Promise.all([0, 1, 2].map(() => createPostgresOutbox(url)))));
@@ -168,7 +173,7 @@ describe("PostgreSQL outbox times come from the database clock", () => {
     const [here, ahead] = await Promise.all([createPostgresOutbox(url), createPostgresOutbox(url)]);
     try {
       await here.addEndpoint({ url: "https://receiver.example/hook", token: "t", secrets: [] });
-      await here.addPlant({ name: "Leased here" });
+      await enqueuePlant(here, { name: "Leased here" });
       const [claimed] = await here.claimDue("here", 10, 60_000);
       expect(claimed).toBeDefined();
       skewed(5 * 60_000);
@@ -186,7 +191,7 @@ describe("PostgreSQL outbox times come from the database clock", () => {
     try {
       await writer.addEndpoint({ url: "https://receiver.example/hook", token: "t", secrets: [] });
       skewed(3_600_000);
-      const { deliveries } = await writer.addPlant({ name: "From the future" });
+      const { deliveries } = await enqueuePlant(writer, { name: "From the future" });
       vi.useRealTimers();
       const claimed = await worker.claimDue("worker", 10, 60_000);
       expect(claimed.map((delivery) => delivery.id)).toEqual(deliveries.map((delivery) => delivery.id));
@@ -202,7 +207,7 @@ describe("PostgreSQL outbox times come from the database clock", () => {
     const outbox = await createPostgresOutbox(url);
     try {
       await outbox.addEndpoint({ url: "https://receiver.example/hook", token: "t", secrets: [] });
-      await outbox.addPlant({ name: "Retried" });
+      await enqueuePlant(outbox, { name: "Retried" });
       const [claimed] = await outbox.claimDue("behind", 10, 60_000);
       if (!claimed) throw new Error("nothing claimed");
       skewed(-3_600_000);
@@ -228,21 +233,37 @@ describe("PostgreSQL outbox times come from the database clock", () => {
 });
 
 describe("PostgreSQL outbox schema upgrade", () => {
-  it("adds the endpoints.last_failure_at column to a database created by an earlier release", async () => {
+  it("opens an outbox made by 0.1 (plants in its own tables), keeps every row and drains what was pending", async () => {
     const url = await postgres.createDatabase();
-    const first = await createPostgresOutbox(url);
-    await first.close();
+    const receiver = await startTestReceiver();
+    const secret = generateWebhookSecret();
     const pool = new pg.Pool({ connectionString: url });
     try {
-      await pool.query("ALTER TABLE endpoints DROP COLUMN last_failure_at");
-      const upgraded = await createPostgresOutbox(url);
-      await upgraded.close();
-      const columns = await pool.query(
-        "SELECT 1 FROM information_schema.columns WHERE table_name = 'endpoints' AND column_name = 'last_failure_at'",
+      // The oldest 0.1 databases lack endpoints.last_failure_at (added by a later 0.1 on open).
+      await pool.query(
+        LEGACY_POSTGRES_SCHEMA.replace("last_failure_at BIGINT,", "").replace(/ALTER TABLE .*;/, ""),
       );
-      expect(columns.rowCount).toBe(1);
+      for (const sql of legacyRows(`${receiver.url}/plant/webhook`, [secret])) await pool.query(sql);
+      const outbox = await createPostgresOutbox(url);
+      try {
+        await expectMigratedOutbox(outbox, receiver, secret);
+      } finally {
+        await outbox.close();
+      }
+      const tables = await pool.query<{ name: string }>(
+        "SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename",
+      );
+      // The queue's old tables are gone; plants belongs to the application and stays.
+      expect(tables.rows.map((table) => table.name)).toEqual([
+        "plants",
+        "webhook_attempts",
+        "webhook_deliveries",
+        "webhook_endpoints",
+        "webhook_messages",
+      ]);
     } finally {
       await pool.end();
+      await receiver.close();
     }
   });
 });
@@ -260,13 +281,13 @@ describe("a PostgreSQL outbox opened from a URL, when the server ends its connec
         token: "tok",
         secrets: [generateWebhookSecret()],
       });
-      await outbox.addPlant({ name: "Before the restart" });
+      const before = await enqueuePlant(outbox, { name: "Before the restart" });
       // What a server restart or a failover does to every open connection, idle pooled ones included.
       expect(await endConnections(url)).toBeGreaterThan(0);
       await vi.waitFor(() => expect(errors.map((error) => error.code)).toContain("57P01"));
-      const { deliveries } = await outbox.addPlant({ name: "After the restart" });
+      const { deliveries } = await enqueuePlant(outbox, { name: "After the restart" });
       expect(deliveries).toHaveLength(1);
-      expect(await outbox.listPlants()).toHaveLength(2);
+      expect((await outbox.getMessage(before.plant.messageId))?.webhookId).toBe(before.plant.webhookId);
     } finally {
       await outbox.close();
     }

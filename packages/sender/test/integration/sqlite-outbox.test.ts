@@ -1,10 +1,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { waitFor } from "@plant-store/testing";
+import { startTestReceiver, waitFor } from "@plant-store/testing";
+import { generateWebhookSecret } from "@plant-store/types";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { createSqliteOutbox } from "../../src/sqlite.js";
+import { enqueuePlant } from "../fixtures/enqueue-plant.js";
+import { expectMigratedOutbox } from "../fixtures/expect-migrated-outbox.js";
+import { LEGACY_SQLITE_SCHEMA, legacyRows } from "../fixtures/legacy-outbox.js";
 import { describeOutbox } from "../fixtures/outbox-suite.js";
 
 describeOutbox("SQLite", {
@@ -43,8 +47,8 @@ describe("SQLite outbox batch of attempt records", () => {
     const outbox = createSqliteOutbox(join(dir, "store.db"));
     try {
       await outbox.addEndpoint({ url: "http://127.0.0.1:9/hook", token: "t", secrets: [] });
-      await outbox.addPlant({ name: "One" });
-      await outbox.addPlant({ name: "Two" });
+      await enqueuePlant(outbox, { name: "One" });
+      await enqueuePlant(outbox, { name: "Two" });
       const [first, second] = await outbox.claimDue("me", 10, 60_000);
       if (!first || !second) throw new Error("nothing claimed");
       const attempt = { startedAt: new Date(), durationMs: 3, status: 200, error: null, responseBody: "ok" };
@@ -83,11 +87,11 @@ describe("SQLite outbox and other processes", () => {
         woken += 1;
       });
       // Its own writes wake it directly; only the other connection's commit is watched for.
-      await cli.addPlant({ name: "Added from another process" });
+      await enqueuePlant(cli, { name: "Added from another process" });
       await waitFor(() => (woken > 0 ? true : undefined), 5000);
       stop();
       const before = woken;
-      await cli.addPlant({ name: "Nobody listening" });
+      await enqueuePlant(cli, { name: "Nobody listening" });
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(woken).toBe(before);
     } finally {
@@ -97,17 +101,33 @@ describe("SQLite outbox and other processes", () => {
     }
   });
 
-  it("adds endpoints.last_failure_at to a file created by an earlier release", async () => {
+  it("opens an outbox made by 0.1 (plants in its own tables), keeps every row and drains what was pending", async () => {
     const dir = mkdtempSync(join(tmpdir(), "sender-sqlite-upgrade-"));
+    const receiver = await startTestReceiver();
+    const secret = generateWebhookSecret();
     try {
       const db = new Database(join(dir, "store.db"));
-      await createSqliteOutbox(db).close();
-      db.exec("ALTER TABLE endpoints DROP COLUMN last_failure_at");
-      await createSqliteOutbox(db).close();
-      const columns = db.prepare<[], { name: string }>("PRAGMA table_info(endpoints)").all();
-      expect(columns.map((column) => column.name)).toContain("last_failure_at");
+      // The oldest 0.1 files lack endpoints.last_failure_at (added by a later 0.1 on open).
+      db.exec(LEGACY_SQLITE_SCHEMA.replace("last_failure_at INTEGER,", ""));
+      for (const sql of legacyRows(`${receiver.url}/plant/webhook`, [secret])) db.exec(sql);
       db.close();
+      const outbox = createSqliteOutbox(join(dir, "store.db"));
+      try {
+        await expectMigratedOutbox(outbox, receiver, secret);
+        const tables = outbox.db
+          .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+          .all()
+          .map((table) => table.name);
+        // The queue's old tables are gone; plants belongs to the application and stays.
+        expect(tables).toEqual(expect.arrayContaining(["plants", "webhook_messages", "webhook_deliveries"]));
+        expect(tables).not.toContain("deliveries");
+        expect(tables).not.toContain("endpoints");
+        expect(tables).not.toContain("attempts");
+      } finally {
+        await outbox.close();
+      }
     } finally {
+      await receiver.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

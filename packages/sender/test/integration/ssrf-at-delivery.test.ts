@@ -11,6 +11,7 @@ import { createSsrfGuard, type ResolvedTarget } from "../../src/create-ssrf-guar
 import { createWorker, type Worker } from "../../src/create-worker.js";
 import type { Outbox } from "../../src/outbox.js";
 import { createSqliteOutbox } from "../../src/sqlite.js";
+import { enqueuePlant } from "../fixtures/enqueue-plant.js";
 
 // A name that does not exist in real DNS: only the injected resolver gives it an address.
 const HOST = "hooks.plant-store.invalid";
@@ -84,7 +85,7 @@ describe("the SSRF guard at delivery time (DNS can change after an endpoint is a
     for (const address of PRIVATE) {
       pipe.rebind([address]);
       const before = pipe.events.length;
-      const { deliveries } = await pipe.outbox.addPlant({ name: `Rebound to ${address}` });
+      const { deliveries } = await enqueuePlant(pipe.outbox, { name: `Rebound to ${address}` });
       const [delivery] = deliveries;
       await waitUntil(() => pipe.events.filter((event) => event.deliveryId === delivery?.id).length >= 2);
       const attempts = pipe.events.slice(before).filter((event) => event.deliveryId === delivery?.id);
@@ -102,7 +103,7 @@ describe("the SSRF guard at delivery time (DNS can change after an endpoint is a
     const pipe = await setUp(false);
     pipe.rebind([PUBLIC, "10.1.2.3"]);
     pipe.worker.start();
-    const { deliveries } = await pipe.outbox.addPlant({ name: "Split horizon" });
+    const { deliveries } = await enqueuePlant(pipe.outbox, { name: "Split horizon" });
     await waitUntil(() => pipe.events.some((event) => event.deliveryId === deliveries[0]?.id));
     expect(pipe.events[0]?.error).toBe("ERR_SSRF_BLOCKED");
     expect(pipe.receiver.requests).toHaveLength(0);
@@ -112,7 +113,7 @@ describe("the SSRF guard at delivery time (DNS can change after an endpoint is a
     const pipe = await setUp(true);
     pipe.rebind(["127.0.0.1"]);
     pipe.worker.start();
-    const { plant } = await pipe.outbox.addPlant({ name: "Allowed locally" });
+    const { plant } = await enqueuePlant(pipe.outbox, { name: "Allowed locally" });
     await pipe.receiver.waitForRequests(1);
     // HOST has no real DNS record: the request arrived only because the connection was pinned.
     expect(pipe.receiver.requests[0]?.headers["webhook-id"]).toBe(plant.webhookId);
@@ -159,7 +160,7 @@ describe("name resolution within the attempt's time", () => {
       secrets: [generateWebhookSecret()],
     });
     pipe.worker.start();
-    await pipe.outbox.addPlant({ name: "Hanging DNS" });
+    await enqueuePlant(pipe.outbox, { name: "Hanging DNS" });
     await pipe.receiver.waitForRequests(1);
     await waitUntil(() => pipe.events.some((event) => event.endpointId === hanging.id));
     const failed = pipe.events.find((event) => event.endpointId === hanging.id);
@@ -182,7 +183,7 @@ describe("name resolution within the attempt's time", () => {
       secrets: [generateWebhookSecret()],
     });
     pipe.worker.start();
-    await pipe.outbox.addPlant({ name: "Slow DNS" });
+    await enqueuePlant(pipe.outbox, { name: "Slow DNS" });
     await waitUntil(() => pipe.events.length > 0);
     expect(pipe.events[0]).toMatchObject({ status: null, error: "ETIMEDOUT", outcome: "retrying" });
   });

@@ -1,6 +1,7 @@
 import { waitFor } from "@plant-store/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { createRetryPolicy, createSsrfGuard, createWorker, type Outbox } from "../../src/index.js";
+import { enqueuePlant } from "../fixtures/enqueue-plant.js";
 import { openSqlitePipe } from "../fixtures/open-sqlite-pipe.js";
 
 describe("a worker whose store cannot record an attempt for a while", () => {
@@ -13,14 +14,18 @@ describe("a worker whose store cannot record an attempt for a while", () => {
     const pipe = await openSqlitePipe();
     cleanups.push(() => pipe.close());
     const { outbox, receiver } = pipe;
-    const { deliveries } = await outbox.addPlant({ name: "Recorded late" });
+    const { deliveries } = await enqueuePlant(outbox, { name: "Recorded late" });
 
     // The first six records fail as a read-only file would (more than the three a stopping worker tries).
     let failures = 0;
-    // Without the batch method, so every record goes through the failing one.
-    const { recordAttempts: _batch, ...single } = outbox;
+    // The batch method goes through the failing one too, one record at a time.
     const broken: Outbox = {
-      ...single,
+      ...outbox,
+      async recordAttempts(inputs) {
+        const results = [];
+        for (const input of inputs) results.push(await broken.recordAttempt(input));
+        return results;
+      },
       async recordAttempt(input) {
         if (failures < 6) {
           failures += 1;

@@ -1,6 +1,7 @@
 import { waitFor } from "@plant-store/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createRetryPolicy, createSsrfGuard, createWorker, type Outbox } from "../../src/index.js";
+import { enqueuePlant } from "../fixtures/enqueue-plant.js";
 import { openSqlitePipe } from "../fixtures/open-sqlite-pipe.js";
 
 describe("a worker's retry timer", () => {
@@ -21,9 +22,13 @@ describe("a worker's retry timer", () => {
 
     // As PostgreSQL does: the retry is stored as "the delay from when the row was written", and the
     // write happens 300 ms after the worker decided, so the retry is due 300 ms later than decided.
-    const { recordAttempts: _batch, ...single } = outbox;
     const lateClock: Outbox = {
-      ...single,
+      ...outbox,
+      async recordAttempts(inputs) {
+        const results = [];
+        for (const input of inputs) results.push(await lateClock.recordAttempt(input));
+        return results;
+      },
       async recordAttempt(input) {
         await new Promise((resolve) => setTimeout(resolve, 300));
         const { nextAttemptAt } = input;
@@ -44,7 +49,7 @@ describe("a worker's retry timer", () => {
     worker.start();
     cleanups.push(() => worker.stop());
 
-    const { deliveries } = await outbox.addPlant({ name: "Retried when due by the store's clock" });
+    const { deliveries } = await enqueuePlant(outbox, { name: "Retried when due by the store's clock" });
     const delivered = await waitFor(async () => {
       const [found] = await outbox.listDeliveries({ status: "delivered" });
       return found;
@@ -82,7 +87,7 @@ describe("a worker's retry timer", () => {
     worker.start();
     cleanups.push(() => worker.stop());
 
-    await outbox.addPlant({ name: "Retried although the timer was early" });
+    await enqueuePlant(outbox, { name: "Retried although the timer was early" });
     const delivered = await waitFor(async () => {
       const [found] = await outbox.listDeliveries({ status: "delivered" });
       return found;

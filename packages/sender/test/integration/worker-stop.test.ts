@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createRetryPolicy, createSsrfGuard, createWorker, type Outbox } from "../../src/index.js";
+import { enqueuePlant } from "../fixtures/enqueue-plant.js";
 import { openSqlitePipe } from "../fixtures/open-sqlite-pipe.js";
 
 describe("Worker.stop()", () => {
@@ -12,7 +13,7 @@ describe("Worker.stop()", () => {
     const pipe = await openSqlitePipe();
     cleanups.push(() => pipe.close());
     const { outbox, receiver } = pipe;
-    const { deliveries } = await outbox.addPlant({ name: "Claimed while stopping" });
+    const { deliveries } = await enqueuePlant(outbox, { name: "Claimed while stopping" });
 
     // The claim is held open until stop() has been called, as a slow database would hold it.
     let claimStarted!: () => void;

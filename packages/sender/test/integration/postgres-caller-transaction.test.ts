@@ -1,0 +1,97 @@
+import { startPostgres, startTestReceiver, type TestPostgres, type TestReceiver } from "@plant-store/testing";
+import { generateWebhookSecret } from "@plant-store/types";
+import pg from "pg";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createRetryPolicy, createSsrfGuard, createWorker, type Worker } from "../../src/index.js";
+import { createPostgresOutbox, type PostgresOutbox } from "../../src/postgres.js";
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+let postgres: TestPostgres;
+
+beforeAll(async () => {
+  postgres = await startPostgres();
+}, 60_000);
+
+afterAll(async () => {
+  await postgres?.stop();
+});
+
+describe("a PostgreSQL outbox on the caller's own pool", () => {
+  let pool: pg.Pool;
+  let outbox: PostgresOutbox;
+  let receiver: TestReceiver;
+  let worker: Worker;
+
+  beforeEach(async () => {
+    pool = new pg.Pool({ connectionString: await postgres.createDatabase() });
+    await pool.query("CREATE TABLE orders (id BIGSERIAL PRIMARY KEY, item TEXT NOT NULL)");
+    outbox = await createPostgresOutbox(pool);
+    receiver = await startTestReceiver();
+    await outbox.addEndpoint({
+      url: `${receiver.url}/plant/webhook`,
+      token: "tok",
+      secrets: [generateWebhookSecret()],
+    });
+    // No poll within the test: only the NOTIFY that PostgreSQL delivers on commit can start the worker.
+    worker = createWorker({
+      outbox,
+      policy: createRetryPolicy({ schedule: "0", jitter: 0 }),
+      ssrfGuard: createSsrfGuard({ allowPrivateTargets: true }),
+      pollIntervalMs: 60_000,
+    });
+    worker.start();
+  });
+
+  afterEach(async () => {
+    await worker.stop();
+    await receiver.close();
+    await outbox.close();
+    await pool.end();
+  });
+
+  async function placeOrder(client: pg.PoolClient, item: string): Promise<void> {
+    const { rows } = await client.query<{ id: string }>(
+      "INSERT INTO orders (item) VALUES ($1) RETURNING id",
+      [item],
+    );
+    await outbox.enqueue({ payload: { id: Number(rows[0]?.id), name: item } }, { client });
+  }
+
+  it("queues in the caller's transaction: nothing for one rolled back, one delivery after COMMIT, none before", async () => {
+    const client = await pool.connect();
+    try {
+      await client.query("BEGIN");
+      await placeOrder(client, "Rolled back");
+      await client.query("ROLLBACK");
+
+      await client.query("BEGIN");
+      await placeOrder(client, "Committed");
+      worker.wake();
+      await pause(300);
+      expect(receiver.requests).toHaveLength(0);
+      await client.query("COMMIT");
+    } finally {
+      client.release();
+    }
+    const [request] = await receiver.waitForRequests(1);
+    expect(JSON.parse(request?.body ?? "null")).toEqual({ id: 2, name: "Committed" });
+    await pause(200);
+    expect(receiver.requests).toHaveLength(1);
+    expect((await pool.query("SELECT item FROM orders")).rows).toEqual([{ item: "Committed" }]);
+    expect(await outbox.listDeliveries()).toHaveLength(1);
+  });
+
+  it("answers a key seen in another committed transaction with its first message", async () => {
+    const first = await outbox.enqueue({ payload: { id: 1 }, idempotencyKey: "request-1" });
+    const client = await pool.connect();
+    try {
+      await client.query("BEGIN");
+      const again = await outbox.enqueue({ payload: { id: 1 }, idempotencyKey: "request-1" }, { client });
+      await client.query("COMMIT");
+      expect(again).toEqual({ ...first, duplicate: true, deliveries: 0 });
+    } finally {
+      client.release();
+    }
+  });
+});
