@@ -1,3 +1,4 @@
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from "@plant-store/sender";
 import { WebhookSecretSchema } from "@plant-store/types";
 import { z } from "zod";
 import { DeliveryStatus } from "./delivery-status.js";
@@ -6,6 +7,13 @@ export const AddPlantInputSchema = z.strictObject({
   name: z.string().trim().min(1).max(200),
   tag: z.string().trim().min(1).max(100).optional(),
 });
+
+/** An `Idempotency-Key`: what a header can carry, within what the queue keeps. */
+export const IdempotencyKeySchema = z
+  .string()
+  .min(1)
+  .max(MAX_IDEMPOTENCY_KEY_LENGTH)
+  .regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces");
 
 export const AddEndpointInputSchema = z.strictObject({
   url: z.url({ protocol: /^https?$/ }).max(2048),

@@ -6,7 +6,9 @@ import { endpointsCommand } from "./commands/endpoints-command.js";
 import { plantsCommand } from "./commands/plants-command.js";
 import { resolveJsonFlag } from "./commands/resolve-json-flag.js";
 import { serveCommand } from "./commands/serve-command.js";
-import { NotFoundError } from "./commands/with-outbox.js";
+import { NotFoundError } from "./commands/with-store.js";
+import { IdempotencyConflictError } from "./idempotency-conflict-error.js";
+import { InvalidPlantError } from "./invalid-plant-error.js";
 import { ConfigError } from "./config-error.js";
 
 const program = new Command("plant-store")
@@ -23,6 +25,11 @@ try {
   await program.parseAsync(process.argv);
 } catch (error) {
   if (error instanceof ConfigError) {
+    console.error(error.message);
+    process.exit(2);
+  }
+  // Input the store refused: the same exit code as any other invalid input.
+  if (error instanceof InvalidPlantError || error instanceof IdempotencyConflictError) {
     console.error(error.message);
     process.exit(2);
   }

@@ -9,6 +9,7 @@ import { AdminError, invalidInput, methodNotAllowed, notFound, unauthorized } fr
 import {
   AddEndpointInputSchema,
   AddPlantInputSchema,
+  IdempotencyKeySchema,
   IdSchema,
   ListDeliveriesQuerySchema,
   ReplayInputSchema,
@@ -16,12 +17,16 @@ import {
 } from "./admin-inputs.js";
 import { checkAdminToken } from "./check-admin-token.js";
 import { formatZodError } from "./format-zod-error.js";
-import { presentAttempt, presentDelivery, presentEndpoint, presentPlant } from "./present.js";
+import { IdempotencyConflictError } from "./idempotency-conflict-error.js";
+import { InvalidPlantError } from "./invalid-plant-error.js";
+import type { PlantCatalog } from "./plant-catalog.js";
+import { presentAttempt, presentDeliveries, presentEndpoint, presentPlant } from "./present.js";
 import { readJsonBody } from "./read-json-body.js";
 import { storageUnavailableCode } from "./storage-unavailable-code.js";
 
 export interface AdminAppOptions {
   outbox: Outbox;
+  plants: PlantCatalog;
   adminToken: string;
   registry: Registry;
   logger?: Logger;
@@ -46,7 +51,7 @@ function parse<T extends z.ZodType>(schema: T, value: unknown, what: string): z.
  * generic 500 and a log line, never a stack or a secret.
  */
 export function createAdminApp(options: AdminAppOptions): Koa {
-  const { outbox, logger } = options;
+  const { outbox, plants, logger } = options;
   const wake = options.wake ?? (() => undefined);
   const app = new Koa();
   const router = new Router();
@@ -62,6 +67,11 @@ export function createAdminApp(options: AdminAppOptions): Koa {
       if (error instanceof AdminError) {
         ctx.status = error.status;
         ctx.body = { error: error.status, message: error.message };
+        return;
+      }
+      if (error instanceof InvalidPlantError || error instanceof IdempotencyConflictError) {
+        ctx.status = error instanceof InvalidPlantError ? 400 : 409;
+        ctx.body = { error: ctx.status, message: error.message };
         return;
       }
       const storage = storageUnavailableCode(error);
@@ -93,16 +103,19 @@ export function createAdminApp(options: AdminAppOptions): Koa {
   });
 
   admin.get("/plants", async (ctx) => {
-    ctx.body = { plants: (await outbox.listPlants(1000)).map(presentPlant) };
+    ctx.body = { plants: (await plants.list(1000)).map(presentPlant) };
   });
+  // With an Idempotency-Key, a client retrying after a timeout gets the first answer again (same plant,
+  // nothing queued twice); the same key with another body is a 409.
   admin.post("/plants", async (ctx) => {
+    const header = ctx.get("idempotency-key");
+    const key = header === "" ? undefined : parse(IdempotencyKeySchema, header, "Idempotency-Key header");
     const input = parse(AddPlantInputSchema, await readJsonBody(ctx.req), "plant");
-    const { plant, deliveries } = await outbox.addPlant(
-      input.tag === undefined ? { name: input.name } : { name: input.name, tag: input.tag },
-    );
-    wake();
+    const { plant, queued, replayed } = await plants.add(input, key);
+    if (!replayed) wake();
     ctx.status = 201;
-    ctx.body = { plant: presentPlant(plant), queued: deliveries.length };
+    if (replayed) ctx.set("idempotent-replayed", "true");
+    ctx.body = { plant: presentPlant(plant), queued };
   });
 
   admin.get("/endpoints", async (ctx) => {
@@ -160,22 +173,21 @@ export function createAdminApp(options: AdminAppOptions): Koa {
       ...(query.status ? { status: query.status } : {}),
       ...(query.endpointId ? { endpointId: query.endpointId } : {}),
     });
-    ctx.body = { deliveries: deliveries.map(presentDelivery) };
+    ctx.body = { deliveries: await presentDeliveries(plants, deliveries) };
   });
   admin.get("/deliveries/:id", async (ctx) => {
     const id = parse(IdSchema, ctx.params.id, "id");
     const delivery = await outbox.getDelivery(id);
     if (!delivery) throw notFound("Delivery");
-    ctx.body = {
-      delivery: presentDelivery(delivery),
-      attempts: (await outbox.listAttempts(id)).map(presentAttempt),
-    };
+    const [shown] = await presentDeliveries(plants, [delivery]);
+    ctx.body = { delivery: shown, attempts: (await outbox.listAttempts(id)).map(presentAttempt) };
   });
   admin.post("/deliveries/:id/retry", async (ctx) => {
     const delivery = await outbox.retryDelivery(parse(IdSchema, ctx.params.id, "id"));
     if (!delivery) throw notFound("Delivery");
     wake();
-    ctx.body = { delivery: presentDelivery(delivery) };
+    const [shown] = await presentDeliveries(plants, [delivery]);
+    ctx.body = { delivery: shown };
   });
   admin.post("/replay", async (ctx) => {
     const input = parse(ReplayInputSchema, await readJsonBody(ctx.req), "replay");

@@ -1,9 +1,10 @@
-import type { AttemptRecord, DeliveryRecord, Endpoint, PlantRecord } from "@plant-store/sender";
+import type { AttemptRecord, DeliveryRecord, Endpoint } from "@plant-store/sender";
+import type { PlantCatalog, StoredPlant } from "./plant-catalog.js";
 
 const iso = (date: Date | null) => (date === null ? null : date.toISOString());
 
 /** A plant as the admin API and `--json` show it. */
-export function presentPlant(plant: PlantRecord) {
+export function presentPlant(plant: StoredPlant) {
   return {
     id: plant.id,
     name: plant.name,
@@ -26,10 +27,11 @@ export function presentEndpoint(endpoint: Endpoint) {
   };
 }
 
-export function presentDelivery(delivery: DeliveryRecord) {
+/** A delivery with the plant it announces (null for a message the store's catalog does not hold). */
+export function presentDelivery(delivery: DeliveryRecord, plantId: number | null) {
   return {
     id: delivery.id,
-    plantId: delivery.plantId,
+    plantId,
     endpointId: delivery.endpointId,
     webhookId: delivery.webhookId,
     status: delivery.status,
@@ -53,4 +55,10 @@ export function presentAttempt(attempt: AttemptRecord) {
     responseBody: attempt.responseBody,
     workerId: attempt.workerId,
   };
+}
+
+/** Deliveries as shown, each with its plant: the queue knows webhook ids, the catalog knows plants. */
+export async function presentDeliveries(plants: PlantCatalog, deliveries: readonly DeliveryRecord[]) {
+  const ids = await plants.plantIdsByWebhookId([...new Set(deliveries.map((delivery) => delivery.webhookId))]);
+  return deliveries.map((delivery) => presentDelivery(delivery, ids.get(delivery.webhookId) ?? null));
 }

@@ -3,7 +3,7 @@ import { createDeliveryClient, createRetryPolicy, createSsrfGuard, createWorker 
 import type { Logger } from "pino";
 import { createAdminApp } from "./create-admin-app.js";
 import { createMetrics } from "./create-metrics.js";
-import { isPostgresUrl, openOutbox } from "./open-outbox.js";
+import { isPostgresUrl, openStore } from "./open-store.js";
 import type { ServeConfig } from "./serve-config.js";
 
 export interface RunningStore {
@@ -16,12 +16,13 @@ export interface RunningStore {
 export async function runServe(config: ServeConfig, logger: Logger): Promise<RunningStore> {
   // Code and message only: pg attaches the pooled client, connection parameters and password
   // included, to the errors of idle connections, and pino would print every field of `err`.
-  const outbox = await openOutbox(config.db, (error) =>
+  const store = await openStore(config.db, (error) =>
     logger.warn(
       { err: { code: (error as { code?: unknown }).code, message: error.message } },
       "database connection lost",
     ),
   );
+  const { outbox, plants } = store;
   const metrics = createMetrics();
   const ssrfGuard = createSsrfGuard({ allowPrivateTargets: config.allowPrivateTargets });
   const worker = createWorker({
@@ -41,6 +42,7 @@ export async function runServe(config: ServeConfig, logger: Logger): Promise<Run
   });
   const app = createAdminApp({
     outbox,
+    plants,
     adminToken: config.adminToken,
     registry: metrics.registry,
     logger,
@@ -67,7 +69,7 @@ export async function runServe(config: ServeConfig, logger: Logger): Promise<Run
       server.closeIdleConnections();
       await worker.stop();
       await closed;
-      await outbox.close();
+      await store.close();
     },
   };
 }

@@ -2,9 +2,9 @@ import { Argument, Command, Option } from "commander";
 import { z } from "zod";
 import { IdSchema, ListDeliveriesQuerySchema, ReplayInputSchema } from "../admin-inputs.js";
 import { parseConfig } from "../parse-config.js";
-import { presentAttempt, presentDelivery } from "../present.js";
+import { presentAttempt, presentDeliveries } from "../present.js";
 import { dbOption, jsonOption } from "./db-option.js";
-import { NotFoundError, print, withOutbox } from "./with-outbox.js";
+import { NotFoundError, print, withStore } from "./with-store.js";
 
 export function deliveriesCommand(): Command {
   const deliveries = new Command("deliveries").description("Inspect and retry deliveries");
@@ -17,13 +17,14 @@ export function deliveriesCommand(): Command {
     .addOption(jsonOption())
     .action(async (opts: { status?: string; limit: string; db: string; json?: boolean }) => {
       const query = parseConfig(ListDeliveriesQuerySchema, { status: opts.status, limit: opts.limit });
-      await withOutbox(opts.db, async (outbox) => {
-        const list = (
+      await withStore(opts.db, async ({ outbox, plants }) => {
+        const list = await presentDeliveries(
+          plants,
           await outbox.listDeliveries({
             limit: query.limit,
             ...(query.status ? { status: query.status } : {}),
-          })
-        ).map(presentDelivery);
+          }),
+        );
         print(
           opts.json,
           { deliveries: list },
@@ -43,12 +44,13 @@ export function deliveriesCommand(): Command {
     .addOption(dbOption())
     .addOption(jsonOption())
     .action(async (id: string, opts: { db: string; json?: boolean }) => {
-      await withOutbox(opts.db, async (outbox) => {
+      await withStore(opts.db, async ({ outbox, plants }) => {
         const deliveryId = parseConfig(IdSchema, id);
         const delivery = await outbox.getDelivery(deliveryId);
         if (!delivery) throw new NotFoundError(`No delivery ${id}`);
         const attempts = (await outbox.listAttempts(deliveryId)).map(presentAttempt);
-        const shown = presentDelivery(delivery);
+        const [shown] = await presentDeliveries(plants, [delivery]);
+        if (!shown) throw new NotFoundError(`No delivery ${id}`);
         print(
           opts.json,
           { delivery: shown, attempts },
@@ -68,10 +70,11 @@ export function deliveriesCommand(): Command {
     .addOption(dbOption())
     .addOption(jsonOption())
     .action(async (id: string, opts: { db: string; json?: boolean }) => {
-      await withOutbox(opts.db, async (outbox) => {
+      await withStore(opts.db, async ({ outbox, plants }) => {
         const delivery = await outbox.retryDelivery(parseConfig(IdSchema, id));
         if (!delivery) throw new NotFoundError(`No delivery ${id}`);
-        print(opts.json, { delivery: presentDelivery(delivery) }, `Delivery #${delivery.id} queued again`);
+        const [shown] = await presentDeliveries(plants, [delivery]);
+        print(opts.json, { delivery: shown }, `Delivery #${delivery.id} queued again`);
       });
     });
   return deliveries;
@@ -84,7 +87,7 @@ const ReplayFlags = z.strictObject({
 
 export function replayCommand(): Command {
   return new Command("replay")
-    .description("Deliver every plant added since a time to one endpoint again")
+    .description("Deliver every plant added since a time (within the retention) to one endpoint again")
     .addOption(new Option("--endpoint <id>", "endpoint id").env("PLANT_STORE_ENDPOINT").makeOptionMandatory())
     .addOption(
       new Option("--since <time>", "ISO time, e.g. 2026-01-01T00:00:00Z")
@@ -96,7 +99,7 @@ export function replayCommand(): Command {
     .action(async (opts: { endpoint: string; since: string; db: string; json?: boolean }) => {
       // Keyed like the flags, so a problem names --endpoint (PLANT_STORE_ENDPOINT), not the API's field.
       const input = parseConfig(ReplayFlags, { endpoint: opts.endpoint, since: opts.since });
-      await withOutbox(opts.db, async (outbox) => {
+      await withStore(opts.db, async ({ outbox }) => {
         const queued = await outbox.replay(input.endpoint, new Date(input.since));
         print(opts.json, { queued }, `${queued} deliveries queued for endpoint #${input.endpoint}`);
       });

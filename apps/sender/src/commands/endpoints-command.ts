@@ -5,7 +5,7 @@ import { AddEndpointInputSchema, IdSchema } from "../admin-inputs.js";
 import { parseConfig } from "../parse-config.js";
 import { presentEndpoint } from "../present.js";
 import { dbOption, jsonOption } from "./db-option.js";
-import { NotFoundError, print, withOutbox } from "./with-outbox.js";
+import { NotFoundError, print, withStore } from "./with-store.js";
 
 const MAX_SECRETS = 10;
 const RotateFlags = z.strictObject({ secret: WebhookSecretSchema.optional() });
@@ -41,7 +41,7 @@ export function endpointsCommand(): Command {
         ...(opts.secret ? { secret: opts.secret } : {}),
       });
       const generated = input.secret === undefined ? generateWebhookSecret() : undefined;
-      await withOutbox(opts.db, async (outbox) => {
+      await withStore(opts.db, async ({ outbox }) => {
         const endpoint = await outbox.addEndpoint({
           url: input.url,
           token: input.token,
@@ -61,7 +61,7 @@ export function endpointsCommand(): Command {
     .addOption(dbOption())
     .addOption(jsonOption())
     .action(async (opts: { db: string; json?: boolean }) => {
-      await withOutbox(opts.db, async (outbox) => {
+      await withStore(opts.db, async ({ outbox }) => {
         const list = (await outbox.listEndpoints()).map(presentEndpoint);
         print(
           opts.json,
@@ -83,7 +83,7 @@ export function endpointsCommand(): Command {
       .addOption(dbOption())
       .addOption(jsonOption())
       .action(async (id: string, opts: { db: string; json?: boolean }) => {
-        await withOutbox(opts.db, async (outbox) => {
+        await withStore(opts.db, async ({ outbox }) => {
           const endpoint = await outbox.setEndpointStatus(parseConfig(IdSchema, id), status);
           if (!endpoint) throw new NotFoundError(`No endpoint ${id}`);
           print(
@@ -111,7 +111,7 @@ export function endpointsCommand(): Command {
         ...(opts.secret === undefined ? {} : { secret: opts.secret }),
       });
       const generated = input.secret === undefined ? generateWebhookSecret() : undefined;
-      await withOutbox(opts.db, async (outbox) => {
+      await withStore(opts.db, async ({ outbox }) => {
         const current = await outbox.getEndpoint(endpointId);
         if (!current) throw new NotFoundError(`No endpoint ${id}`);
         if (current.secrets.length >= MAX_SECRETS) {
@@ -148,7 +148,7 @@ export function endpointsCommand(): Command {
     .action(async (id: string, opts: { secret: string[]; db: string; json?: boolean }) => {
       const endpointId = parseConfig(IdSchema, id);
       const input = parseConfig(SetSecretsFlags, { secret: opts.secret });
-      await withOutbox(opts.db, async (outbox) => {
+      await withStore(opts.db, async ({ outbox }) => {
         const endpoint = await outbox.setEndpointSecrets(endpointId, input.secret);
         if (!endpoint) throw new NotFoundError(`No endpoint ${id}`);
         print(
@@ -172,7 +172,7 @@ export function endpointsCommand(): Command {
     .action(async (id: string, opts: { token: string; db: string; json?: boolean }) => {
       const endpointId = parseConfig(IdSchema, id);
       const input = parseConfig(SetTokenFlags, { token: opts.token });
-      await withOutbox(opts.db, async (outbox) => {
+      await withStore(opts.db, async ({ outbox }) => {
         const endpoint = await outbox.setEndpointToken(endpointId, input.token);
         if (!endpoint) throw new NotFoundError(`No endpoint ${id}`);
         print(opts.json, { endpoint: presentEndpoint(endpoint) }, `Endpoint #${endpoint.id} has a new token`);
@@ -185,7 +185,7 @@ export function endpointsCommand(): Command {
     .addOption(dbOption())
     .addOption(jsonOption())
     .action(async (id: string, opts: { db: string; json?: boolean }) => {
-      await withOutbox(opts.db, async (outbox) => {
+      await withStore(opts.db, async ({ outbox }) => {
         if (!(await outbox.removeEndpoint(parseConfig(IdSchema, id))))
           throw new NotFoundError(`No endpoint ${id}`);
         print(opts.json, { removed: Number(id) }, `Removed endpoint #${id}`);

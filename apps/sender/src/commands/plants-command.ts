@@ -1,9 +1,10 @@
 import { Command, Option } from "commander";
-import { AddPlantInputSchema } from "../admin-inputs.js";
+import { z } from "zod";
+import { AddPlantInputSchema, IdempotencyKeySchema } from "../admin-inputs.js";
 import { parseConfig } from "../parse-config.js";
 import { presentPlant } from "../present.js";
 import { dbOption, jsonOption } from "./db-option.js";
-import { print, withOutbox } from "./with-outbox.js";
+import { print, withStore } from "./with-store.js";
 
 export function plantsCommand(): Command {
   const plants = new Command("plants").description("Add and list plants");
@@ -12,21 +13,31 @@ export function plantsCommand(): Command {
     .description("Add a plant; one New Plant delivery is queued per active endpoint")
     .addOption(new Option("--name <name>", "the plant's name").env("PLANT_STORE_NAME").makeOptionMandatory())
     .addOption(new Option("--tag <tag>", "an optional tag").env("PLANT_STORE_TAG"))
+    .addOption(
+      new Option(
+        "--idempotency-key <key>",
+        "add the plant once however often this is run with the same key and plant",
+      ).env("PLANT_STORE_IDEMPOTENCY_KEY"),
+    )
     .addOption(dbOption())
     .addOption(jsonOption())
-    .action(async (opts: { name: string; tag?: string; db: string; json?: boolean }) => {
+    .action(async (opts: { name: string; tag?: string; idempotencyKey?: string; db: string; json?: boolean }) => {
       const input = parseConfig(
         AddPlantInputSchema,
         opts.tag === undefined ? { name: opts.name } : { name: opts.name, tag: opts.tag },
       );
-      await withOutbox(opts.db, async (outbox) => {
-        const { plant, deliveries } = await outbox.addPlant(
-          input.tag === undefined ? { name: input.name } : { name: input.name, tag: input.tag },
-        );
+      // Keyed like the flag, so a problem names --idempotency-key (PLANT_STORE_IDEMPOTENCY_KEY).
+      const { idempotencyKey } = parseConfig(z.object({ idempotencyKey: IdempotencyKeySchema.optional() }), {
+        idempotencyKey: opts.idempotencyKey,
+      });
+      await withStore(opts.db, async ({ plants }) => {
+        const { plant, queued, replayed } = await plants.add(input, idempotencyKey);
         print(
           opts.json,
-          { plant: presentPlant(plant), queued: deliveries.length },
-          `Added plant #${plant.id} ${plant.name} (${plant.webhookId}); ${deliveries.length} deliveries queued`,
+          { plant: presentPlant(plant), queued },
+          replayed
+            ? `Plant #${plant.id} ${plant.name} was already added with this idempotency key (${plant.webhookId}); nothing new queued`
+            : `Added plant #${plant.id} ${plant.name} (${plant.webhookId}); ${queued} deliveries queued`,
         );
       });
     });
@@ -36,8 +47,8 @@ export function plantsCommand(): Command {
     .addOption(dbOption())
     .addOption(jsonOption())
     .action(async (opts: { db: string; json?: boolean }) => {
-      await withOutbox(opts.db, async (outbox) => {
-        const list = (await outbox.listPlants(1000)).map(presentPlant);
+      await withStore(opts.db, async ({ plants }) => {
+        const list = (await plants.list(1000)).map(presentPlant);
         print(
           opts.json,
           { plants: list },

@@ -4,12 +4,12 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSsrfGuard, type Outbox } from "@plant-store/sender";
-import { createSqliteOutbox } from "@plant-store/sender/sqlite";
 import { generateWebhookSecret } from "@plant-store/types";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdminApp } from "../../src/create-admin-app.js";
+import { openStore, type Store } from "../../src/open-store.js";
 
 const spec = JSON.parse(
   readFileSync(join(import.meta.dirname, "../../../../spec/admin-openapi.json"), "utf8"),
@@ -36,14 +36,17 @@ describe("the admin API, checked against spec/admin-openapi.json", () => {
   const dir = mkdtempSync(join(tmpdir(), "plant-store-admin-"));
   const adminToken = "admin-token-0123456789";
   let outbox: Outbox;
+  let store: Store;
   let server: Server;
   let base: string;
   let woken = 0;
 
   beforeAll(async () => {
-    outbox = createSqliteOutbox(join(dir, "store.db"));
+    store = await openStore(join(dir, "store.db"));
+    outbox = store.outbox;
     const app = createAdminApp({
       outbox,
+      plants: store.plants,
       adminToken,
       registry: new Registry(),
       wake: () => {
@@ -57,7 +60,7 @@ describe("the admin API, checked against spec/admin-openapi.json", () => {
 
   afterAll(async () => {
     await new Promise((resolve) => server.close(resolve));
-    await outbox.close();
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -273,6 +276,7 @@ describe("the admin API, checked against spec/admin-openapi.json", () => {
   it("refuses an endpoint on a private address when given the SSRF guard", async () => {
     const guarded = createAdminApp({
       outbox,
+      plants: store.plants,
       adminToken,
       registry: new Registry(),
       checkTarget: (url) => createSsrfGuard().check(url),

@@ -4,12 +4,12 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSsrfGuard, type Outbox } from "@plant-store/sender";
-import { createSqliteOutbox } from "@plant-store/sender/sqlite";
 import { generateWebhookSecret } from "@plant-store/types";
 import fc from "fast-check";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdminApp } from "../../src/create-admin-app.js";
+import { openStore, type Store } from "../../src/open-store.js";
 
 const RUNS = process.env.PLANT_SOAK === "1" ? 2000 : 300;
 
@@ -17,14 +17,17 @@ describe("the admin API under hostile input", () => {
   const dir = mkdtempSync(join(tmpdir(), "plant-store-hostile-"));
   const adminToken = "admin-token-0123456789";
   let outbox: Outbox;
+  let store: Store;
   let server: Server;
   let base: string;
 
   beforeAll(async () => {
-    outbox = createSqliteOutbox(join(dir, "store.db"));
+    store = await openStore(join(dir, "store.db"));
+    outbox = store.outbox;
     const guard = createSsrfGuard();
     const app = createAdminApp({
       outbox,
+      plants: store.plants,
       adminToken,
       registry: new Registry(),
       checkTarget: (url) => guard.check(url),
@@ -38,18 +41,18 @@ describe("the admin API under hostile input", () => {
       token: "tok",
       secrets: [generateWebhookSecret()],
     });
-    await outbox.addPlant({ name: "Seed plant" });
+    await store.plants.add({ name: "Seed plant" });
   });
 
   afterAll(async () => {
     await new Promise((resolve) => server.close(resolve));
-    await outbox.close();
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
   const snapshot = async () =>
     JSON.stringify({
-      plants: await outbox.listPlants(100_000),
+      plants: await store.plants.list(100_000),
       endpoints: await outbox.listEndpoints(),
       deliveries: await outbox.listDeliveries({ limit: 100_000 }),
     });

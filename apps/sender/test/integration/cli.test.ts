@@ -61,7 +61,7 @@ describe("the built plant-store CLI against a real receiver", () => {
     const line = await waitFor(() => store.lines.find((entry) => entry.msg === "delivery attempt"));
     expect(line).toMatchObject({
       webhookId: plant.webhookId,
-      plantId: plant.id,
+      messageId: expect.any(Number),
       attempt: 1,
       status: 200,
       error: null,
@@ -77,6 +77,36 @@ describe("the built plant-store CLI against a real receiver", () => {
       db,
     ]);
     expect(deliveries.map((delivery) => delivery.webhookId)).toContain(plant.webhookId);
+  });
+
+  it("adds a plant once however often `plants add --idempotency-key` runs, and refuses the key for another plant", async () => {
+    const args = ["plants", "add", "--name", "Once only", "--idempotency-key", "cli-key-1", "--db", db];
+    const first = await cliJson<{ plant: { id: number; webhookId: string }; queued: number }>(args);
+    const again = await cliJson<{ plant: { id: number; webhookId: string }; queued: number }>(args);
+    expect(again).toEqual(first);
+    expect(first.queued).toBe(1);
+    const text = await runCli(args);
+    expect(text.stdout).toContain("already added with this idempotency key");
+    const other = await runCli([
+      "plants",
+      "add",
+      "--name",
+      "Another",
+      "--idempotency-key",
+      "cli-key-1",
+      "--db",
+      db,
+    ]);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain("already used with a different plant");
+    await receiver.waitForRequests(1);
+    await waitFor(() =>
+      receiver.requests.some((request) => request.headers["webhook-id"] === first.plant.webhookId)
+        ? true
+        : undefined,
+    );
+    const { plants } = await cliJson<{ plants: Array<{ name: string }> }>(["plants", "list", "--db", db]);
+    expect(plants.filter((plant) => plant.name === "Once only")).toHaveLength(1);
   });
 
   it("retries, fails, and delivers again on `deliveries retry` and `replay`", async () => {
@@ -122,7 +152,9 @@ describe("the built plant-store CLI against a real receiver", () => {
     const { queued } = await cliJson<{ queued: number }>([
       ...["replay", "--endpoint", "1", "--since", new Date(Date.now() - 3_600_000).toISOString(), "--db", db],
     ]);
-    expect(queued).toBe(2);
+    // Every plant added in the last hour (by this file's earlier tests too) goes to the endpoint again.
+    const { plants } = await cliJson<{ plants: unknown[] }>(["plants", "list", "--db", db]);
+    expect(queued).toBe(plants.length);
     const requests = await receiver.waitForRequests(before + 2);
     const replayed = requests.slice(before).map((request) => request.headers["webhook-id"]);
     expect(replayed).toContain(plant.webhookId);

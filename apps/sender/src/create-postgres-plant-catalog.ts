@@ -1,0 +1,100 @@
+import { newWebhookId } from "@plant-store/sender";
+import type { PostgresOutbox } from "@plant-store/sender/postgres";
+import type pg from "pg";
+import { newPlantPayload } from "./new-plant-payload.js";
+import type { PlantCatalog } from "./plant-catalog.js";
+import { type PlantRow, replayOf, toStoredPlant } from "./plant-row.js";
+import { requestHash } from "./request-hash.js";
+import { LEGACY_PLANTS_MIGRATION, storePlantsSchema } from "./store-plants-schema.js";
+
+const UNIQUE_VIOLATION = "23505";
+// Serialises the table's creation (and a 0.1 migration) when several store processes start at once.
+const MIGRATION_LOCK = 0x706c6174;
+
+async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    const result = await work(client);
+    await client.query("COMMIT");
+    return result;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** Plants in the outbox's PostgreSQL database: the plant and its message commit in one transaction. */
+export async function createPostgresPlantCatalog(pool: pg.Pool, outbox: PostgresOutbox): Promise<PlantCatalog> {
+  await inTransaction(pool, async (client) => {
+    // A complete schema is only looked at: DDL, even IF NOT EXISTS, takes locks a running store would wait on.
+    const legacyPlants = () =>
+      client.query(
+        "SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('plants') AND attname = 'body' AND NOT attisdropped",
+      );
+    const exists = await client.query("SELECT 1 WHERE to_regclass('store_plants') IS NOT NULL");
+    if (exists.rowCount && !(await legacyPlants()).rowCount) return;
+    await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+    await client.query(storePlantsSchema("BIGSERIAL PRIMARY KEY"));
+    if ((await legacyPlants()).rowCount) {
+      await client.query(LEGACY_PLANTS_MIGRATION);
+      await client.query(
+        "SELECT setval(pg_get_serial_sequence('store_plants', 'id'), COALESCE((SELECT max(id) FROM store_plants), 0) + 1, false)",
+      );
+    }
+  });
+
+  async function addOnce(name: string, tag: string | undefined, key: string | undefined) {
+    const hash = requestHash({ name, tag });
+    return inTransaction(pool, async (client) => {
+      if (key !== undefined) {
+        const seen = await client.query<PlantRow>("SELECT * FROM store_plants WHERE idempotency_key = $1", [key]);
+        if (seen.rows[0]) return replayOf(seen.rows[0], hash);
+      }
+      const webhookId = newWebhookId();
+      const inserted = await client.query<{ id: string }>(
+        `INSERT INTO store_plants (name, tag, webhook_id, idempotency_key, request_hash, created_at)
+         VALUES ($1, $2, $3, $4, $5, (extract(epoch FROM statement_timestamp()) * 1000)::bigint) RETURNING id`,
+        [name, tag ?? null, webhookId, key ?? null, key === undefined ? null : hash],
+      );
+      const id = Number(inserted.rows[0]?.id);
+      const { deliveries } = await outbox.enqueue(
+        { payload: newPlantPayload({ id, name, tag }), webhookId },
+        { client },
+      );
+      const row = await client.query<PlantRow>("UPDATE store_plants SET queued = $1 WHERE id = $2 RETURNING *", [
+        deliveries,
+        id,
+      ]);
+      return { plant: toStoredPlant(row.rows[0] as PlantRow), queued: deliveries, replayed: false };
+    });
+  }
+
+  return {
+    async add(input, idempotencyKey) {
+      try {
+        return await addOnce(input.name, input.tag, idempotencyKey);
+      } catch (error) {
+        // Two requests with one new key raced: the loser's insert waited for the winner's commit and
+        // failed; looking again finds the winner's plant.
+        if (idempotencyKey !== undefined && (error as { code?: unknown }).code === UNIQUE_VIOLATION)
+          return addOnce(input.name, input.tag, idempotencyKey);
+        throw error;
+      }
+    },
+    async list(limit) {
+      return (await pool.query<PlantRow>("SELECT * FROM store_plants ORDER BY id DESC LIMIT $1", [limit])).rows.map(
+        toStoredPlant,
+      );
+    },
+    async plantIdsByWebhookId(webhookIds) {
+      const rows = await pool.query<{ id: string; webhook_id: string }>(
+        "SELECT id, webhook_id FROM store_plants WHERE webhook_id = ANY($1::text[])",
+        [webhookIds],
+      );
+      return new Map(rows.rows.map((row) => [row.webhook_id, Number(row.id)]));
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import { newWebhookId } from "@plant-store/sender";
+import type { SqliteOutbox } from "@plant-store/sender/sqlite";
+import { newPlantPayload } from "./new-plant-payload.js";
+import type { AddPlantResult, PlantCatalog } from "./plant-catalog.js";
+import { type PlantRow, replayOf, toStoredPlant } from "./plant-row.js";
+import { requestHash } from "./request-hash.js";
+import { LEGACY_PLANTS_MIGRATION, storePlantsSchema } from "./store-plants-schema.js";
+
+/** Plants in the outbox's own SQLite file: the plant and its message commit together. */
+export function createSqlitePlantCatalog(outbox: SqliteOutbox): PlantCatalog {
+  const { db } = outbox;
+  db.transaction(() => {
+    db.exec(storePlantsSchema("INTEGER PRIMARY KEY AUTOINCREMENT"));
+    const legacy = db.prepare("SELECT 1 FROM pragma_table_info('plants') WHERE name = 'body'").get();
+    if (legacy) db.exec(LEGACY_PLANTS_MIGRATION);
+  }).immediate();
+
+  const byKey = db.prepare<[string], PlantRow>("SELECT * FROM store_plants WHERE idempotency_key = ?");
+  const insert = db.prepare<[string, string | null, string, string | null, string | null, number], { id: number }>(
+    `INSERT INTO store_plants (name, tag, webhook_id, idempotency_key, request_hash, created_at)
+     VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
+  );
+  const setQueued = db.prepare<[number, number], PlantRow>("UPDATE store_plants SET queued = ? WHERE id = ? RETURNING *");
+
+  const add = db.transaction((name: string, tag: string | undefined, key: string | undefined): AddPlantResult => {
+    const hash = requestHash({ name, tag });
+    if (key !== undefined) {
+      const seen = byKey.get(key);
+      if (seen) return replayOf(seen, hash);
+    }
+    const webhookId = newWebhookId();
+    const { id } = insert.get(name, tag ?? null, webhookId, key ?? null, key === undefined ? null : hash, Date.now()) as {
+      id: number;
+    };
+    // Throws for a payload the contract refuses, rolling the plant back with it.
+    const { deliveries } = outbox.enqueueSync({ payload: newPlantPayload({ id, name, tag }), webhookId });
+    return { plant: toStoredPlant(setQueued.get(deliveries, id) as PlantRow), queued: deliveries, replayed: false };
+  });
+
+  return {
+    async add(input, idempotencyKey) {
+      return add.immediate(input.name, input.tag, idempotencyKey);
+    },
+    async list(limit) {
+      return db
+        .prepare<[number], PlantRow>("SELECT * FROM store_plants ORDER BY id DESC LIMIT ?")
+        .all(limit)
+        .map(toStoredPlant);
+    },
+    async plantIdsByWebhookId(webhookIds) {
+      const rows = db
+        .prepare<[string], { id: number; webhook_id: string }>(
+          "SELECT id, webhook_id FROM store_plants WHERE webhook_id IN (SELECT value FROM json_each(?))",
+        )
+        .all(JSON.stringify(webhookIds));
+      return new Map(rows.map((row) => [row.webhook_id, Number(row.id)]));
+    },
+  };
+}

@@ -1,0 +1,5 @@
+/** The idempotency key was first used with another request body: answering as if it matched would hide a bug. */
+export class IdempotencyConflictError extends Error {
+  readonly code = "ERR_IDEMPOTENCY_CONFLICT";
+  override readonly name = "IdempotencyConflictError";
+}

@@ -1,0 +1,57 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import type { Outbox } from "@plant-store/sender";
+import type { PlantCatalog } from "./plant-catalog.js";
+
+export const isPostgresUrl = (target: string) => /^postgres(ql)?:\/\//.test(target);
+
+/** The store's database: the delivery queue and the store's own plants, side by side. */
+export interface Store {
+  outbox: Outbox;
+  plants: PlantCatalog;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the store named by `--db`: a postgres:// URL, or a SQLite file (its directory is created).
+ * Each driver is imported only when used, so SQLite users never load pg and vice versa.
+ */
+export async function openStore(target: string, onError?: (error: Error) => void): Promise<Store> {
+  if (isPostgresUrl(target)) {
+    const { default: pg } = await import("pg");
+    const { createPostgresOutbox } = await import("@plant-store/sender/postgres");
+    const { createPostgresPlantCatalog } = await import("./create-postgres-plant-catalog.js");
+    // Without a lock timeout, a table lock held elsewhere would hang every write (and the admin request
+    // waiting on it) for as long as the lock is held, instead of failing clearly.
+    const pool = new pg.Pool({ connectionString: target, max: 10, lock_timeout: 5000 });
+    // An idle pooled connection the server ends (restart, failover) is an 'error' event on the pool;
+    // with no listener it would be an uncaught exception that kills the process.
+    pool.on("error", (error) => onError?.(error));
+    try {
+      const outbox = await createPostgresOutbox(pool, onError ? { onError } : {});
+      const plants = await createPostgresPlantCatalog(pool, outbox);
+      return {
+        outbox,
+        plants,
+        async close() {
+          await outbox.close();
+          await pool.end();
+        },
+      };
+    } catch (error) {
+      await pool.end();
+      throw error;
+    }
+  }
+  mkdirSync(dirname(target), { recursive: true });
+  const { createSqliteOutbox } = await import("@plant-store/sender/sqlite");
+  const { createSqlitePlantCatalog } = await import("./create-sqlite-plant-catalog.js");
+  const outbox = createSqliteOutbox(target);
+  try {
+    const plants = createSqlitePlantCatalog(outbox);
+    return { outbox, plants, close: () => outbox.close() };
+  } catch (error) {
+    await outbox.close();
+    throw error;
+  }
+}

@@ -1,0 +1,35 @@
+import type { NewPlant } from "@plant-store/types";
+
+/** A plant as the store keeps it: the New Plant payload plus what the store knows of its event. */
+export interface StoredPlant {
+  id: number;
+  name: string;
+  tag?: string;
+  /** The `webhook-id` of its New Plant event, shared by every endpoint's delivery. */
+  webhookId: string;
+  createdAt: Date;
+}
+
+export interface AddPlantResult {
+  plant: StoredPlant;
+  /** Deliveries queued when the plant was added (the first answer's, for a repeated key). */
+  queued: number;
+  /** True when the idempotency key was seen with this very input: nothing new was added. */
+  replayed: boolean;
+}
+
+/**
+ * The store's own plants, in the store's own table beside the delivery queue's, in the same database:
+ * a plant and its New Plant message are written in one transaction.
+ */
+export interface PlantCatalog {
+  /**
+   * Adds a plant and queues its New Plant event. With an idempotency key seen before, answers as the
+   * first time (same input) or throws `IdempotencyConflictError` (another input).
+   */
+  add(input: Pick<NewPlant, "name" | "tag">, idempotencyKey?: string): Promise<AddPlantResult>;
+  /** Newest first. */
+  list(limit: number): Promise<StoredPlant[]>;
+  /** The plant each webhook id announced (deliveries carry the webhook id, not the plant). */
+  plantIdsByWebhookId(webhookIds: readonly string[]): Promise<Map<string, number>>;
+}

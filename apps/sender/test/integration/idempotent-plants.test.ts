@@ -1,0 +1,112 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startPostgres, type TestPostgres } from "@plant-store/testing";
+import { generateWebhookSecret } from "@plant-store/types";
+import { Registry } from "prom-client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAdminApp } from "../../src/create-admin-app.js";
+import { openStore, type Store } from "../../src/open-store.js";
+
+const adminToken = "admin-token-0123456789";
+let postgres: TestPostgres;
+const dir = mkdtempSync(join(tmpdir(), "plant-store-idempotent-"));
+
+beforeAll(async () => {
+  postgres = await startPostgres();
+}, 60_000);
+
+afterAll(async () => {
+  await postgres?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe.each([
+  ["SQLite", async () => join(dir, `store-${Math.random()}.db`)],
+  ["PostgreSQL", async () => postgres.createDatabase()],
+])("POST /plants with an Idempotency-Key on %s", (_name, database) => {
+  let store: Store;
+  let server: Server;
+  let base: string;
+
+  beforeAll(async () => {
+    store = await openStore(await database());
+    for (const path of ["/a", "/b"])
+      await store.outbox.addEndpoint({
+        url: `http://127.0.0.1:9${path}`,
+        token: "tok",
+        secrets: [generateWebhookSecret()],
+      });
+    server = createAdminApp({
+      outbox: store.outbox,
+      plants: store.plants,
+      adminToken,
+      registry: new Registry(),
+    }).listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    await store.close();
+  });
+
+  async function addPlant(body: unknown, key?: string) {
+    const response = await fetch(`${base}/plants`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${adminToken}`,
+        "content-type": "application/json",
+        ...(key === undefined ? {} : { "idempotency-key": key }),
+      },
+      body: JSON.stringify(body),
+    });
+    return {
+      status: response.status,
+      replayed: response.headers.get("idempotent-replayed"),
+      body: (await response.json()) as { plant: { id: number; webhookId: string }; queued: number },
+    };
+  }
+
+  it("creates one plant and one delivery per endpoint when the same request is sent 10 times at once", async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => addPlant({ name: "Monstera", tag: "tropical" }, "order-10")),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual(Array(10).fill(201));
+    // The same answer every time: the same plant, and the deliveries queued by the first.
+    expect(new Set(answers.map((answer) => JSON.stringify(answer.body)))).toEqual(
+      new Set([JSON.stringify(answers[0]?.body)]),
+    );
+    expect(answers[0]?.body.queued).toBe(2);
+    expect(answers.filter((answer) => answer.replayed === null)).toHaveLength(1);
+    const webhookId = answers[0]?.body.plant.webhookId;
+    const deliveries = await store.outbox.listDeliveries({ limit: 1000 });
+    expect(deliveries.filter((delivery) => delivery.webhookId === webhookId)).toHaveLength(2);
+    expect((await store.plants.list(1000)).filter((plant) => plant.name === "Monstera")).toHaveLength(1);
+  });
+
+  it("answers 409 with the Error body for the same key with another body, and adds nothing", async () => {
+    const first = await addPlant({ name: "Ficus" }, "order-409");
+    expect(first.status).toBe(201);
+    const before = (await store.outbox.listDeliveries({ limit: 1000 })).length;
+    const conflict = await addPlant({ name: "Ficus", tag: "changed" }, "order-409");
+    expect(conflict.status).toBe(409);
+    expect(conflict.body).toEqual({
+      error: 409,
+      message: "This Idempotency-Key was already used with a different plant",
+    });
+    expect((await store.outbox.listDeliveries({ limit: 1000 })).length).toBe(before);
+  });
+
+  it("adds a plant each time without a key, and refuses a key a header cannot carry", async () => {
+    const one = await addPlant({ name: "Twice" });
+    const two = await addPlant({ name: "Twice" });
+    expect(two.body.plant.id).not.toBe(one.body.plant.id);
+    const bad = await addPlant({ name: "Bad key" }, "k".repeat(256));
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain("Idempotency-Key");
+  });
+});
