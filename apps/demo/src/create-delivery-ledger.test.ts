@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { createDeliveryLedger } from "./create-delivery-ledger.js";
 
-const attempt = (plantId: number, webhookId: string, outcome: string, attempt = 1) => ({
+const attempt = (messageId: number, webhookId: string, outcome: string, attempt = 1) => ({
   msg: "delivery attempt",
-  plantId,
+  messageId,
   webhookId,
   attempt,
   status: outcome === "delivered" ? 200 : 500,
@@ -44,7 +44,7 @@ describe("createDeliveryLedger", () => {
     // A second handler call for msg_2: the receiver app's UNIQUE(webhook_id) keeps it at one row.
     ledger.receiverLine(handled("msg_2"));
     expect(ledger.handlerCalls("msg_2")).toBe(2);
-    expect(ledger.plants.get(2)?.stored).toBe(1);
+    expect(ledger.plants.get("msg_2")?.stored).toBe(1);
     expect(ledger.verdict()).toStrictEqual({ arrived: 1, duplicates: 1, ok: false });
   });
 
@@ -78,7 +78,7 @@ describe("createDeliveryLedger", () => {
 
   it("is complete for a plant only once the store logged it delivered and the receiver ran the handler", () => {
     const ledger = createDeliveryLedger();
-    const plant = ledger.plant(7);
+    const plant = ledger.plant("msg_7", 7);
     ledger.storeLine(attempt(7, "msg_7", "retrying", 1));
     ledger.receiverLine(stored(7, "msg_7"));
     expect(ledger.isComplete(plant)).toBe(false);

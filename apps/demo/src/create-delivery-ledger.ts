@@ -2,7 +2,8 @@ import type { AppLogLine } from "./spawn-app.js";
 
 /** What the demo knows about one plant, from the admin API and both apps' log lines. */
 export interface PlantRecord {
-  id: number;
+  /** The plant's id: from the admin API's answer or the receiver's line (the store's lines name the webhook id). */
+  id?: number;
   /** Set once the admin API answered (or, in a kept demo, once the store queued it); lines can come first. */
   added: boolean;
   name: string;
@@ -10,7 +11,7 @@ export interface PlantRecord {
   addedAt: number;
   /** When the store queued it (from its log), for plants the demo did not add itself. */
   queuedAt?: number;
-  webhookId?: string;
+  webhookId: string;
   attempts: number;
   lastStatus: number | null;
   lastError: string | null;
@@ -40,9 +41,10 @@ export interface ExactlyOnceVerdict {
 }
 
 export interface DeliveryLedger {
-  readonly plants: ReadonlyMap<number, PlantRecord>;
-  /** The plant, created empty on first mention. */
-  plant(id: number): PlantRecord;
+  /** Every plant, by the webhook id of its New Plant event (the one key both apps' lines carry). */
+  readonly plants: ReadonlyMap<string, PlantRecord>;
+  /** The plant of a webhook id, created empty on first mention; `id` when the caller knows it. */
+  plant(webhookId: string, id?: number): PlantRecord;
   /** Feeds one of the store's log lines; returns what it said when it was about a delivery attempt. */
   storeLine(line: AppLogLine): AttemptSeen | undefined;
   /** Feeds one of the receiver's log lines; returns the plant it was about, when known. */
@@ -66,15 +68,14 @@ export interface DeliveryLedger {
  * written once for each request whose handler ran to completion, keyed by webhook id.
  */
 export function createDeliveryLedger(): DeliveryLedger {
-  const plants = new Map<number, PlantRecord>();
+  const plants = new Map<string, PlantRecord>();
   const handled = new Map<string, number>();
-  const byWebhookId = new Map<string, PlantRecord>();
 
-  const plant = (id: number): PlantRecord => {
-    let record = plants.get(id);
+  const plant = (webhookId: string, id?: number): PlantRecord => {
+    let record = plants.get(webhookId);
     if (!record) {
       record = {
-        id,
+        webhookId,
         added: false,
         name: "",
         addedAt: 0,
@@ -86,14 +87,10 @@ export function createDeliveryLedger(): DeliveryLedger {
         stored: 0,
         reported: false,
       };
-      plants.set(id, record);
+      plants.set(webhookId, record);
     }
+    if (id !== undefined) record.id = id;
     return record;
-  };
-  const linkWebhookId = (record: PlantRecord, webhookId: unknown) => {
-    if (typeof webhookId !== "string") return;
-    record.webhookId = webhookId;
-    byWebhookId.set(webhookId, record);
   };
   const handlerCalls = (webhookId: string | undefined) =>
     webhookId === undefined ? 0 : (handled.get(webhookId) ?? 0);
@@ -103,9 +100,8 @@ export function createDeliveryLedger(): DeliveryLedger {
     plant,
     handlerCalls,
     storeLine(line) {
-      if (line.msg !== "delivery attempt" || typeof line.plantId !== "number") return undefined;
-      const record = plant(line.plantId);
-      linkWebhookId(record, line.webhookId);
+      if (line.msg !== "delivery attempt" || typeof line.webhookId !== "string") return undefined;
+      const record = plant(line.webhookId);
       if (typeof line.queuedAt === "string") record.queuedAt = Date.parse(line.queuedAt);
       record.attempts = typeof line.attempt === "number" ? line.attempt : record.attempts + 1;
       record.lastStatus = typeof line.status === "number" ? line.status : null;
@@ -121,11 +117,10 @@ export function createDeliveryLedger(): DeliveryLedger {
       if (line.msg === "plant webhook received" && line.duplicate === false) {
         if (typeof line.webhookId !== "string") return undefined;
         handled.set(line.webhookId, (handled.get(line.webhookId) ?? 0) + 1);
-        return byWebhookId.get(line.webhookId);
+        return plants.get(line.webhookId);
       }
-      if (line.msg !== "plant received" || typeof line.plantId !== "number") return undefined;
-      const record = plant(line.plantId);
-      linkWebhookId(record, line.webhookId);
+      if (line.msg !== "plant received" || typeof line.webhookId !== "string") return undefined;
+      const record = plant(line.webhookId, typeof line.plantId === "number" ? line.plantId : undefined);
       record.stored += 1;
       record.receivedAt = typeof line.time === "number" ? line.time : Date.now();
       if (!record.name && typeof line.name === "string") record.name = line.name;

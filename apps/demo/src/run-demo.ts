@@ -26,8 +26,9 @@ export interface DemoOptions {
 
 /** One plant of the run, as the summary reports it. */
 export interface DemoPlant {
-  id: number;
-  webhookId: string | null;
+  /** Null only for a plant the receiver never stored (its id comes from the admin API or the receiver). */
+  id: number | null;
+  webhookId: string;
   attempts: number;
   /** How many times the receiver's handler ran for this plant's webhook id: 1 when all is well. */
   handlerCalls: number;
@@ -177,7 +178,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
       const addedAt = Date.now();
       const input = plant.tag === undefined ? { name } : { name, tag: plant.tag };
       const added = await unlessInterrupted(admin.addPlant(input));
-      const entry = ledger.plant(added.id);
+      const entry = ledger.plant(added.webhookId, added.id);
       Object.assign(entry, { added: true, name, addedAt }, plant.tag === undefined ? {} : { tag: plant.tag });
       report(entry);
     }
@@ -212,8 +213,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
       receiverUrl: receiver.url,
       storeUrl: store.url,
       plants: plants.map((plant) => ({
-        id: plant.id,
-        webhookId: plant.webhookId ?? null,
+        id: plant.id ?? null,
+        webhookId: plant.webhookId,
         attempts: plant.attempts,
         handlerCalls: ledger.handlerCalls(plant.webhookId),
         stored: plant.stored,

@@ -12,7 +12,10 @@ export class StoreAdminError extends Error {
 
 export interface StoreAdminClient {
   addEndpoint(input: { url: string; token: string; secret: string }): Promise<{ id: number | string }>;
-  addPlant(input: { name: string; tag?: string }): Promise<{ id: number; name: string; tag?: string }>;
+  addPlant(input: {
+    name: string;
+    tag?: string;
+  }): Promise<{ id: number; name: string; tag?: string; webhookId: string }>;
 }
 
 export function createStoreAdminClient(baseUrl: string, adminToken: string): StoreAdminClient {
@@ -32,7 +35,9 @@ export function createStoreAdminClient(baseUrl: string, adminToken: string): Sto
       return (await post<{ endpoint: { id: number | string } }>("/endpoints", input)).endpoint;
     },
     async addPlant(input) {
-      return (await post<{ plant: { id: number; name: string; tag?: string } }>("/plants", input)).plant;
+      return (
+        await post<{ plant: { id: number; name: string; tag?: string; webhookId: string } }>("/plants", input)
+      ).plant;
     },
   };
 }
