@@ -4,7 +4,7 @@ import type { AttemptOutcome } from "./outbox.js";
 export interface AttemptEvent {
   deliveryId: number;
   webhookId: string;
-  plantId: number;
+  messageId: number;
   endpointId: number;
   /** 1-based over the delivery's life. */
   attempt: number;

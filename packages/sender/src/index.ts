@@ -15,6 +15,12 @@ export {
   type RetryPolicy,
   type RetryPolicyOptions,
 } from "./create-retry-policy.js";
+export {
+  DEFAULT_RETENTION_MS,
+  DEFAULT_SWEEP_BATCH_SIZE,
+  type RetentionOptions,
+  type SweepEvent,
+} from "./create-retention-sweeper.js";
 export { createRetrySchedule, DEFAULT_RETRY_SCHEDULE } from "./create-retry-schedule.js";
 export {
   createSsrfGuard,
@@ -26,6 +32,7 @@ export {
 export { createWorker, type Worker, type WorkerOptions } from "./create-worker.js";
 export { type DeliveryMessage, deliver } from "./deliver.js";
 export { DnsTimeoutError } from "./dns-timeout-error.js";
+export { InvalidRetentionError } from "./invalid-retention-error.js";
 export { isPublicAddress } from "./is-public-address.js";
 export { newWebhookId } from "./new-webhook-id.js";
 export {
