@@ -1,4 +1,3 @@
-import { performance } from "node:perf_hooks";
 import type { Outbox, RecordAttemptInput, RecordedAttempt } from "./outbox.js";
 import type { SenderLogger } from "./sender-logger.js";
 

@@ -1,4 +1,3 @@
-import { performance } from "node:perf_hooks";
 import { InvalidRetentionError } from "./invalid-retention-error.js";
 import type { Outbox, SweepResult } from "./outbox.js";
 import type { SenderLogger } from "./sender-logger.js";
