@@ -150,7 +150,7 @@ describe("createRetentionSweeper", () => {
     expect(logger.lines).toMatchObject([
       { level: "warn", message: "retention sweep failed, retrying at the next interval" },
     ]);
-    expect((logger.lines[0]?.fields.err as Error).message).toBe("database is locked");
+    expect(logger.lines[0]?.fields.err).toMatchObject({ message: "database is locked" });
     await vi.advanceTimersByTimeAsync(1_000);
     expect(events).toMatchObject([{ deliveries: 5 }]);
     await sweeper.stop();
