@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { AttemptEvent } from "./attempt-event.js";
 import { attemptDelivery } from "./attempt-delivery.js";
+import type { AttemptEvent } from "./attempt-event.js";
 import { createClaimLoop } from "./create-claim-loop.js";
 import { createDeliveryClient, type DeliveryClient } from "./create-delivery-client.js";
 import { createEndpointSlots } from "./create-endpoint-slots.js";

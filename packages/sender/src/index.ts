@@ -7,6 +7,12 @@ export {
   type DeliveryClientOptions,
 } from "./create-delivery-client.js";
 export {
+  DEFAULT_RETENTION_MS,
+  DEFAULT_SWEEP_BATCH_SIZE,
+  type RetentionOptions,
+  type SweepEvent,
+} from "./create-retention-sweeper.js";
+export {
   createRetryPolicy,
   DEFAULT_DISABLE_AFTER_MS,
   DEFAULT_MAX_RETRY_AFTER_MS,
@@ -15,12 +21,6 @@ export {
   type RetryPolicy,
   type RetryPolicyOptions,
 } from "./create-retry-policy.js";
-export {
-  DEFAULT_RETENTION_MS,
-  DEFAULT_SWEEP_BATCH_SIZE,
-  type RetentionOptions,
-  type SweepEvent,
-} from "./create-retention-sweeper.js";
 export { createRetrySchedule, DEFAULT_RETRY_SCHEDULE } from "./create-retry-schedule.js";
 export {
   createSsrfGuard,
