@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { attemptDelivery } from "./attempt-delivery.js";
 import type { AttemptEvent } from "./attempt-event.js";
+import { createAttemptRunner } from "./create-attempt-runner.js";
 import { createClaimLoop } from "./create-claim-loop.js";
 import { createDeliveryClient, type DeliveryClient } from "./create-delivery-client.js";
 import { createEndpointSlots } from "./create-endpoint-slots.js";
@@ -15,7 +16,7 @@ import {
 import { createRetryPolicy, type RetryPolicy } from "./create-retry-policy.js";
 import { createRetryTimer } from "./create-retry-timer.js";
 import { createSsrfGuard, type SsrfGuard } from "./create-ssrf-guard.js";
-import type { ClaimedDelivery, Outbox } from "./outbox.js";
+import type { Outbox } from "./outbox.js";
 import { releaseDeliveries } from "./release-deliveries.js";
 import type { SenderLogger } from "./sender-logger.js";
 
@@ -66,10 +67,10 @@ export interface Worker {
  * endpoint, so a slow or dead endpoint occupies at most `perEndpointConcurrency` slots and the
  * others keep flowing. Finished deliveries older than the retention are swept in the background.
  *
- * The parts, each testable alone: `createEndpointSlots` (per-endpoint slots and waiting queues),
- * `createClaimLoop` (claims for free slots), `createRecordBatcher` (records attempts in batches, with
- * retries), `createRetryTimer` (wakes for a retry due before the next poll) and
- * `createRetentionSweeper`.
+ * The parts, each testable alone: `createClaimLoop` (claims for free slots), `createEndpointSlots`
+ * (per-endpoint slots and waiting queues), `createAttemptRunner` (one attempt, recorded, logged and
+ * reported), `createRecordBatcher` (records attempts in batches, with retries), `createRetryTimer`
+ * (wakes for a retry due before the next poll) and `createRetentionSweeper`.
  */
 export function createWorker(options: WorkerOptions): Worker {
   const { outbox, logger } = options;
@@ -89,6 +90,18 @@ export function createWorker(options: WorkerOptions): Worker {
   let timer: NodeJS.Timeout | undefined;
   let unsubscribe: (() => void) | undefined;
 
+  // The claim loop and the parts that wake it refer to each other; `claims` is only called later.
+  const records = createRecordBatcher({ outbox, leaseMs, isRunning, logger });
+  const retryTimer = createRetryTimer({ pollIntervalMs, isRunning, onDue: () => claims.tick() });
+  const run = createAttemptRunner({
+    workerId,
+    policy,
+    attempt: (delivery) => attemptDelivery(delivery, client, guard),
+    record: records.recordWithRetry,
+    wakeAt: retryTimer.wakeAt,
+    logger,
+    onAttempt: options.onAttempt,
+  });
   const slots = createEndpointSlots({ perEndpoint, run, onFree: () => claims.scheduleTick() });
   const claims = createClaimLoop({
     outbox,
@@ -101,75 +114,11 @@ export function createWorker(options: WorkerOptions): Worker {
     isRunning,
     logger,
   });
-  const records = createRecordBatcher({ outbox, leaseMs, isRunning, logger });
-  const retryTimer = createRetryTimer({ pollIntervalMs, isRunning, onDue: () => claims.tick() });
   // Built here, so a bad retention setting fails createWorker rather than start().
   const sweeper: RetentionSweeper | undefined =
     retention === false
       ? undefined
       : createRetentionSweeper({ ...retention, outbox, logger, onSweep: options.onSweep });
-
-  async function run(delivery: ClaimedDelivery): Promise<void> {
-    const result = await attemptDelivery(delivery, client, guard);
-    const decision = policy.decide({ result, roundAttempts: delivery.roundAttempts + 1 });
-    const decidedAt = Date.now();
-    const event: AttemptEvent = {
-      deliveryId: delivery.id,
-      webhookId: delivery.webhookId,
-      messageId: delivery.messageId,
-      endpointId: delivery.endpointId,
-      attempt: delivery.attemptCount + 1,
-      status: result.status,
-      error: result.error,
-      durationMs: result.durationMs,
-      outcome: decision.outcome,
-      queuedAt: delivery.createdAt.toISOString(),
-    };
-    if (decision.nextAttemptAt) event.nextAttemptAt = decision.nextAttemptAt.toISOString();
-    let disabledEndpoint: string | undefined;
-    try {
-      const recorded = await records.recordWithRetry({
-        deliveryId: delivery.id,
-        workerId,
-        leaseUntil: delivery.leaseUntil,
-        attempt: {
-          startedAt: result.startedAt,
-          durationMs: result.durationMs,
-          status: result.status,
-          error: result.error,
-          responseBody: result.responseBody,
-        },
-        outcome: decision.outcome,
-        ...(decision.nextAttemptAt ? { nextAttemptAt: decision.nextAttemptAt } : {}),
-        endpointSucceeded: decision.endpointSucceeded,
-        ...(decision.disableEndpoint ? { disableEndpoint: decision.disableEndpoint } : {}),
-        disableAfterMs: policy.disableAfterMs,
-        failureGapMs: policy.failureGapMs ?? policy.disableAfterMs,
-      });
-      if (!recorded.held)
-        logger?.warn({ deliveryId: delivery.id }, "lease lost before the attempt was recorded");
-      // The store may have disabled the endpoint on this failure (failing for too long): report what it stored.
-      if (recorded.outcome !== event.outcome) {
-        event.outcome = recorded.outcome;
-        delete event.nextAttemptAt;
-      }
-      disabledEndpoint = recorded.disabledEndpoint;
-      // Counted from now, once recorded: a store that keeps its own clock (PostgreSQL) stored the
-      // delay from its time of writing, later than the decision; waking at the decided instant
-      // could find nothing due yet, and nothing would wake the worker again before the next poll.
-      if (recorded.held && decision.nextAttemptAt && event.outcome === "retrying")
-        retryTimer.wakeAt(Date.now() + Math.max(0, decision.nextAttemptAt.getTime() - decidedAt));
-    } catch (error) {
-      // The lease runs out and the delivery is attempted again: at least once, never lost.
-      logger?.error({ deliveryId: delivery.id, err: error }, "could not record attempt");
-    }
-    // The worker id ties a log line to the lease owner and attempt rows in the database.
-    logger?.info({ ...event, workerId }, "delivery attempt");
-    if (disabledEndpoint) {
-      logger?.warn({ endpointId: delivery.endpointId, reason: disabledEndpoint }, "endpoint disabled");
-    }
-    options.onAttempt?.(event);
-  }
 
   return {
     id: workerId,
