@@ -107,4 +107,40 @@ describe("a worker over an in-memory outbox", () => {
     expect(events.map((event) => event.deliveryId)).toContain(slow[0]);
     expect(receiver.requests.filter((request) => request.path === "/slow")).toHaveLength(1);
   });
+
+  it("gives back unattempted, on stop, what was claimed and still waited for its endpoint's slot", async () => {
+    const receiver = await startTestReceiver();
+    cleanups.push(() => receiver.close());
+    const hanging: Array<() => void> = [];
+    receiver.respond((_request, response) => {
+      hanging.push(() => response.writeHead(200).end());
+    });
+    const outbox = createMemoryOutbox();
+    const events: AttemptEvent[] = [];
+    const worker = createWorker({
+      outbox,
+      concurrency: 4,
+      perEndpointConcurrency: 2,
+      ssrfGuard: createSsrfGuard({ allowPrivateTargets: true }),
+      onAttempt: (event) => events.push(event),
+      retention: false,
+    });
+    worker.start();
+
+    const first = outbox.add(1, `${receiver.url}/slow`);
+    await receiver.waitForRequests(1, 10_000);
+    // The endpoint has one slot left, and a claim may still bring two of its deliveries: one waits.
+    const second = outbox.add(1, `${receiver.url}/slow`, undefined, false);
+    const third = outbox.add(1, `${receiver.url}/slow`, undefined, false);
+    worker.wake();
+    await receiver.waitForRequests(2, 10_000);
+    expect(worker.inFlight).toBe(2);
+
+    const stopping = worker.stop();
+    for (const answer of hanging) answer();
+    await stopping;
+    expect(outbox.released).toEqual([third]);
+    expect(events.map((event) => event.deliveryId).sort()).toEqual([first, second]);
+    expect(receiver.requests).toHaveLength(2);
+  });
 });
