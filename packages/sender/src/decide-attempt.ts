@@ -93,9 +93,7 @@ export function decideAttempt(
     const period = input.disableAfterMs;
     const gap = input.failureGapMs ?? period ?? Number.MAX_SAFE_INTEGER;
     const continues =
-      endpoint.failingSince !== null &&
-      endpoint.lastFailureAt !== null &&
-      endpoint.lastFailureAt >= now - gap;
+      endpoint.failingSince !== null && endpoint.lastFailureAt !== null && endpoint.lastFailureAt >= now - gap;
     const failingSince = continues ? (endpoint.failingSince as number) : now;
     endpointChange = { kind: "failed", failingSince, lastFailureAt: now };
     if (endpoint.status === "active") {
