@@ -13,7 +13,7 @@ const MAX_SWEEP_INTERVAL_MS = 60_000;
 export interface RetentionOptions {
   /** Finished deliveries last touched longer ago than this are deleted, with their attempts and payload. */
   maxAgeMs: number;
-  /** Time between sweeps; default a quarter of `maxAgeMs`, at least 250 ms and at most 60 s. */
+  /** Time between sweeps (the first runs one interval after `start()`); default a quarter of `maxAgeMs`, at least 250 ms and at most 60 s. */
   intervalMs?: number;
   /** Deliveries (and messages) deleted per transaction; default 500. */
   batchSize?: number;
