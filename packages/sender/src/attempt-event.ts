@@ -4,6 +4,7 @@ import type { AttemptOutcome } from "./outbox.js";
 export interface AttemptEvent {
   deliveryId: number;
   webhookId: string;
+  /** The queued message (`EnqueueResult.messageId`) this delivery sends. */
   messageId: number;
   endpointId: number;
   /** 1-based over the delivery's life. */

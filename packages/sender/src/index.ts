@@ -7,6 +7,12 @@ export {
   type DeliveryClientOptions,
 } from "./create-delivery-client.js";
 export {
+  DEFAULT_RETENTION_MS,
+  DEFAULT_SWEEP_BATCH_SIZE,
+  type RetentionOptions,
+  type SweepEvent,
+} from "./create-retention-sweeper.js";
+export {
   createRetryPolicy,
   DEFAULT_DISABLE_AFTER_MS,
   DEFAULT_MAX_RETRY_AFTER_MS,
@@ -36,6 +42,7 @@ export {
 export { type DeliveryMessage, deliver } from "./deliver.js";
 export { DnsTimeoutError } from "./dns-timeout-error.js";
 export { InvalidMessageError } from "./invalid-message-error.js";
+export { InvalidRetentionError } from "./invalid-retention-error.js";
 export { isPublicAddress } from "./is-public-address.js";
 export { newWebhookId } from "./new-webhook-id.js";
 export {

@@ -1,0 +1,90 @@
+import type { Outbox, RecordAttemptInput, RecordedAttempt } from "./outbox.js";
+import type { SenderLogger } from "./sender-logger.js";
+
+/** Stop retrying a failed record this long before the lease ends: past it another worker may take over. */
+export const RECORD_RETRY_MARGIN_MS = 1_000;
+
+export interface RecordBatcherOptions {
+  outbox: Pick<Outbox, "recordAttempt" | "recordAttempts">;
+  /** The worker's lease: a record is never retried for longer than this. */
+  leaseMs: number;
+  /** False once the worker is stopping: a failing record is then tried three times only. */
+  isRunning: () => boolean;
+  logger?: SenderLogger | undefined;
+}
+
+export interface RecordBatcher {
+  /** Records one attempt, batched with the others finishing in this turn of the event loop. */
+  record(input: RecordAttemptInput): Promise<RecordedAttempt>;
+  /** `record`, retried with a growing pause while the attempt's lease lasts. */
+  recordWithRetry(input: RecordAttemptInput): Promise<RecordedAttempt>;
+}
+
+type PendingRecord = {
+  input: RecordAttemptInput;
+  resolve: (recorded: RecordedAttempt) => void;
+  reject: (error: unknown) => void;
+};
+
+/**
+ * Attempts finishing in one turn of the event loop are recorded in one transaction (one commit
+ * instead of one each). Each attempt is still recorded in the same transaction that moves its
+ * delivery on, and nobody hears "recorded" before the commit.
+ */
+export function createRecordBatcher(options: RecordBatcherOptions): RecordBatcher {
+  const { outbox, leaseMs, isRunning, logger } = options;
+  let pending: PendingRecord[] = [];
+
+  function eachAlone(batch: readonly PendingRecord[]): void {
+    for (const item of batch) outbox.recordAttempt(item.input).then(item.resolve, item.reject);
+  }
+
+  function flush(): void {
+    const batch = pending;
+    pending = [];
+    if (batch.length === 1) {
+      eachAlone(batch);
+      return;
+    }
+    outbox.recordAttempts(batch.map((item) => item.input)).then(
+      (results) => {
+        batch.forEach((item, index) => {
+          item.resolve(results[index] ?? { held: false, outcome: item.input.outcome });
+        });
+      },
+      // One bad record must not sink the others: on any failure each is tried alone.
+      () => eachAlone(batch),
+    );
+  }
+
+  function record(input: RecordAttemptInput): Promise<RecordedAttempt> {
+    return new Promise((resolve, reject) => {
+      pending.push({ input, resolve, reject });
+      if (pending.length === 1) setImmediate(flush);
+    });
+  }
+
+  // A record that fails (deadlock, lock timeout, busy or read-only file) is retried with a growing
+  // pause for as long as the lease lasts: it runs in one transaction, so a retry cannot record twice,
+  // and giving up leaves the delivery stuck under its lease (a minute or more) before anyone may
+  // attempt it again. A stopping worker tries three times, so shutdown is not held up by a broken store.
+  async function recordWithRetry(input: RecordAttemptInput): Promise<RecordedAttempt> {
+    const leaseLeft = Math.min(
+      (input.leaseUntil?.getTime() ?? Number.POSITIVE_INFINITY) - Date.now(),
+      leaseMs,
+    );
+    const giveUpAt = performance.now() + leaseLeft - RECORD_RETRY_MARGIN_MS;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await record(input);
+      } catch (error) {
+        const pause = Math.min(100 * attempt, 2_000);
+        if ((!isRunning() && attempt >= 3) || performance.now() + pause >= giveUpAt) throw error;
+        logger?.warn({ deliveryId: input.deliveryId, err: error }, "recording an attempt failed, retrying");
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    }
+  }
+
+  return { record, recordWithRetry };
+}
