@@ -18,6 +18,7 @@ const valid = {
   timeout: "15s",
   disableAfter: "5d",
   pollInterval: "1s",
+  retention: "30d",
 };
 
 describe("parseConfig with the serve schema", () => {
@@ -28,7 +29,12 @@ describe("parseConfig with the serve schema", () => {
       concurrency: 16,
       lease: 60_000,
       disableAfter: 432_000_000,
+      retention: 2_592_000_000,
     });
+    expect(parseConfig(ServeConfigSchema, { ...valid, retention: "2s" }).retention).toBe(2000);
+    expect(() => parseConfig(ServeConfigSchema, { ...valid, retention: "500ms" })).toThrow(
+      "--retention (PLANT_STORE_RETENTION): must be at least 1s",
+    );
   });
 
   it("reports every problem at once with flag and environment variable", () => {

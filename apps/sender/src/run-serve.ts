@@ -38,6 +38,8 @@ export async function runServe(config: ServeConfig, logger: Logger): Promise<Run
     // so the poll only finds retries coming due and expired leases.
     pollIntervalMs: config.pollInterval,
     logger,
+    // Finished deliveries older than this go in small batches; a delivery still pending never does.
+    retention: { maxAgeMs: config.retention },
     onAttempt: (event) => metrics.observe(event),
   });
   const app = createAdminApp({

@@ -44,6 +44,7 @@ export const ServeConfigSchema = z
     ),
     disableAfter: duration,
     pollInterval: duration,
+    retention: duration.pipe(z.number().min(1000, "must be at least 1s")),
   })
   .refine((config) => config.lease > 2 * config.timeout, {
     // A claim must outlast a wait for a free slot plus the attempt, or a second worker could take it mid-attempt.

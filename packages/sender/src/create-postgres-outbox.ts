@@ -190,6 +190,9 @@ export async function createPostgresOutbox(
     SELECT (SELECT id FROM m) AS id, (SELECT count(*) FROM d)::int AS deliveries, (SELECT count(*) FROM n) AS notified`;
 
   async function recordOne(client: pg.PoolClient, input: RecordAttemptInput): Promise<RecordedAttempt> {
+    // Read before the statement starts, so a retry's delay is counted from no earlier than the worker's
+    // own now: the retry lands on the database clock, never before the worker decided it should.
+    const callerNow = Date.now();
     const row = (
       await client.query<DeliveryRow & { now_ms: string }>(
         `SELECT *, ${NOW_MS} AS now_ms FROM webhook_deliveries WHERE id = $1 FOR UPDATE`,
@@ -197,7 +200,6 @@ export async function createPostgresOutbox(
       )
     ).rows[0];
     if (!row) return { held: false, outcome: input.outcome };
-    const callerNow = Date.now();
     const endpointId = Number(row.endpoint_id);
     // A failure reads the endpoint under its lock: a success recorded by another worker since this
     // delivery was claimed has cleared failing_since. A success only needs a guarded write.

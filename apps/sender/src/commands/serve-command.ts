@@ -62,6 +62,14 @@ export function serveCommand(): Command {
         .env("PLANT_STORE_POLL_INTERVAL")
         .default("1s"),
     )
+    .addOption(
+      new Option(
+        "--retention <duration>",
+        "delete delivered and failed deliveries, their attempts and payloads this long after they finished (pending ones never)",
+      )
+        .env("PLANT_STORE_RETENTION")
+        .default("30d"),
+    )
     .action(async (raw: Record<string, unknown>) => {
       const config = parseConfig(ServeConfigSchema, {
         ...raw,
