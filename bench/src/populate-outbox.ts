@@ -4,7 +4,8 @@ import type { BenchOutbox, SenderApi } from "./sender-api.js";
 /**
  * Fills an outbox as the store would while no worker can deliver: `endpoints` subscriptions (all
  * pointing at `receiverUrl`, told apart by a query string) and `plants` plants, each queuing one
- * delivery per endpoint. The plants' names carry nothing the bench relies on.
+ * delivery per endpoint (queued as messages with a New Plant payload). The plants' names carry nothing the
+ * bench relies on.
  */
 export async function populateOutbox(input: {
   sender: SenderApi;
@@ -32,7 +33,8 @@ export async function populateOutbox(input: {
     const lane = async () => {
       while (next < input.plants) {
         const i = next++;
-        await outbox.addPlant({ name: `bench plant ${i}`, tag: "bench" });
+        // The New Plant payload the store would queue; the queue itself knows nothing of plants.
+        await outbox.enqueue({ payload: { id: i + 1, name: `bench plant ${i}`, tag: "bench" } });
       }
     };
     await Promise.all(Array.from({ length: input.concurrency ?? 1 }, lane));

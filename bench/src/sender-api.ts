@@ -3,7 +3,7 @@
 
 export interface BenchOutbox {
   addEndpoint(input: { url: string; token: string; secrets: string[] }): Promise<{ id: number }>;
-  addPlant(input: { name: string; tag?: string }): Promise<unknown>;
+  enqueue(message: { payload: unknown }): Promise<unknown>;
   close(): Promise<void>;
 }
 

@@ -4,9 +4,15 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createDeliveryClient, deliver, signDelivery } from "@plant-store/sender";
 import { type TestVectorVerdict, vectors } from "@plant-store/spec";
+import { startPostgres, startTestReceiver, type TestPostgres } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { consumerPackageJson, consumerSource, consumerTsconfig } from "./fixtures/consumer-project.js";
+import {
+  consumerPackageJson,
+  consumerSource,
+  consumerTsconfig,
+  transactionalConsumerSource,
+} from "./fixtures/consumer-project.js";
 import {
   bin,
   packPublishedPackages,
@@ -52,6 +58,7 @@ beforeAll(async () => {
   await writeFile(join(project, "package.json"), consumerPackageJson(tarballs, betterSqlite3.version));
   await writeFile(join(project, "tsconfig.json"), consumerTsconfig);
   await writeFile(join(project, "src", "consumer.ts"), consumerSource);
+  await writeFile(join(project, "src", "enqueue-in-transaction.ts"), transactionalConsumerSource);
   // The registry serves only koa, zod, got & co.; the @plant-store packages come from the tarballs.
   // Install scripts are skipped: better-sqlite3's would compile it from source for a minute where no
   // prebuilt binary can be downloaded. The workspace's binary of the same version stands in for the
@@ -170,5 +177,49 @@ describe("the published packages, installed from tarballs with npm", () => {
         { plant: { id: 42, name: "Monstera deliciosa", tag: "tropical" }, webhookId: "msg_consumer_1" },
       ],
     });
+  });
+
+  describe("a team's service that queues the webhook in its own transaction", () => {
+    let postgres: TestPostgres;
+
+    beforeAll(async () => {
+      postgres = await startPostgres();
+    }, 60_000);
+
+    afterAll(async () => {
+      await postgres?.stop();
+    });
+
+    it.each([
+      ["SQLite", async () => `sqlite:${join(await mkdtemp(join(scratch, "orders-")), "orders.db")}`],
+      ["PostgreSQL", async () => postgres.createDatabase()],
+    ])(
+      "on %s: the receiver sees exactly the committed message, never the rolled-back one",
+      async (_name, target) => {
+        const receiver = await startTestReceiver();
+        const secret = generateWebhookSecret();
+        try {
+          const { stdout } = await run(
+            process.execPath,
+            [
+              join(project, "dist", "enqueue-in-transaction.js"),
+              await target(),
+              `${receiver.url}/plant/webhook`,
+              secret,
+            ],
+            { cwd: project, timeout: 60_000 },
+          );
+          const result = JSON.parse(stdout) as { queued: string[]; deliveries: Array<[string, string]> };
+          expect(result.queued).toHaveLength(1);
+          expect(result.deliveries).toStrictEqual([[result.queued[0], "delivered"]]);
+          expect(receiver.requests.map((request) => request.headers["webhook-id"])).toStrictEqual(
+            result.queued,
+          );
+          expect(JSON.parse(receiver.requests[0]?.body ?? "null")).toMatchObject({ name: "Committed" });
+        } finally {
+          await receiver.close();
+        }
+      },
+    );
   });
 });
