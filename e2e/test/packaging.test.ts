@@ -35,6 +35,8 @@ const receiverCode: Record<TestVectorVerdict, string> = {
 
 let scratch: string;
 let project: string;
+/** A throwaway PostgreSQL for the README's PostgreSQL example and the transactional consumer. */
+let postgres: TestPostgres;
 /** The TypeScript and JavaScript examples of the READMEs, as shipped in the tarballs. */
 const readmeExamples: Array<{ file: string; source: string }> = [];
 const packagesWithRunnableReadmes = [
@@ -47,6 +49,7 @@ const packagesWithRunnableReadmes = [
 const betterSqlite3Dir = dirname(createRequire(import.meta.url).resolve("better-sqlite3/package.json"));
 
 beforeAll(async () => {
+  postgres = await startPostgres();
   scratch = await mkdtemp(join(tmpdir(), "plant-store-packaging-"));
   expect(scratch.startsWith(workspaceRoot)).toBe(false);
   const tarballs = await packPublishedPackages(scratch);
@@ -83,6 +86,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
+  await postgres?.stop();
   await rm(scratch, { recursive: true, force: true });
 });
 
@@ -128,7 +132,12 @@ describe("the published packages, installed from tarballs with npm", () => {
         file: join(project, "dist", `${file}.js`),
         source,
         cwd,
-        env: { ...process.env, PLANT_TOKEN: token, PLANT_SECRET: secret },
+        env: {
+          ...process.env,
+          PLANT_TOKEN: token,
+          PLANT_SECRET: secret,
+          DATABASE_URL: await postgres.createDatabase(),
+        },
         request: async (port) => {
           const body = JSON.stringify({ id: 7, name: "Ficus lyrata" });
           const client = createDeliveryClient();
@@ -180,16 +189,6 @@ describe("the published packages, installed from tarballs with npm", () => {
   });
 
   describe("a team's service that queues the webhook in its own transaction", () => {
-    let postgres: TestPostgres;
-
-    beforeAll(async () => {
-      postgres = await startPostgres();
-    }, 60_000);
-
-    afterAll(async () => {
-      await postgres?.stop();
-    });
-
     it.each([
       ["SQLite", async () => `sqlite:${join(await mkdtemp(join(scratch, "orders-")), "orders.db")}`],
       ["PostgreSQL", async () => postgres.createDatabase()],
