@@ -13,6 +13,7 @@ import {
 import { EndpointNotFoundError } from "./outbox-errors.js";
 import {
   type AttemptRow,
+  attemptValues,
   type DeliveryRow,
   type EndpointRow,
   type MessageRow,
@@ -22,6 +23,7 @@ import {
   toEndpoint,
   toEndpointState,
   toMessage,
+  toRecordedAttempt,
 } from "./outbox-rows.js";
 import { POSTGRES_LEGACY_MIGRATION, POSTGRES_SCHEMA, POSTGRES_SCHEMA_OBJECTS } from "./postgres-schema.js";
 import { prepareMessage } from "./prepare-message.js";
@@ -233,21 +235,10 @@ export async function createPostgresOutbox(
         [endpointId, failingSince, lastFailureAt, disabledReason ?? null],
       );
     }
-    const { attempt } = input;
     await client.query(
       `INSERT INTO webhook_attempts (delivery_id, attempt, worker_id, started_at, duration_ms, status, error, response_body, outcome)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [
-        input.deliveryId,
-        decision.attemptNumber,
-        input.workerId,
-        attempt.startedAt.getTime(),
-        attempt.durationMs,
-        attempt.status,
-        attempt.error,
-        attempt.responseBody,
-        decision.outcome,
-      ],
+      [...attemptValues(input, decision)],
     );
     const change = decision.delivery;
     if (change.kind === "finished")
@@ -269,9 +260,7 @@ export async function createPostgresOutbox(
       await client.query("UPDATE webhook_deliveries SET attempt_count = attempt_count + 1 WHERE id = $1", [
         input.deliveryId,
       ]);
-    const recorded: RecordedAttempt = { held: decision.held, outcome: decision.outcome };
-    if (decision.disabledEndpoint !== undefined) recorded.disabledEndpoint = decision.disabledEndpoint;
-    return recorded;
+    return toRecordedAttempt(decision);
   }
 
   return {

@@ -13,6 +13,7 @@ import { OutboxBusyError } from "./outbox-busy-error.js";
 import { EndpointNotFoundError } from "./outbox-errors.js";
 import {
   type AttemptRow,
+  attemptValues,
   type DeliveryRow,
   type EndpointRow,
   type MessageRow,
@@ -22,6 +23,7 @@ import {
   toEndpoint,
   toEndpointState,
   toMessage,
+  toRecordedAttempt,
 } from "./outbox-rows.js";
 import { type PreparedMessage, prepareMessage } from "./prepare-message.js";
 import { SQLITE_LEGACY_MIGRATION, SQLITE_SCHEMA } from "./sqlite-schema.js";
@@ -280,18 +282,7 @@ export function createSqliteOutbox(
         lastFailureAt: decision.endpoint.lastFailureAt,
         reason: decision.endpoint.disabledReason ?? null,
       });
-    const { attempt } = input;
-    insertAttempt.run(
-      input.deliveryId,
-      decision.attemptNumber,
-      input.workerId,
-      attempt.startedAt.getTime(),
-      attempt.durationMs,
-      attempt.status,
-      attempt.error,
-      attempt.responseBody,
-      decision.outcome,
-    );
+    insertAttempt.run(...attemptValues(input, decision));
     const change = decision.delivery;
     if (change.kind === "finished")
       finishDelivery.run(
@@ -303,9 +294,7 @@ export function createSqliteOutbox(
         input.deliveryId,
       );
     else countLateAttempt.run(input.deliveryId);
-    const recorded: RecordedAttempt = { held: decision.held, outcome: decision.outcome };
-    if (decision.disabledEndpoint !== undefined) recorded.disabledEndpoint = decision.disabledEndpoint;
-    return recorded;
+    return toRecordedAttempt(decision);
   });
 
   const recordAttempts = db.transaction((inputs: readonly RecordAttemptInput[]) =>

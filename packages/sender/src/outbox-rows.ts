@@ -1,4 +1,4 @@
-import type { DeliveryState, EndpointState } from "./decide-attempt.js";
+import type { AttemptDecision, DeliveryState, EndpointState } from "./decide-attempt.js";
 import type {
   AttemptOutcome,
   AttemptRecord,
@@ -7,6 +7,8 @@ import type {
   Endpoint,
   EndpointStatus,
   MessageRecord,
+  RecordAttemptInput,
+  RecordedAttempt,
 } from "./outbox.js";
 
 // Rows as both stores return them (PostgreSQL BIGINT arrives as a string, hence Number()).
@@ -143,4 +145,27 @@ export function toEndpointState(
     failingSince: nullableNumber(row.failing_since),
     lastFailureAt: nullableNumber(row.last_failure_at),
   };
+}
+
+/** The values of an attempt row, in the column order both stores insert. */
+export function attemptValues(input: RecordAttemptInput, decision: AttemptDecision) {
+  const { attempt } = input;
+  return [
+    input.deliveryId,
+    decision.attemptNumber,
+    input.workerId,
+    attempt.startedAt.getTime(),
+    attempt.durationMs,
+    attempt.status,
+    attempt.error,
+    attempt.responseBody,
+    decision.outcome,
+  ] as const;
+}
+
+/** What `recordAttempt` answers for a decision. */
+export function toRecordedAttempt(decision: AttemptDecision): RecordedAttempt {
+  const recorded: RecordedAttempt = { held: decision.held, outcome: decision.outcome };
+  if (decision.disabledEndpoint !== undefined) recorded.disabledEndpoint = decision.disabledEndpoint;
+  return recorded;
 }
