@@ -7,9 +7,9 @@ import { plantsCommand } from "./commands/plants-command.js";
 import { resolveJsonFlag } from "./commands/resolve-json-flag.js";
 import { serveCommand } from "./commands/serve-command.js";
 import { NotFoundError } from "./commands/with-store.js";
+import { ConfigError } from "./config-error.js";
 import { IdempotencyConflictError } from "./idempotency-conflict-error.js";
 import { InvalidPlantError } from "./invalid-plant-error.js";
-import { ConfigError } from "./config-error.js";
 
 const program = new Command("plant-store")
   .description("The Plant Store: adds plants and delivers New Plant webhooks to subscribed receivers")

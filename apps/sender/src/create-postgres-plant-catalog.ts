@@ -27,7 +27,10 @@ async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => 
 }
 
 /** Plants in the outbox's PostgreSQL database: the plant and its message commit in one transaction. */
-export async function createPostgresPlantCatalog(pool: pg.Pool, outbox: PostgresOutbox): Promise<PlantCatalog> {
+export async function createPostgresPlantCatalog(
+  pool: pg.Pool,
+  outbox: PostgresOutbox,
+): Promise<PlantCatalog> {
   await inTransaction(pool, async (client) => {
     // A complete schema is only looked at: DDL, even IF NOT EXISTS, takes locks a running store would wait on.
     const legacyPlants = () =>
@@ -50,7 +53,9 @@ export async function createPostgresPlantCatalog(pool: pg.Pool, outbox: Postgres
     const hash = requestHash({ name, tag });
     return inTransaction(pool, async (client) => {
       if (key !== undefined) {
-        const seen = await client.query<PlantRow>("SELECT * FROM store_plants WHERE idempotency_key = $1", [key]);
+        const seen = await client.query<PlantRow>("SELECT * FROM store_plants WHERE idempotency_key = $1", [
+          key,
+        ]);
         if (seen.rows[0]) return replayOf(seen.rows[0], hash);
       }
       const webhookId = newWebhookId();
@@ -64,10 +69,10 @@ export async function createPostgresPlantCatalog(pool: pg.Pool, outbox: Postgres
         { payload: newPlantPayload({ id, name, tag }), webhookId },
         { client },
       );
-      const row = await client.query<PlantRow>("UPDATE store_plants SET queued = $1 WHERE id = $2 RETURNING *", [
-        deliveries,
-        id,
-      ]);
+      const row = await client.query<PlantRow>(
+        "UPDATE store_plants SET queued = $1 WHERE id = $2 RETURNING *",
+        [deliveries, id],
+      );
       return { plant: toStoredPlant(row.rows[0] as PlantRow), queued: deliveries, replayed: false };
     });
   }
@@ -85,9 +90,9 @@ export async function createPostgresPlantCatalog(pool: pg.Pool, outbox: Postgres
       }
     },
     async list(limit) {
-      return (await pool.query<PlantRow>("SELECT * FROM store_plants ORDER BY id DESC LIMIT $1", [limit])).rows.map(
-        toStoredPlant,
-      );
+      return (
+        await pool.query<PlantRow>("SELECT * FROM store_plants ORDER BY id DESC LIMIT $1", [limit])
+      ).rows.map(toStoredPlant);
     },
     async plantIdsByWebhookId(webhookIds) {
       const rows = await pool.query<{ id: string; webhook_id: string }>(

@@ -16,26 +16,44 @@ export function createSqlitePlantCatalog(outbox: SqliteOutbox): PlantCatalog {
   }).immediate();
 
   const byKey = db.prepare<[string], PlantRow>("SELECT * FROM store_plants WHERE idempotency_key = ?");
-  const insert = db.prepare<[string, string | null, string, string | null, string | null, number], { id: number }>(
+  const insert = db.prepare<
+    [string, string | null, string, string | null, string | null, number],
+    { id: number }
+  >(
     `INSERT INTO store_plants (name, tag, webhook_id, idempotency_key, request_hash, created_at)
      VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
   );
-  const setQueued = db.prepare<[number, number], PlantRow>("UPDATE store_plants SET queued = ? WHERE id = ? RETURNING *");
+  const setQueued = db.prepare<[number, number], PlantRow>(
+    "UPDATE store_plants SET queued = ? WHERE id = ? RETURNING *",
+  );
 
-  const add = db.transaction((name: string, tag: string | undefined, key: string | undefined): AddPlantResult => {
-    const hash = requestHash({ name, tag });
-    if (key !== undefined) {
-      const seen = byKey.get(key);
-      if (seen) return replayOf(seen, hash);
-    }
-    const webhookId = newWebhookId();
-    const { id } = insert.get(name, tag ?? null, webhookId, key ?? null, key === undefined ? null : hash, Date.now()) as {
-      id: number;
-    };
-    // Throws for a payload the contract refuses, rolling the plant back with it.
-    const { deliveries } = outbox.enqueueSync({ payload: newPlantPayload({ id, name, tag }), webhookId });
-    return { plant: toStoredPlant(setQueued.get(deliveries, id) as PlantRow), queued: deliveries, replayed: false };
-  });
+  const add = db.transaction(
+    (name: string, tag: string | undefined, key: string | undefined): AddPlantResult => {
+      const hash = requestHash({ name, tag });
+      if (key !== undefined) {
+        const seen = byKey.get(key);
+        if (seen) return replayOf(seen, hash);
+      }
+      const webhookId = newWebhookId();
+      const { id } = insert.get(
+        name,
+        tag ?? null,
+        webhookId,
+        key ?? null,
+        key === undefined ? null : hash,
+        Date.now(),
+      ) as {
+        id: number;
+      };
+      // Throws for a payload the contract refuses, rolling the plant back with it.
+      const { deliveries } = outbox.enqueueSync({ payload: newPlantPayload({ id, name, tag }), webhookId });
+      return {
+        plant: toStoredPlant(setQueued.get(deliveries, id) as PlantRow),
+        queued: deliveries,
+        replayed: false,
+      };
+    },
+  );
 
   return {
     async add(input, idempotencyKey) {

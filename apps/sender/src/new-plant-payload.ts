@@ -7,10 +7,15 @@ import { InvalidPlantError } from "./invalid-plant-error.js";
  * the queue sends whatever JSON it is given, so this is the last point where a plant that receivers would
  * refuse (and the store would retry for days) can be turned away.
  */
-export function newPlantPayload(plant: { id: number; name: string; tag?: string | null | undefined }): NewPlant {
-  const payload = plant.tag === undefined || plant.tag === null
-    ? { id: plant.id, name: plant.name }
-    : { id: plant.id, name: plant.name, tag: plant.tag };
+export function newPlantPayload(plant: {
+  id: number;
+  name: string;
+  tag?: string | null | undefined;
+}): NewPlant {
+  const payload =
+    plant.tag === undefined || plant.tag === null
+      ? { id: plant.id, name: plant.name }
+      : { id: plant.id, name: plant.name, tag: plant.tag };
   const parsed = NewPlantSchema.safeParse(payload);
   if (!parsed.success) throw new InvalidPlantError(formatZodError("Invalid plant", parsed.error));
   return payload;

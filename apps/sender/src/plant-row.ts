@@ -29,4 +29,3 @@ export function replayOf(row: PlantRow, hash: string): AddPlantResult {
     throw new IdempotencyConflictError("This Idempotency-Key was already used with a different plant");
   return { plant: toStoredPlant(row), queued: Number(row.queued), replayed: true };
 }
-

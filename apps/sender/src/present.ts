@@ -59,6 +59,8 @@ export function presentAttempt(attempt: AttemptRecord) {
 
 /** Deliveries as shown, each with its plant: the queue knows webhook ids, the catalog knows plants. */
 export async function presentDeliveries(plants: PlantCatalog, deliveries: readonly DeliveryRecord[]) {
-  const ids = await plants.plantIdsByWebhookId([...new Set(deliveries.map((delivery) => delivery.webhookId))]);
+  const ids = await plants.plantIdsByWebhookId([
+    ...new Set(deliveries.map((delivery) => delivery.webhookId)),
+  ]);
   return deliveries.map((delivery) => presentDelivery(delivery, ids.get(delivery.webhookId) ?? null));
 }

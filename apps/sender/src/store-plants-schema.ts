@@ -3,7 +3,9 @@
  * store can share a database with other applications (the receiver app keeps its own `plants`).
  * Times are Unix milliseconds. Idempotent; written for both SQLite and PostgreSQL.
  */
-export function storePlantsSchema(idType: "INTEGER PRIMARY KEY AUTOINCREMENT" | "BIGSERIAL PRIMARY KEY"): string {
+export function storePlantsSchema(
+  idType: "INTEGER PRIMARY KEY AUTOINCREMENT" | "BIGSERIAL PRIMARY KEY",
+): string {
   const int = idType.startsWith("BIGSERIAL") ? "BIGINT" : "INTEGER";
   return `
 CREATE TABLE IF NOT EXISTS store_plants (

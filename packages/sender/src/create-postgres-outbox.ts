@@ -1,6 +1,6 @@
 import { EventEmitter } from "node:events";
 import pg from "pg";
-import { decideAttempt } from "./decide-attempt.js";
+import { decideAttempts } from "./decide-attempts.js";
 import {
   type ClaimedDelivery,
   type EnqueueResult,
@@ -42,6 +42,11 @@ const UNIQUE_VIOLATION = "23505";
  * leases early and attempt a delivery another worker is still sending.
  */
 const NOW_MS = "(extract(epoch FROM statement_timestamp()) * 1000)::bigint";
+
+/** Rows to the column arrays `unnest` takes: one array per column. */
+function columns(rows: ReadonlyArray<ReadonlyArray<unknown>>, width: number): unknown[][] {
+  return Array.from({ length: width }, (_, column) => rows.map((row) => row[column]));
+}
 
 type Transaction = <T>(work: (client: pg.PoolClient) => Promise<T>) => Promise<T>;
 
@@ -191,76 +196,119 @@ export async function createPostgresOutbox(
     )
     SELECT (SELECT id FROM m) AS id, (SELECT count(*) FROM d)::int AS deliveries, (SELECT count(*) FROM n) AS notified`;
 
-  async function recordOne(client: pg.PoolClient, input: RecordAttemptInput): Promise<RecordedAttempt> {
+  /**
+   * Records a batch of attempts in one transaction with a fixed number of statements, whatever its size:
+   * the rows are read under their locks (deliveries, then the endpoints of failed attempts, each in id
+   * order, so two workers' batches cannot deadlock on each other), `decideAttempts` decides, and each row
+   * is written once.
+   */
+  async function recordBatch(client: pg.PoolClient, inputs: readonly RecordAttemptInput[]) {
     // Read before the statement starts, so a retry's delay is counted from no earlier than the worker's
     // own now: the retry lands on the database clock, never before the worker decided it should.
     const callerNow = Date.now();
-    const row = (
+    const ids = [...new Set(inputs.map((input) => input.deliveryId))].sort((a, b) => a - b);
+    const rows = (
       await client.query<DeliveryRow & { now_ms: string }>(
-        `SELECT *, ${NOW_MS} AS now_ms FROM webhook_deliveries WHERE id = $1 FOR UPDATE`,
-        [input.deliveryId],
+        `SELECT *, ${NOW_MS} AS now_ms FROM webhook_deliveries WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE`,
+        [ids],
       )
-    ).rows[0];
-    if (!row) return { held: false, outcome: input.outcome };
-    const endpointId = Number(row.endpoint_id);
-    // A failure reads the endpoint under its lock: a success recorded by another worker since this
-    // delivery was claimed has cleared failing_since. A success only needs a guarded write.
-    const endpointRow = input.endpointSucceeded
-      ? undefined
-      : (
-          await client.query<EndpointRow>("SELECT * FROM webhook_endpoints WHERE id = $1 FOR UPDATE", [
-            endpointId,
-          ])
-        ).rows[0];
-    const decision = decideAttempt(
-      input,
-      toDeliveryState(row),
-      endpointRow ? toEndpointState(endpointRow) : undefined,
-      { storeNow: Number(row.now_ms), callerNow },
+    ).rows;
+    const storeNow = Number(rows[0]?.now_ms ?? callerNow);
+    const deliveries = new Map(
+      rows.map((row) => [Number(row.id), { ...toDeliveryState(row), endpointId: Number(row.endpoint_id) }]),
     );
-    if (decision.endpoint?.kind === "succeeded") {
+    // A failure reads its endpoint under the lock: a success recorded by another worker since the
+    // delivery was claimed has cleared failing_since. Successes alone only need a guarded write.
+    const failing = [
+      ...new Set(
+        inputs
+          .filter((input) => !input.endpointSucceeded)
+          .map((input) => deliveries.get(input.deliveryId)?.endpointId)
+          .filter((id): id is number => id !== undefined),
+      ),
+    ].sort((a, b) => a - b);
+    const endpoints = new Map(
+      failing.length === 0
+        ? []
+        : (
+            await client.query<EndpointRow>(
+              "SELECT * FROM webhook_endpoints WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE",
+              [failing],
+            )
+          ).rows.map((row) => [
+            Number(row.id),
+            { ...toEndpointState(row), disabledReason: row.disabled_reason },
+          ]),
+    );
+    const batch = decideAttempts(inputs, deliveries, endpoints, { storeNow, callerNow });
+    const attempts = inputs.flatMap((input, index) => {
+      const decision = batch.decisions[index];
+      return decision ? [attemptValues(input, decision)] : [];
+    });
+    if (attempts.length > 0)
+      await client.query(
+        `INSERT INTO webhook_attempts (delivery_id, attempt, worker_id, started_at, duration_ms, status, error, response_body, outcome)
+         SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::bigint[], $5::int[], $6::int[], $7::text[], $8::text[], $9::text[])`,
+        columns(attempts, 9),
+      );
+    const writes = [...batch.deliveries];
+    if (writes.length > 0)
+      await client.query(
+        `UPDATE webhook_deliveries d SET
+           attempt_count = d.attempt_count + u.attempts, round_attempts = d.round_attempts + u.rounds,
+           status = COALESCE(u.status, d.status), next_attempt_at = COALESCE(u.next_attempt_at, d.next_attempt_at),
+           last_status = CASE WHEN u.finished THEN u.last_status ELSE d.last_status END,
+           last_error = CASE WHEN u.finished THEN u.last_error ELSE d.last_error END,
+           lease_owner = CASE WHEN u.finished THEN NULL ELSE d.lease_owner END,
+           lease_until = CASE WHEN u.finished THEN NULL ELSE d.lease_until END,
+           updated_at = COALESCE(u.updated_at, d.updated_at)
+         FROM unnest($1::bigint[], $2::int[], $3::int[], $4::boolean[], $5::text[], $6::bigint[], $7::int[], $8::text[], $9::bigint[])
+           AS u(id, attempts, rounds, finished, status, next_attempt_at, last_status, last_error, updated_at)
+         WHERE d.id = u.id`,
+        columns(
+          writes.map(([id, write]) => [
+            id,
+            write.attempts,
+            write.rounds,
+            write.finished !== undefined,
+            write.finished?.status ?? null,
+            write.finished?.nextAttemptAt ?? null,
+            write.finished?.lastStatus ?? null,
+            write.finished?.lastError ?? null,
+            write.finished?.updatedAt ?? null,
+          ]),
+          9,
+        ),
+      );
+    const cleared = [...batch.endpoints].filter(([, write]) => write.kind === "clear").map(([id]) => id);
+    if (cleared.length > 0)
       // Guarded: every worker's attempt touches one endpoint row, and an unconditional update would
       // serialise them all on its row lock for nothing.
       await client.query(
-        "UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL",
-        [endpointId],
+        `UPDATE webhook_endpoints SET failing_since = NULL WHERE id IN (
+           SELECT id FROM webhook_endpoints WHERE id = ANY($1::bigint[]) AND failing_since IS NOT NULL
+           ORDER BY id FOR UPDATE)`,
+        [cleared.sort((a, b) => a - b)],
       );
-    } else if (decision.endpoint?.kind === "failed") {
-      const { failingSince, lastFailureAt, disabledReason } = decision.endpoint;
-      await client.query(
-        `UPDATE webhook_endpoints SET failing_since = $2, last_failure_at = $3,
-           status = CASE WHEN $4::text IS NULL THEN status ELSE 'disabled' END,
-           disabled_reason = COALESCE($4::text, disabled_reason)
-         WHERE id = $1`,
-        [endpointId, failingSince, lastFailureAt, disabledReason ?? null],
-      );
-    }
-    await client.query(
-      `INSERT INTO webhook_attempts (delivery_id, attempt, worker_id, started_at, duration_ms, status, error, response_body, outcome)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [...attemptValues(input, decision)],
+    const set = [...batch.endpoints].flatMap(([id, write]) =>
+      write.kind === "set"
+        ? [[id, write.status, write.disabledReason, write.failingSince, write.lastFailureAt]]
+        : [],
     );
-    const change = decision.delivery;
-    if (change.kind === "finished")
+    if (set.length > 0)
       await client.query(
-        `UPDATE webhook_deliveries SET status = $1, attempt_count = attempt_count + 1,
-           round_attempts = round_attempts + 1, next_attempt_at = $2, last_status = $3, last_error = $4,
-           lease_owner = NULL, lease_until = NULL, updated_at = $5
-         WHERE id = $6`,
-        [
-          change.status,
-          change.nextAttemptAt,
-          change.lastStatus,
-          change.lastError,
-          change.updatedAt,
-          input.deliveryId,
-        ],
+        `UPDATE webhook_endpoints e SET status = u.status, disabled_reason = u.disabled_reason,
+           failing_since = u.failing_since, last_failure_at = u.last_failure_at
+         FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::bigint[])
+           AS u(id, status, disabled_reason, failing_since, last_failure_at)
+         WHERE e.id = u.id`,
+        columns(set, 5),
       );
-    else
-      await client.query("UPDATE webhook_deliveries SET attempt_count = attempt_count + 1 WHERE id = $1", [
-        input.deliveryId,
-      ]);
-    return toRecordedAttempt(decision);
+    return batch.decisions.map((decision, index) =>
+      decision
+        ? toRecordedAttempt(decision)
+        : { held: false, outcome: (inputs[index] as RecordAttemptInput).outcome },
+    );
   }
 
   return {
@@ -405,18 +453,12 @@ export async function createPostgresOutbox(
       return result.sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || a.id - b.id);
     },
     async recordAttempt(input) {
-      return tx((client) => recordOne(client, input));
+      const [recorded] = await tx((client) => recordBatch(client, [input]));
+      return recorded as RecordedAttempt;
     },
     async recordAttempts(inputs) {
-      // Rows are locked in delivery order, so two workers' batches cannot deadlock on each other.
-      const order = inputs
-        .map((input, index) => ({ input, index }))
-        .sort((a, b) => a.input.deliveryId - b.input.deliveryId);
-      return tx(async (client) => {
-        const results: RecordedAttempt[] = new Array(inputs.length);
-        for (const { input, index } of order) results[index] = await recordOne(client, input);
-        return results;
-      });
+      if (inputs.length === 0) return [];
+      return tx((client) => recordBatch(client, inputs));
     },
     async release(deliveryId, workerId) {
       await pool.query(

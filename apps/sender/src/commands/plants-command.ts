@@ -21,26 +21,31 @@ export function plantsCommand(): Command {
     )
     .addOption(dbOption())
     .addOption(jsonOption())
-    .action(async (opts: { name: string; tag?: string; idempotencyKey?: string; db: string; json?: boolean }) => {
-      const input = parseConfig(
-        AddPlantInputSchema,
-        opts.tag === undefined ? { name: opts.name } : { name: opts.name, tag: opts.tag },
-      );
-      // Keyed like the flag, so a problem names --idempotency-key (PLANT_STORE_IDEMPOTENCY_KEY).
-      const { idempotencyKey } = parseConfig(z.object({ idempotencyKey: IdempotencyKeySchema.optional() }), {
-        idempotencyKey: opts.idempotencyKey,
-      });
-      await withStore(opts.db, async ({ plants }) => {
-        const { plant, queued, replayed } = await plants.add(input, idempotencyKey);
-        print(
-          opts.json,
-          { plant: presentPlant(plant), queued },
-          replayed
-            ? `Plant #${plant.id} ${plant.name} was already added with this idempotency key (${plant.webhookId}); nothing new queued`
-            : `Added plant #${plant.id} ${plant.name} (${plant.webhookId}); ${queued} deliveries queued`,
+    .action(
+      async (opts: { name: string; tag?: string; idempotencyKey?: string; db: string; json?: boolean }) => {
+        const input = parseConfig(
+          AddPlantInputSchema,
+          opts.tag === undefined ? { name: opts.name } : { name: opts.name, tag: opts.tag },
         );
-      });
-    });
+        // Keyed like the flag, so a problem names --idempotency-key (PLANT_STORE_IDEMPOTENCY_KEY).
+        const { idempotencyKey } = parseConfig(
+          z.object({ idempotencyKey: IdempotencyKeySchema.optional() }),
+          {
+            idempotencyKey: opts.idempotencyKey,
+          },
+        );
+        await withStore(opts.db, async ({ plants }) => {
+          const { plant, queued, replayed } = await plants.add(input, idempotencyKey);
+          print(
+            opts.json,
+            { plant: presentPlant(plant), queued },
+            replayed
+              ? `Plant #${plant.id} ${plant.name} was already added with this idempotency key (${plant.webhookId}); nothing new queued`
+              : `Added plant #${plant.id} ${plant.name} (${plant.webhookId}); ${queued} deliveries queued`,
+          );
+        });
+      },
+    );
   plants
     .command("list")
     .description("List plants, newest first")
