@@ -94,13 +94,16 @@ describe("createDeliveryLedger", () => {
     const ledger = createDeliveryLedger();
     expect(ledger.receiverLine(handled("msg_9"))).toBeUndefined();
     ledger.storeLine(attempt(9, "msg_9", "retrying"));
-    expect(ledger.receiverLine(handled("msg_9"))?.id).toBe(9);
+    // The store names the webhook id (its message, not the plant); the plant's id comes from the receiver.
+    expect(ledger.receiverLine(handled("msg_9"))).toMatchObject({ webhookId: "msg_9", attempts: 1 });
+    ledger.receiverLine(stored(9, "msg_9"));
+    expect(ledger.plants.get("msg_9")?.id).toBe(9);
   });
 
   it("reports attempts that did not deliver with their outcome", () => {
     const ledger = createDeliveryLedger();
     expect(ledger.storeLine(attempt(4, "msg_4", "retrying"))).toMatchObject({
-      plant: { id: 4, lastStatus: 500 },
+      plant: { webhookId: "msg_4", lastStatus: 500 },
       notDelivered: "retrying",
     });
     expect(ledger.storeLine({ msg: "listening", url: "http://127.0.0.1:1" })).toBeUndefined();

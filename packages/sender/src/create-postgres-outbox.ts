@@ -3,6 +3,7 @@ import pg from "pg";
 import { decideAttempts } from "./decide-attempts.js";
 import {
   type ClaimedDelivery,
+  type Endpoint,
   type EnqueueResult,
   type MessageInput,
   OUTBOX_NOTIFY_CHANNEL,
@@ -42,6 +43,19 @@ const UNIQUE_VIOLATION = "23505";
  * leases early and attempt a delivery another worker is still sending.
  */
 const NOW_MS = "(extract(epoch FROM statement_timestamp()) * 1000)::bigint";
+
+/** The message and endpoint columns a claim returns beside each delivery row. */
+interface ClaimedColumns {
+  m_payload: string;
+  e_url: string;
+  e_token: string;
+  e_secrets: string;
+  e_status: string;
+  e_disabled_reason: string | null;
+  e_failing_since: string | null;
+  e_last_failure_at: string | null;
+  e_created_at: string;
+}
 
 /** Rows to the column arrays `unnest` takes: one array per column. */
 function columns(rows: ReadonlyArray<ReadonlyArray<unknown>>, width: number): unknown[][] {
@@ -404,7 +418,8 @@ export async function createPostgresOutbox(
       // Candidates are picked without locks by walking the (endpoint_id, status, next_attempt_at)
       // index per active endpoint, so the cost follows what is claimed, not the backlog; the locking
       // SELECT re-checks each row as it stands after any concurrent claim committed.
-      const claimed = await pool.query<DeliveryRow>(
+      // One statement: the lease, and what each attempt needs (the payload, the endpoint) joined in.
+      const claimed = await pool.query<DeliveryRow & ClaimedColumns>(
         `WITH candidates AS (
            SELECT due.id FROM webhook_endpoints e CROSS JOIN LATERAL (
              SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
@@ -421,35 +436,39 @@ export async function createPostgresOutbox(
            FOR UPDATE SKIP LOCKED
          )
          UPDATE webhook_deliveries d SET lease_owner = $4, lease_until = ${NOW_MS} + $5
-         FROM locked WHERE d.id = locked.id RETURNING d.*`,
+         FROM locked, webhook_messages m, webhook_endpoints e
+         WHERE d.id = locked.id AND m.id = d.message_id AND e.id = d.endpoint_id
+         RETURNING d.*, m.payload AS m_payload, e.url AS e_url, e.token AS e_token, e.secrets AS e_secrets,
+           e.status AS e_status, e.disabled_reason AS e_disabled_reason, e.failing_since AS e_failing_since,
+           e.last_failure_at AS e_last_failure_at, e.created_at AS e_created_at`,
         [excluded, perEndpoint, limit, workerId, leaseMs],
       );
-      if (claimed.rows.length === 0) return [];
-      const messageIds = claimed.rows.map((row) => Number(row.message_id));
-      const endpointIds = claimed.rows.map((row) => Number(row.endpoint_id));
-      const payloads = new Map(
-        (
-          await pool.query<{ id: string; payload: string }>(
-            "SELECT id, payload FROM webhook_messages WHERE id = ANY($1::bigint[])",
-            [messageIds],
-          )
-        ).rows.map((row) => [Number(row.id), row.payload]),
-      );
-      const endpoints = new Map(
-        (
-          await pool.query<EndpointRow>("SELECT * FROM webhook_endpoints WHERE id = ANY($1::bigint[])", [
-            endpointIds,
-          ])
-        ).rows.map((row) => [Number(row.id), toEndpoint(row)]),
-      );
-      const result: ClaimedDelivery[] = [];
-      for (const row of claimed.rows) {
-        const endpoint = endpoints.get(Number(row.endpoint_id));
-        const body = payloads.get(Number(row.message_id));
-        // Removed between the claim and this read: nothing to send to.
-        if (!endpoint || body === undefined) continue;
-        result.push({ ...toDelivery(row), body, endpoint, leaseUntil: new Date(Number(row.lease_until)) });
-      }
+      // One parse of an endpoint's secrets per claim, not one per delivery.
+      const endpoints = new Map<number, Endpoint>();
+      const result: ClaimedDelivery[] = claimed.rows.map((row) => {
+        const endpointId = Number(row.endpoint_id);
+        let endpoint = endpoints.get(endpointId);
+        if (!endpoint) {
+          endpoint = toEndpoint({
+            id: endpointId,
+            url: row.e_url,
+            token: row.e_token,
+            secrets: row.e_secrets,
+            status: row.e_status,
+            disabled_reason: row.e_disabled_reason,
+            failing_since: row.e_failing_since,
+            last_failure_at: row.e_last_failure_at,
+            created_at: row.e_created_at,
+          });
+          endpoints.set(endpointId, endpoint);
+        }
+        return {
+          ...toDelivery(row),
+          body: row.m_payload,
+          endpoint,
+          leaseUntil: new Date(Number(row.lease_until)),
+        };
+      });
       return result.sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || a.id - b.id);
     },
     async recordAttempt(input) {
