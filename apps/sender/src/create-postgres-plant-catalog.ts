@@ -1,8 +1,11 @@
 import { newWebhookId } from "@plant-store/sender";
 import type { PostgresOutbox } from "@plant-store/sender/postgres";
 import type pg from "pg";
+import { createGroupCommit, type GroupOutcome } from "./create-group-commit.js";
+import { IdempotencyConflictError } from "./idempotency-conflict-error.js";
+import { InvalidPlantError } from "./invalid-plant-error.js";
 import { newPlantPayload } from "./new-plant-payload.js";
-import type { PlantCatalog } from "./plant-catalog.js";
+import type { AddPlantResult, AddRequest, PlantCatalog } from "./plant-catalog.js";
 import { type PlantRow, replayOf, toStoredPlant } from "./plant-row.js";
 import { requestHash } from "./request-hash.js";
 import { LEGACY_PLANTS_MIGRATION, storePlantsSchema } from "./store-plants-schema.js";
@@ -49,43 +52,73 @@ export async function createPostgresPlantCatalog(
     }
   });
 
-  async function addOnce(name: string, tag: string | undefined, key: string | undefined) {
+  async function addIn(client: pg.PoolClient, { name, tag, key }: AddRequest): Promise<AddPlantResult> {
     const hash = requestHash({ name, tag });
-    return inTransaction(pool, async (client) => {
-      if (key !== undefined) {
-        const seen = await client.query<PlantRow>("SELECT * FROM store_plants WHERE idempotency_key = $1", [
-          key,
-        ]);
-        if (seen.rows[0]) return replayOf(seen.rows[0], hash);
-      }
-      const webhookId = newWebhookId();
-      const inserted = await client.query<{ id: string }>(
-        `INSERT INTO store_plants (name, tag, webhook_id, idempotency_key, request_hash, created_at)
-         VALUES ($1, $2, $3, $4, $5, (extract(epoch FROM statement_timestamp()) * 1000)::bigint) RETURNING id`,
-        [name, tag ?? null, webhookId, key ?? null, key === undefined ? null : hash],
-      );
-      const id = Number(inserted.rows[0]?.id);
-      const { deliveries } = await outbox.enqueue(
-        { payload: newPlantPayload({ id, name, tag }), webhookId },
-        { client },
-      );
-      const row = await client.query<PlantRow>(
-        "UPDATE store_plants SET queued = $1 WHERE id = $2 RETURNING *",
-        [deliveries, id],
-      );
-      return { plant: toStoredPlant(row.rows[0] as PlantRow), queued: deliveries, replayed: false };
-    });
+    if (key !== undefined) {
+      const seen = await client.query<PlantRow>("SELECT * FROM store_plants WHERE idempotency_key = $1", [
+        key,
+      ]);
+      if (seen.rows[0]) return replayOf(seen.rows[0], hash);
+    }
+    const webhookId = newWebhookId();
+    const inserted = await client.query<{ id: string }>(
+      `INSERT INTO store_plants (name, tag, webhook_id, idempotency_key, request_hash, created_at)
+       VALUES ($1, $2, $3, $4, $5, (extract(epoch FROM statement_timestamp()) * 1000)::bigint) RETURNING id`,
+      [name, tag ?? null, webhookId, key ?? null, key === undefined ? null : hash],
+    );
+    const id = Number(inserted.rows[0]?.id);
+    const { deliveries } = await outbox.enqueue(
+      { payload: newPlantPayload({ id, name, tag }), webhookId },
+      { client },
+    );
+    const row = await client.query<PlantRow>(
+      "UPDATE store_plants SET queued = $1 WHERE id = $2 RETURNING *",
+      [deliveries, id],
+    );
+    return { plant: toStoredPlant(row.rows[0] as PlantRow), queued: deliveries, replayed: false };
   }
+
+  // Requests arriving while a transaction is prepared or committed share the next one: one WAL flush
+  // for all. A refusal (409, 400) happens before its plant writes anything, so it leaves the group
+  // intact; a database error rolls the whole group back, and each of its plants is then tried alone.
+  const addGrouped = createGroupCommit<AddRequest, AddPlantResult>(async (items) => {
+    const settle = async (client: pg.PoolClient, item: AddRequest): Promise<GroupOutcome<AddPlantResult>> => {
+      try {
+        return { ok: true, value: await addIn(client, item) };
+      } catch (error) {
+        if (error instanceof IdempotencyConflictError || error instanceof InvalidPlantError)
+          return { ok: false, error };
+        throw error;
+      }
+    };
+    try {
+      return await inTransaction(pool, async (client) => {
+        const outcomes: Array<GroupOutcome<AddPlantResult>> = [];
+        for (const item of items) outcomes.push(await settle(client, item));
+        return outcomes;
+      });
+    } catch (error) {
+      if (items.length === 1) return [{ ok: false, error }];
+      return Promise.all(
+        items.map((item) =>
+          inTransaction(pool, (client) => settle(client, item)).catch((alone: unknown) => ({
+            ok: false as const,
+            error: alone,
+          })),
+        ),
+      );
+    }
+  });
 
   return {
     async add(input, idempotencyKey) {
       try {
-        return await addOnce(input.name, input.tag, idempotencyKey);
+        return await addGrouped({ name: input.name, tag: input.tag, key: idempotencyKey });
       } catch (error) {
         // Two requests with one new key raced: the loser's insert waited for the winner's commit and
         // failed; looking again finds the winner's plant.
         if (idempotencyKey !== undefined && (error as { code?: unknown }).code === UNIQUE_VIOLATION)
-          return addOnce(input.name, input.tag, idempotencyKey);
+          return addGrouped({ name: input.name, tag: input.tag, key: idempotencyKey });
         throw error;
       }
     },

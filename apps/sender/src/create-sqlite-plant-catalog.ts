@@ -1,7 +1,8 @@
 import { newWebhookId } from "@plant-store/sender";
 import type { SqliteOutbox } from "@plant-store/sender/sqlite";
+import { createGroupCommit, type GroupOutcome } from "./create-group-commit.js";
 import { newPlantPayload } from "./new-plant-payload.js";
-import type { AddPlantResult, PlantCatalog } from "./plant-catalog.js";
+import type { AddPlantResult, AddRequest, PlantCatalog } from "./plant-catalog.js";
 import { type PlantRow, replayOf, toStoredPlant } from "./plant-row.js";
 import { requestHash } from "./request-hash.js";
 import { LEGACY_PLANTS_MIGRATION, storePlantsSchema } from "./store-plants-schema.js";
@@ -55,9 +56,25 @@ export function createSqlitePlantCatalog(outbox: SqliteOutbox): PlantCatalog {
     },
   );
 
+  // Requests arriving together share one transaction; each plant is a savepoint of its own, so a
+  // refused one (409, 400) leaves the others in.
+  const addGrouped = createGroupCommit<AddRequest, AddPlantResult>(async (items) =>
+    db
+      .transaction(() =>
+        items.map((item): GroupOutcome<AddPlantResult> => {
+          try {
+            return { ok: true, value: add(item.name, item.tag, item.key) };
+          } catch (error) {
+            return { ok: false, error };
+          }
+        }),
+      )
+      .immediate(),
+  );
+
   return {
     async add(input, idempotencyKey) {
-      return add.immediate(input.name, input.tag, idempotencyKey);
+      return addGrouped({ name: input.name, tag: input.tag, key: idempotencyKey });
     },
     async list(limit) {
       return db

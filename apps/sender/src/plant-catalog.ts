@@ -18,6 +18,13 @@ export interface AddPlantResult {
   replayed: boolean;
 }
 
+/** One add-plant request as a catalog queues it for its group commit. */
+export interface AddRequest {
+  name: string;
+  tag: string | undefined;
+  key: string | undefined;
+}
+
 /**
  * The store's own plants, in the store's own table beside the delivery queue's, in the same database:
  * a plant and its New Plant message are written in one transaction.

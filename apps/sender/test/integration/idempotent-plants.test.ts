@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startPostgres, type TestPostgres } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
+import pg from "pg";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdminApp } from "../../src/create-admin-app.js";
@@ -30,9 +31,11 @@ describe.each([
   let store: Store;
   let server: Server;
   let base: string;
+  let url: string;
 
   beforeAll(async () => {
-    store = await openStore(await database());
+    url = await database();
+    store = await openStore(url);
     for (const path of ["/a", "/b"])
       await store.outbox.addEndpoint({
         url: `http://127.0.0.1:9${path}`,
@@ -108,5 +111,32 @@ describe.each([
     const bad = await addPlant({ name: "Bad key" }, "k".repeat(256));
     expect(bad.status).toBe(400);
     expect(JSON.stringify(bad.body)).toContain("Idempotency-Key");
+  });
+  it("adds plants that arrive together in one transaction (group commit), a refused one leaving the others in", async () => {
+    const names = Array.from({ length: 10 }, (_, index) => `Grouped ${_name} ${index}`);
+    const outcomes = await Promise.allSettled([
+      ...names.map((name) => store.plants.add({ name })),
+      store.plants.add({ name: "Keyed" }, `group-${_name}`),
+      store.plants.add({ name: "Keyed, other body" }, `group-${_name}`),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual([...Array(11).fill("fulfilled"), "rejected"]);
+    expect((outcomes[11] as PromiseRejectedResult).reason).toMatchObject({
+      code: "ERR_IDEMPOTENCY_CONFLICT",
+    });
+    const listed = (await store.plants.list(1000)).map((plant) => plant.name);
+    for (const name of [...names, "Keyed"]) expect(listed).toContain(name);
+    expect(listed).not.toContain("Keyed, other body");
+    if (_name === "PostgreSQL") {
+      // Rows written by one transaction carry its id: one group, one commit.
+      const pool = new pg.Pool({ connectionString: url });
+      try {
+        const { rows } = await pool.query<{ transactions: number }>(
+          "SELECT count(DISTINCT xmin::text)::int AS transactions FROM store_plants WHERE name LIKE 'Grouped%' OR name = 'Keyed'",
+        );
+        expect(rows[0]?.transactions).toBe(1);
+      } finally {
+        await pool.end();
+      }
+    }
   });
 });
