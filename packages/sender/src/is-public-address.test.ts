@@ -32,7 +32,10 @@ describe("isPublicAddress", () => {
     expect(isPublicAddress(address)).toBe(false);
   });
 
-  it.each(["93.184.216.34", "8.8.8.8", "2606:4700::1111", "::ffff:8.8.8.8", "2a00:1450::1:0:1"])("accepts %s", (address) => {
-    expect(isPublicAddress(address)).toBe(true);
-  });
+  it.each(["93.184.216.34", "8.8.8.8", "2606:4700::1111", "::ffff:8.8.8.8", "2a00:1450::1:0:1"])(
+    "accepts %s",
+    (address) => {
+      expect(isPublicAddress(address)).toBe(true);
+    },
+  );
 });

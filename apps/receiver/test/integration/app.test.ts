@@ -40,9 +40,7 @@ describe("plant-receiver as a process (SQLite)", () => {
     const response = await deliver(app.url, { token, secret, id });
     expect(response.status).toBe(200);
     expect(await json(response)).toEqual({ received: true, duplicate: false });
-    const { plants } = await json<{ plants: Record<string, unknown>[] }>(
-      await fetch(`${app.url}/plants?limit=1`),
-    );
+    const { plants } = await json<{ plants: Record<string, unknown>[] }>(await app.read(`/plants?limit=1`));
     expect(plants).toEqual([
       { webhookId: id, id: 1, name: "Monstera deliciosa", tag: "tropical", receivedAt: expect.any(String) },
     ]);
@@ -62,11 +60,11 @@ describe("plant-receiver as a process (SQLite)", () => {
       expect((await deliver(app.url, { token: t as string, secret: s as string, body })).status).toBe(200);
     }
     const { plants } = await json<{ plants: { id: number; tag: unknown }[] }>(
-      await fetch(`${app.url}/plants?limit=2`),
+      await app.read(`/plants?limit=2`),
     );
     expect(plants.map((p) => p.id)).toEqual([102, 101]);
     expect(plants[0]?.tag).toBeNull();
-    expect((await fetch(`${app.url}/plants?limit=0`)).status).toBe(400);
+    expect((await app.read(`/plants?limit=0`)).status).toBe(400);
   });
 
   it("acknowledges duplicates (sequential and racing) and stores the plant once", async () => {
@@ -80,9 +78,7 @@ describe("plant-receiver as a process (SQLite)", () => {
     expect(bodies.filter((b) => !b.duplicate)).toHaveLength(1);
     const later = await deliver(app.url, { token: rotatedToken, secret: rotatedSecret, id, body });
     expect(await json(later)).toEqual({ received: true, duplicate: true });
-    const { plants } = await json<{ plants: { webhookId: string }[] }>(
-      await fetch(`${app.url}/plants?limit=100`),
-    );
+    const { plants } = await json<{ plants: { webhookId: string }[] }>(await app.read(`/plants?limit=100`));
     expect(plants.filter((p) => p.webhookId === id)).toHaveLength(1);
   });
 
@@ -129,7 +125,7 @@ describe("plant-receiver as a process (SQLite)", () => {
 
   it("serves /healthz and Prometheus metrics by outcome with a latency histogram", async () => {
     expect(await json(await fetch(`${app.url}/healthz`))).toEqual({ status: "ok" });
-    const metrics = await (await fetch(`${app.url}/metrics`)).text();
+    const metrics = await (await app.read(`/metrics`)).text();
     const count = (outcome: string, status: string) =>
       Number(
         new RegExp(
@@ -195,9 +191,7 @@ describe("plant-receiver as a process (SQLite)", () => {
       received: true,
       duplicate: true,
     });
-    const { plants } = await json<{ plants: { webhookId: string }[] }>(
-      await fetch(`${app.url}/plants?limit=1000`),
-    );
+    const { plants } = await json<{ plants: { webhookId: string }[] }>(await app.read(`/plants?limit=1000`));
     expect(plants.filter((p) => p.webhookId === id)).toHaveLength(1);
   });
 });

@@ -36,7 +36,7 @@ describe("plant-receiver on PostgreSQL", () => {
     const id = `msg_${crypto.randomUUID()}`;
     const body = JSON.stringify({ id: 9007199254740991, name: "Big id", tag: "edge" });
     expect((await deliver(a.url, { token, secret, id, body })).status).toBe(200);
-    const { plants } = (await (await fetch(`${b.url}/plants?limit=1`)).json()) as { plants: unknown[] };
+    const { plants } = (await (await b.read(`/plants?limit=1`)).json()) as { plants: unknown[] };
     expect(plants).toEqual([
       { webhookId: id, id: 9007199254740991, name: "Big id", tag: "edge", receivedAt: expect.any(String) },
     ]);
