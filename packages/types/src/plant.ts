@@ -5,6 +5,7 @@ import { z } from "zod";
  * 0x00`), nor can C strings, so a plant carrying one could be accepted and then never stored. The
  * same pattern as the spec's, so both say no to the same strings.
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what this refuses.
 const withoutNul = () => z.string().regex(/^[^\u0000]*$/, "must not contain the NUL character (U+0000)");
 
 /**
