@@ -39,7 +39,8 @@ export function createReadAccess(readTokens: readonly string[]) {
     }
     const fromQuery = ctx.path === "/" ? ctx.query[READ_TOKEN_PARAM] : undefined;
     if (typeof fromQuery === "string" && accepted(fromQuery)) {
-      ctx.cookies.set(READ_COOKIE, fromQuery, {
+      // base64url: a token may hold characters a cookie value cannot (`;`, `"`, `\`).
+      ctx.cookies.set(READ_COOKIE, Buffer.from(fromQuery).toString("base64url"), {
         httpOnly: true,
         sameSite: "lax",
         path: "/",
@@ -49,7 +50,9 @@ export function createReadAccess(readTokens: readonly string[]) {
       ctx.redirect("/");
       return;
     }
-    if (fromQuery === undefined && (accepted(bearer(ctx)) || accepted(ctx.cookies.get(READ_COOKIE)))) {
+    const cookie = ctx.cookies.get(READ_COOKIE);
+    const fromCookie = cookie === undefined ? undefined : Buffer.from(cookie, "base64url").toString();
+    if (fromQuery === undefined && (accepted(bearer(ctx)) || accepted(fromCookie))) {
       await next();
       return;
     }

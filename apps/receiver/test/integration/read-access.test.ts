@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deliver, type RunningApp, startApp } from "../fixtures/start-app.js";
 
 const token = "tok_read_access_0c4d";
-const readToken = "read_access_token_6e2a";
+// With characters a cookie value cannot hold as they are (a comma would split it into two tokens).
+const readToken = 'read;access"token"\\6e2a';
 const secret = generateWebhookSecret();
 const READ_PATHS = ["/", "/plants?limit=1000", "/events", "/metrics"];
 
@@ -35,6 +36,7 @@ describe("the read side (/, /plants, /events, /metrics) of a receiver process", 
         { authorization: `Basic ${Buffer.from(`x:${readToken}`).toString("base64")}` },
         { authorization: `Bearer ${readToken} junk` },
         { cookie: "plant_receiver_read=wrong" },
+        { cookie: `plant_receiver_read=${readToken}` },
       ]) {
         const response = await fetch(`${app.url}${path}`, { headers, redirect: "manual" });
         expect(response.status, `${path} ${JSON.stringify(headers)}`).toBe(401);
