@@ -114,7 +114,6 @@ export function createApp(
       "plant webhook rejected",
     );
     ctx.status = 400;
-    ctx.remove("Connection");
     ctx.body = { error: 400, message: slot.error.message };
     ctx.state.plantWebhook = { ...state, outcome: "rejected", code: slot.error.code };
   });
