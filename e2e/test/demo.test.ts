@@ -105,12 +105,19 @@ describe("pnpm demo", () => {
     try {
       await waitFor(() => (stdout.includes("Press Ctrl-C") ? true : undefined), 90_000);
       const receiverUrl = /receiver\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1] ?? "";
+      // The printed live-page link carries the receiver's read token.
+      const readToken = /live page: http:\S+\?read_token=(\S+)/.exec(stdout)?.[1] ?? "";
       const storeUrl = /store\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1] ?? "";
       const dataDir = /data\s+(\S+)/.exec(stdout)?.[1] ?? "";
       expect(checkedLines(stdout, 3).checks).toHaveLength(3);
       // Both apps are up after the summary, and the receiver holds the three plants.
       expect((await fetch(`${storeUrl}/healthz`)).status).toBe(200);
-      const { plants } = (await (await fetch(`${receiverUrl}/plants?limit=10`)).json()) as {
+      // The link opens the page (a redirect that sets the read cookie), and the token reads /plants.
+      const link = await fetch(`${receiverUrl}/?read_token=${readToken}`, { redirect: "manual" });
+      expect([link.status, link.headers.get("location")]).toEqual([303, "/"]);
+      expect(link.headers.get("set-cookie")).toMatch(/^plant_receiver_read=/);
+      const read = { headers: { authorization: `Bearer ${readToken}` } };
+      const { plants } = (await (await fetch(`${receiverUrl}/plants?limit=10`, read)).json()) as {
         plants: unknown[];
       };
       expect(plants).toHaveLength(3);
@@ -142,6 +149,7 @@ describe("the built apps as separate processes", () => {
   const token = randomBytes(16).toString("hex");
   const secret = generateWebhookSecret();
   const adminToken = randomBytes(16).toString("hex");
+  const readToken = randomBytes(16).toString("hex");
   let receiver: RunningApp;
   let store: RunningApp;
   const storeCli = resolveAppCli("plant-store");
@@ -153,6 +161,7 @@ describe("the built apps as separate processes", () => {
   beforeAll(async () => {
     receiver = await spawnApp("receiver", resolveAppCli("plant-receiver"), [
       ...["--port", "0", "--db", join(dir, "receiver.db"), "--token", token, "--secret", secret],
+      ...["--read-token", readToken],
       ...["--log-level", "debug"],
     ]);
     receiver.onLine((line: AppLogLine) => {
@@ -229,9 +238,10 @@ describe("the built apps as separate processes", () => {
     // /plants: count the calls themselves, per webhook id, and the receiver's metrics.
     for (const plant of added) expect(handlerCalls.get(plant.webhookId), plant.name).toBe(1);
     expect([...handlerCalls.values()].reduce((sum, count) => sum + count, 0)).toBe(added.length);
-    const metrics = await (await fetch(`${receiver.url}/metrics`)).text();
+    const read = { headers: { authorization: `Bearer ${readToken}` } };
+    const metrics = await (await fetch(`${receiver.url}/metrics`, read)).text();
     expect(parseHandledCount(metrics)).toBe(added.length);
-    const final = (await (await fetch(`${receiver.url}/plants?limit=1000`)).json()) as {
+    const final = (await (await fetch(`${receiver.url}/plants?limit=1000`, read)).json()) as {
       plants: Array<{ id: number; name: string; tag?: string }>;
     };
     expect(final.plants).toHaveLength(added.length);

@@ -278,14 +278,16 @@ export const openapi = {
           "name": {
             "type": "string",
             "minLength": 1,
-            "description": "The plant's name; never empty.",
+            "pattern": "^[^\\u0000]*$",
+            "description": "The plant's name; never empty, and never containing NUL (U+0000), which PostgreSQL and C strings cannot hold.",
             "examples": [
               "Monstera deliciosa"
             ]
           },
           "tag": {
             "type": "string",
-            "description": "An optional free-form tag.",
+            "pattern": "^[^\\u0000]*$",
+            "description": "An optional free-form tag, never containing NUL (U+0000).",
             "examples": [
               "tropical"
             ]

@@ -88,6 +88,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
   const receiverToken = token();
   const secret = generateWebhookSecret();
   const adminToken = token();
+  // The receiver's read side (live page, /plants, /metrics) needs its own token; the demo prints a
+  // link that carries it, so the live page stays one click away.
+  const readToken = token();
   const storeDb = join(dataDir, "store.db");
   const apps: RunningApp[] = [];
   const interrupted = aborted(signal).then(() => {
@@ -100,7 +103,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
     // Not raced against Ctrl-C: an app that is still starting would be left running, unstopped.
     const receiver = await spawnApp("receiver", resolveAppCli("plant-receiver"), [
       ...["--port", "0", "--host", "127.0.0.1", "--db", join(dataDir, "receiver.db")],
-      ...["--token", receiverToken, "--secret", secret],
+      ...["--token", receiverToken, "--secret", secret, "--read-token", readToken],
       // The library's per-request "plant webhook received" line is written at debug level: it is
       // how the demo counts handler calls per webhook id.
       ...["--log-level", "debug"],
@@ -115,7 +118,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
     if (signal?.aborted) throw new DemoInterruptedError("Interrupted while starting the apps");
 
     write("Plant Store demo\n");
-    write(`  receiver  ${receiver.url}   live page: ${receiver.url}/\n`);
+    const livePageUrl = `${receiver.url}/?read_token=${readToken}`;
+    write(`  receiver  ${receiver.url}   live page: ${livePageUrl}\n`);
     write(`  store     ${store.url}   (admin API; metrics at ${store.url}/metrics)\n`);
     write(`  data      ${dataDir}\n`);
 
@@ -199,7 +203,11 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
 
     // The receiver's own tally of handler calls (its metrics), beside the per-webhook-id count from
     // its log lines: a second handler call for any plant changes both.
-    const metrics = await unlessInterrupted(fetch(`${receiver.url}/metrics`).then((r) => r.text()));
+    const metrics = await unlessInterrupted(
+      fetch(`${receiver.url}/metrics`, { headers: { authorization: `Bearer ${readToken}` } }).then((r) =>
+        r.text(),
+      ),
+    );
     const handlerCalls = parseHandledCount(metrics);
     const verdict = ledger.verdict(handlerCalls);
     const plants = [...ledger.plants.values()];
@@ -229,7 +237,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
     );
 
     if (options.keep) {
-      write(`\nBoth apps keep running. Open ${receiver.url}/ and add more plants with:\n`);
+      write(`\nBoth apps keep running. Open ${livePageUrl} and add more plants with:\n`);
       write(`  pnpm sender plants add --name "Aloe vera" --tag succulent --db ${storeDb}\n`);
       write(
         ownsDataDir

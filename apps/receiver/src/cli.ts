@@ -7,9 +7,11 @@ import { createLogger } from "./create-logger.js";
 import { createPlantEvents } from "./create-plant-events.js";
 import {
   ConfigError,
+  DEFAULT_EVENT_STREAM_LIMITS,
   DEFAULT_TIMEOUTS,
   LOG_LEVELS,
   loadConfig,
+  MEMORY_DB_WARNING,
   type RawReceiverOptions,
   type ReceiverConfig,
 } from "./load-config.js";
@@ -42,7 +44,15 @@ const program = new Command("plant-receiver")
       .argParser(collect),
   )
   .addOption(
-    new Option("--db <target>", "SQLite file, :memory:, or postgres://... URL")
+    new Option(
+      "--read-token <token>",
+      "token for the read side (/, /plants, /events, /metrics): Authorization: Bearer <token>, or open /?read_token=<token> in a browser; repeat for rotation (env: comma-separated). Without one the read side is off",
+    )
+      .env("PLANT_RECEIVER_READ_TOKENS")
+      .argParser(collect),
+  )
+  .addOption(
+    new Option("--db <target>", `SQLite file, :memory:, or postgres://... URL. Warning: ${MEMORY_DB_WARNING}`)
       .env("PLANT_RECEIVER_DB")
       .default("./data/receiver.db"),
   )
@@ -81,6 +91,16 @@ const program = new Command("plant-receiver")
     )
       .env("PLANT_RECEIVER_DB_BUSY_TIMEOUT_MS")
       .default(DEFAULT_TIMEOUTS.dbBusyTimeoutMs),
+  )
+  .addOption(
+    new Option("--max-event-streams <n>", "open /events streams at most; more get 503")
+      .env("PLANT_RECEIVER_MAX_EVENT_STREAMS")
+      .default(DEFAULT_EVENT_STREAM_LIMITS.maxEventStreams),
+  )
+  .addOption(
+    new Option("--max-event-streams-per-client <n>", "open /events streams from one client address at most")
+      .env("PLANT_RECEIVER_MAX_EVENT_STREAMS_PER_CLIENT")
+      .default(DEFAULT_EVENT_STREAM_LIMITS.maxEventStreamsPerClient),
   )
   // Argument problems are collected and reported with the configuration's, below.
   .exitOverride()
@@ -131,7 +151,14 @@ async function main(): Promise<void> {
         "database connection lost",
       ),
   });
-  const events = createPlantEvents();
+  if (storage.kind === "memory") logger.warn({}, MEMORY_DB_WARNING);
+  if (config.readTokens.length === 0) {
+    logger.warn({}, "no --read-token: the read side (/, /plants, /events, /metrics) answers 403");
+  }
+  const events = createPlantEvents({
+    maxStreams: config.maxEventStreams,
+    maxStreamsPerClient: config.maxEventStreamsPerClient,
+  });
   const app = createApp(config, {
     plantStore: storage.plantStore,
     dedupStore: storage.dedupStore,

@@ -1,12 +1,16 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { Router } from "@koa/router";
 import type { DedupStore, PlantWebhookOutcome, ReceiverLogger } from "@plant-store/receiver";
 import { createPlantWebhookRouter } from "@plant-store/receiver";
 import Koa from "koa";
 import { createMetrics } from "./create-metrics.js";
 import type { PlantEvents } from "./create-plant-events.js";
+import { createReadAccess } from "./create-read-access.js";
 import type { ReceiverConfig } from "./load-config.js";
 import { PAGE_HTML } from "./page-html.js";
+import { PlantNotStorableError } from "./plant-not-storable-error.js";
 import type { PlantStore } from "./plant-store.js";
+import { truncateForLog } from "./truncate-for-log.js";
 
 export const WEBHOOK_PATH = "/plant/webhook";
 
@@ -20,10 +24,14 @@ export interface AppDeps {
 
 /** The whole receiver as a Koa app; the caller listens (and owns shutdown). */
 export function createApp(
-  config: Pick<ReceiverConfig, "tokens" | "secrets"> & Partial<Pick<ReceiverConfig, "bodyTimeoutMs">>,
+  config: Pick<ReceiverConfig, "tokens" | "secrets"> &
+    Partial<Pick<ReceiverConfig, "bodyTimeoutMs" | "readTokens">>,
   deps: AppDeps,
 ): Koa {
   const { plantStore, events, logger } = deps;
+  const readAccess = createReadAccess(config.readTokens ?? []);
+  /** Per webhook request: the storage error that makes its answer a 400 rather than a 500. */
+  const notStorable = new AsyncLocalStorage<{ error?: PlantNotStorableError }>();
   const metrics = createMetrics();
   const app = new Koa();
   app.proxy = false;
@@ -39,12 +47,12 @@ export function createApp(
       // a 5xx would tell the sender to retry something that can never succeed.
       const { status, expose, message } = error as { status?: unknown; expose?: unknown; message?: unknown };
       if (typeof status === "number" && status >= 400 && status < 500 && expose === true) {
-        logger.warn({ status, path: ctx.path }, "request refused");
+        logger.warn({ status, path: truncateForLog(ctx.path) }, "request refused");
         ctx.status = status;
         ctx.body = { error: status, message: typeof message === "string" ? message : "Bad request" };
         return;
       }
-      logger.error({ err: error, path: ctx.path }, "request failed");
+      logger.error({ err: error, path: truncateForLog(ctx.path) }, "request failed");
       ctx.status = 500;
       ctx.body = { error: 500, message: "Internal error" };
     }
@@ -75,21 +83,47 @@ export function createApp(
     ...(config.bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs: config.bodyTimeoutMs }),
     ...(deps.now === undefined ? {} : { now: deps.now }),
     onNewPlant: async (plant, delivery) => {
-      const stored = await plantStore.add(plant, delivery.webhookId, deps.now?.() ?? new Date());
+      let stored: Awaited<ReturnType<PlantStore["add"]>>;
+      try {
+        stored = await plantStore.add(plant, delivery.webhookId, deps.now?.() ?? new Date());
+      } catch (error) {
+        const slot = notStorable.getStore();
+        if (error instanceof PlantNotStorableError && slot !== undefined) slot.error = error;
+        throw error;
+      }
       // Already stored: a redelivery after a crash between storing and acknowledging.
       if (stored === undefined) return;
-      logger.info({ plantId: stored.id, webhookId: stored.webhookId, name: stored.name }, "plant received");
+      logger.info(
+        { plantId: stored.id, webhookId: stored.webhookId, name: truncateForLog(stored.name) },
+        "plant received",
+      );
       events.publish(stored);
     },
   });
 
+  // The webhook router answers 500 to any error its handler throws, so that the sender retries. A
+  // plant the database refuses for its values would fail the same way on every retry: answered 400
+  // instead, the spec's answer for a payload that can never be accepted.
+  app.use(async (ctx, next) => {
+    const slot: { error?: PlantNotStorableError } = {};
+    await notStorable.run(slot, next);
+    const state = ctx.state.plantWebhook as PlantWebhookOutcome | undefined;
+    if (slot.error === undefined || ctx.status !== 500 || state === undefined) return;
+    logger.warn(
+      { status: 400, code: slot.error.code, webhookId: state.webhookId, err: slot.error.cause },
+      "plant webhook rejected",
+    );
+    ctx.status = 400;
+    ctx.body = { error: 400, message: slot.error.message };
+    ctx.state.plantWebhook = { ...state, outcome: "rejected", code: slot.error.code };
+  });
+
   const pages = new Router();
-  pages.get("/", (ctx) => {
+  pages.get("/", readAccess, (ctx) => {
     ctx.type = "text/html; charset=utf-8";
-    ctx.set("Cache-Control", "no-store");
     ctx.body = PAGE_HTML;
   });
-  pages.get("/plants", async (ctx) => {
+  pages.get("/plants", readAccess, async (ctx) => {
     const raw = ctx.query.limit ?? "50";
     const limit = typeof raw === "string" && /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
     if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
@@ -109,19 +143,33 @@ export function createApp(
       ctx.body = { error: 503, message: "Storage unavailable" };
     }
   });
-  pages.get("/metrics", async (ctx) => {
+  pages.get("/metrics", readAccess, async (ctx) => {
     ctx.type = metrics.registry.contentType;
     ctx.body = await metrics.registry.metrics();
   });
-  pages.get("/events", (ctx) => {
-    const stream = events.open();
-    if (stream === undefined) {
+  pages.get("/events", readAccess, (ctx) => {
+    const client = ctx.req.socket.remoteAddress ?? "unknown";
+    const opened = events.open(client);
+    if ("refused" in opened) {
       // Shutting down: a stream opened now would hold the server open until the 10 s fallback.
+      // Too many: each stream holds a connection, so a file descriptor; past the cap a new one is
+      // answered and closed at once, which leaves descriptors for the webhook.
       ctx.status = 503;
-      ctx.set({ Connection: "close", "Retry-After": "2" });
-      ctx.body = { error: 503, message: "Shutting down" };
+      ctx.set({ Connection: "close", "Retry-After": opened.refused === "closed" ? "2" : "30" });
+      ctx.body = {
+        error: 503,
+        message:
+          opened.refused === "closed"
+            ? "Shutting down"
+            : opened.refused === "too-many"
+              ? "Too many event streams open; try again later"
+              : "Too many event streams open from your address; close one and try again",
+      };
+      if (opened.refused !== "closed")
+        logger.warn({ reason: opened.refused, client }, "event stream refused");
       return;
     }
+    const { stream } = opened;
     // An SSE stream lives as long as the browser keeps it; no socket timeout applies.
     ctx.req.socket.setTimeout(0);
     ctx.req.socket.setNoDelay(true);

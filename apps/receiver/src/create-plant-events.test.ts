@@ -1,6 +1,7 @@
+import type { PassThrough } from "node:stream";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { createPlantEvents } from "./create-plant-events.js";
+import { createPlantEvents, type OpenedStream } from "./create-plant-events.js";
 import type { StoredPlant } from "./plant-store.js";
 
 const plant = (id: number, size = 1000): StoredPlant => ({
@@ -11,20 +12,54 @@ const plant = (id: number, size = 1000): StoredPlant => ({
   receivedAt: new Date(0).toISOString(),
 });
 
+const streamOf = (opened: OpenedStream): PassThrough => {
+  if ("refused" in opened) throw new Error(`refused: ${opened.refused}`);
+  return opened.stream;
+};
+
 describe("createPlantEvents", () => {
   it("refuses to open a stream once closed", () => {
     const events = createPlantEvents();
-    expect(events.open()).toBeDefined();
+    expect("stream" in events.open("127.0.0.1")).toBe(true);
     events.close();
-    expect(events.open()).toBeUndefined();
+    expect(events.open("127.0.0.1")).toEqual({ refused: "closed" });
     expect(events.size).toBe(0);
+  });
+
+  it("caps streams per client address and in total, and frees a place when a stream closes", async () => {
+    const events = createPlantEvents({ maxStreams: 5, maxStreamsPerClient: 2 });
+    const a1 = streamOf(events.open("10.0.0.1"));
+    streamOf(events.open("10.0.0.1"));
+    expect(events.open("10.0.0.1")).toEqual({ refused: "too-many-for-client" });
+    streamOf(events.open("10.0.0.2"));
+    streamOf(events.open("10.0.0.2"));
+    streamOf(events.open("10.0.0.3"));
+    expect(events.size).toBe(5);
+    expect(events.open("10.0.0.4")).toEqual({ refused: "too-many" });
+    a1.destroy();
+    await nextTurn();
+    expect(events.size).toBe(4);
+    // The closed stream's place is free, for its own address and in total.
+    streamOf(events.open("10.0.0.1"));
+    expect(events.open("10.0.0.4")).toEqual({ refused: "too-many" });
+    events.close();
+  });
+
+  it("drops every stream after maxAgeMs, so a client that reads nothing cannot keep its place", async () => {
+    const events = createPlantEvents({ maxAgeMs: 20, maxStreamsPerClient: 1 });
+    const idle = streamOf(events.open("10.0.0.1"));
+    expect(events.open("10.0.0.1")).toEqual({ refused: "too-many-for-client" });
+    await new Promise<void>((resolve) => idle.once("close", resolve));
+    expect(idle.destroyed).toBe(true);
+    expect(events.size).toBe(0);
+    streamOf(events.open("10.0.0.1"));
+    events.close();
   });
 
   it("drops a stream whose reader falls more than maxBufferedBytes behind, and keeps one that reads", async () => {
     const events = createPlantEvents({ maxBufferedBytes: 64 * 1024 });
-    const stalled = events.open();
-    const reading = events.open();
-    if (stalled === undefined || reading === undefined) throw new Error("not opened");
+    const stalled = streamOf(events.open("10.0.0.1"));
+    const reading = streamOf(events.open("10.0.0.2"));
     let read = 0;
     reading.on("data", (chunk: Buffer) => {
       read += chunk.length;
@@ -43,8 +78,7 @@ describe("createPlantEvents", () => {
 
   it("drops a stream that has fallen behind and does not catch up within drainTimeoutMs", async () => {
     const events = createPlantEvents({ drainTimeoutMs: 20 });
-    const stalled = events.open();
-    if (stalled === undefined) throw new Error("not opened");
+    const stalled = streamOf(events.open("10.0.0.1"));
     const closed = new Promise<void>((resolve) => stalled.once("close", resolve));
     // Past the stream's own buffers (16 KiB each side), so writes report that it is behind.
     for (let i = 0; i < 40; i++) events.publish(plant(i));

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { PlantNotStorableError } from "./plant-not-storable-error.js";
 import type { PlantStore, StoredPlant } from "./plant-store.js";
 
 interface Row {
@@ -41,13 +42,21 @@ export async function createPostgresPlantStore(pool: pg.Pool): Promise<PlantStor
   }
   return {
     async add(plant, webhookId, receivedAt) {
-      const { rows } = await pool.query<Row>(
-        `INSERT INTO plants (webhook_id, plant_id, name, tag, received_at) VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT (webhook_id) DO NOTHING
-         RETURNING webhook_id, plant_id, name, tag, received_at`,
-        [webhookId, plant.id, plant.name, plant.tag ?? null, receivedAt],
-      );
-      return rows[0] === undefined ? undefined : toPlant(rows[0]);
+      try {
+        const { rows } = await pool.query<Row>(
+          `INSERT INTO plants (webhook_id, plant_id, name, tag, received_at) VALUES ($1, $2, $3, $4, $5)
+           ON CONFLICT (webhook_id) DO NOTHING
+           RETURNING webhook_id, plant_id, name, tag, received_at`,
+          [webhookId, plant.id, plant.name, plant.tag ?? null, receivedAt],
+        );
+        return rows[0] === undefined ? undefined : toPlant(rows[0]);
+      } catch (error) {
+        // Class 22, data exception: these values fail the same way every time; anything else (a lock,
+        // a lost connection, a full disk) may pass on a retry and stays a 500.
+        const code = (error as { code?: unknown }).code;
+        if (typeof code === "string" && code.startsWith("22")) throw new PlantNotStorableError(error);
+        throw error;
+      }
     },
     async list(limit) {
       const { rows } = await pool.query<Row>(

@@ -10,12 +10,15 @@ describe("loadConfig", () => {
       host: "127.0.0.1",
       tokens: ["t"],
       secrets: [secret],
+      readTokens: [],
       db: "./data/receiver.db",
       logLevel: "info",
       headersTimeoutMs: 10_000,
       bodyTimeoutMs: 15_000,
       requestTimeoutMs: 30_000,
       dbBusyTimeoutMs: 5000,
+      maxEventStreams: 100,
+      maxEventStreamsPerClient: 10,
     });
   });
 
@@ -84,5 +87,30 @@ describe("loadConfig", () => {
       expect.stringMatching(/^--log-level \/ PLANT_RECEIVER_LOG_LEVEL: must be one of fatal, error/),
     ]);
     expect(message).not.toContain("whsec_short");
+  });
+
+  it("reads read tokens (repeatable, comma-separated) and the event-stream caps", () => {
+    const config = loadConfig({
+      token: ["t"],
+      secret: [secret],
+      readToken: ["r1,r2", "r3"],
+      maxEventStreams: "50",
+      maxEventStreamsPerClient: "5",
+    });
+    expect(config).toMatchObject({
+      readTokens: ["r1", "r2", "r3"],
+      maxEventStreams: 50,
+      maxEventStreamsPerClient: 5,
+    });
+    expect(() =>
+      loadConfig({ token: ["t"], secret: [secret], readToken: ["has space"], maxEventStreams: "0" }),
+    ).toThrow(
+      expect.objectContaining({
+        problems: [
+          "--read-token / PLANT_RECEIVER_READ_TOKENS (value 1): must be printable ASCII without spaces",
+          "--max-event-streams / PLANT_RECEIVER_MAX_EVENT_STREAMS: must be at least 1",
+        ],
+      }),
+    );
   });
 });

@@ -7,13 +7,29 @@ export const CONFIG_SOURCES = {
   host: { flag: "--host", env: "PLANT_RECEIVER_HOST" },
   tokens: { flag: "--token", env: "PLANT_RECEIVER_TOKENS" },
   secrets: { flag: "--secret", env: "PLANT_RECEIVER_SECRETS" },
+  readTokens: { flag: "--read-token", env: "PLANT_RECEIVER_READ_TOKENS" },
   db: { flag: "--db", env: "PLANT_RECEIVER_DB" },
   logLevel: { flag: "--log-level", env: "PLANT_RECEIVER_LOG_LEVEL" },
   headersTimeoutMs: { flag: "--headers-timeout", env: "PLANT_RECEIVER_HEADERS_TIMEOUT_MS" },
   bodyTimeoutMs: { flag: "--body-timeout", env: "PLANT_RECEIVER_BODY_TIMEOUT_MS" },
   requestTimeoutMs: { flag: "--request-timeout", env: "PLANT_RECEIVER_REQUEST_TIMEOUT_MS" },
   dbBusyTimeoutMs: { flag: "--db-busy-timeout", env: "PLANT_RECEIVER_DB_BUSY_TIMEOUT_MS" },
+  maxEventStreams: { flag: "--max-event-streams", env: "PLANT_RECEIVER_MAX_EVENT_STREAMS" },
+  maxEventStreamsPerClient: {
+    flag: "--max-event-streams-per-client",
+    env: "PLANT_RECEIVER_MAX_EVENT_STREAMS_PER_CLIENT",
+  },
 } as const;
+
+/** Caps on open `/events` streams; each holds a connection, so a file descriptor. */
+export const DEFAULT_EVENT_STREAM_LIMITS = {
+  maxEventStreams: "100",
+  maxEventStreamsPerClient: "10",
+} as const;
+
+/** Why `--db :memory:` is not for production; said at start-up and in `--help`. */
+export const MEMORY_DB_WARNING =
+  "--db :memory: forgets the webhook ids it has seen when the process stops: a request captured before a restart can be replayed, and is handled again, for the 5 minutes its timestamp stays valid";
 
 /**
  * Defaults sized around the sender, which gives up on an answer after 15 s (DELIVERY_TIMEOUT_MS):
@@ -34,12 +50,15 @@ export interface RawReceiverOptions {
   host?: string | undefined;
   token?: string[] | undefined;
   secret?: string[] | undefined;
+  readToken?: string[] | undefined;
   db?: string | undefined;
   logLevel?: string | undefined;
   headersTimeout?: string | undefined;
   bodyTimeout?: string | undefined;
   requestTimeout?: string | undefined;
   dbBusyTimeout?: string | undefined;
+  maxEventStreams?: string | undefined;
+  maxEventStreamsPerClient?: string | undefined;
 }
 
 const milliseconds = z.coerce
@@ -59,6 +78,14 @@ const list = z
       .filter((v) => v !== ""),
   );
 
+const TOKEN = z.string().regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces");
+
+const streamCount = z.coerce
+  .number({ error: "must be a number" })
+  .int("must be a whole number")
+  .min(1, "must be at least 1")
+  .max(100_000, "must be at most 100000");
+
 const ConfigSchema = z
   .object({
     port: z.coerce
@@ -67,11 +94,9 @@ const ConfigSchema = z
       .min(0, "must be 0 to 65535")
       .max(65535, "must be 0 to 65535"),
     host: z.string().trim().min(1, "must not be empty"),
-    tokens: list.pipe(
-      z
-        .array(z.string().regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces"))
-        .min(1, "at least one bearer token is required"),
-    ),
+    tokens: list.pipe(z.array(TOKEN).min(1, "at least one bearer token is required")),
+    // Optional: without one the read side (/, /plants, /events, /metrics) is off.
+    readTokens: list.pipe(z.array(TOKEN)),
     secrets: list.pipe(
       z
         .array(
@@ -92,6 +117,8 @@ const ConfigSchema = z
     bodyTimeoutMs: milliseconds,
     requestTimeoutMs: milliseconds,
     dbBusyTimeoutMs: milliseconds,
+    maxEventStreams: streamCount,
+    maxEventStreamsPerClient: streamCount,
   })
   // Node refuses a headers timeout longer than the whole-request timeout.
   .refine((c) => c.headersTimeoutMs <= c.requestTimeoutMs, {
@@ -124,12 +151,16 @@ export function loadConfig(raw: RawReceiverOptions): ReceiverConfig {
     host: raw.host ?? "127.0.0.1",
     tokens: raw.token,
     secrets: raw.secret,
+    readTokens: raw.readToken,
     db: raw.db ?? "./data/receiver.db",
     logLevel: raw.logLevel ?? "info",
     headersTimeoutMs: raw.headersTimeout ?? DEFAULT_TIMEOUTS.headersTimeoutMs,
     bodyTimeoutMs: raw.bodyTimeout ?? DEFAULT_TIMEOUTS.bodyTimeoutMs,
     requestTimeoutMs: raw.requestTimeout ?? DEFAULT_TIMEOUTS.requestTimeoutMs,
     dbBusyTimeoutMs: raw.dbBusyTimeout ?? DEFAULT_TIMEOUTS.dbBusyTimeoutMs,
+    maxEventStreams: raw.maxEventStreams ?? DEFAULT_EVENT_STREAM_LIMITS.maxEventStreams,
+    maxEventStreamsPerClient:
+      raw.maxEventStreamsPerClient ?? DEFAULT_EVENT_STREAM_LIMITS.maxEventStreamsPerClient,
   });
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => {

@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import type { DedupStore } from "@plant-store/receiver";
 import { createPostgresDedupStore } from "@plant-store/receiver/postgres";
@@ -27,7 +27,24 @@ export interface StorageOptions {
   onError?: (error: Error) => void;
 }
 
-/** `postgres://...` (or `postgresql://`), `:memory:`, or a SQLite file path (its folder is created). */
+/**
+ * Only this user may read the receiver's SQLite files: they hold every plant received and every
+ * webhook id seen. Folders created for them are 0700; the database and its `-wal` and `-shm` are
+ * 0600 (SQLite gives the last two the database file's mode; ones left by an earlier run are
+ * tightened too). A folder that already existed is left as it is: it may be the working directory.
+ */
+function prepareSqliteFiles(file: string): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  closeSync(openSync(file, "a", 0o600));
+  for (const path of [file, `${file}-wal`, `${file}-shm`]) {
+    if (existsSync(path)) chmodSync(path, 0o600);
+  }
+}
+
+/**
+ * `postgres://...` (or `postgresql://`), `:memory:`, or a SQLite file path (its folder is created
+ * 0700, its files 0600).
+ */
 export async function openStorage(db: string, options: StorageOptions = {}): Promise<Storage> {
   if (/^postgres(ql)?:\/\//.test(db)) {
     const pool = new pg.Pool({
@@ -54,7 +71,7 @@ export async function openStorage(db: string, options: StorageOptions = {}): Pro
     }
   }
   const memory = db === ":memory:";
-  if (!memory) mkdirSync(dirname(db), { recursive: true });
+  if (!memory) prepareSqliteFiles(db);
   const database = new Database(db);
   if (!memory) database.pragma("journal_mode = WAL");
   database.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);

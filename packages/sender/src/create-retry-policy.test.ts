@@ -36,8 +36,39 @@ describe("createRetryPolicy", () => {
   const decide = (status: number | null, roundAttempts: number, extra: Partial<AttemptResult> = {}) =>
     policy.decide({ result: result(status, extra), roundAttempts, now });
 
-  it("counts any 2xx as delivered", () => {
-    for (const status of [200, 201, 204, 299]) expect(decide(status, 1).outcome).toBe("delivered");
+  it("counts any 2xx as delivered, and the endpoint as working", () => {
+    for (const status of [200, 201, 204, 299]) {
+      expect(decide(status, 1)).toEqual({ outcome: "delivered", endpointSucceeded: true });
+    }
+  });
+
+  it("never counts an informational (1xx), 3xx or missing answer as delivered", () => {
+    for (const status of [100, 101, 103, 199, 300, 301, 304, 399, null]) {
+      expect(decide(status, 1), String(status)).toEqual({
+        outcome: "retrying",
+        endpointSucceeded: false,
+        nextAttemptAt: new Date(now.getTime() + 10_000),
+      });
+    }
+  });
+
+  it("jitters each delay by the random draw, up or down", () => {
+    const at = (r: number) => createRetryPolicy({ schedule: "10s", jitter: 0.2, random: () => r });
+    expect(at(0.9).delayBefore(1)).toBe(11_600);
+    expect(at(0.1).delayBefore(1)).toBe(8_400);
+    expect(at(0.5).delayBefore(1)).toBe(10_000);
+  });
+
+  it("waits the last delay again for attempts beyond the schedule", () => {
+    expect(policy.delayBefore(3)).toBe(60_000);
+    expect(policy.delayBefore(4)).toBe(60_000);
+    expect(policy.delayBefore(9)).toBe(60_000);
+  });
+
+  it("defaults to a 1 h Retry-After cap and disabling after 5 days failing", () => {
+    const defaults = createRetryPolicy();
+    expect(defaults.maxRetryAfterMs).toBe(3_600_000);
+    expect(defaults.disableAfterMs).toBe(432_000_000);
   });
 
   it("retries non-2xx answers and network errors on the schedule", () => {
@@ -54,7 +85,11 @@ describe("createRetryPolicy", () => {
   });
 
   it("disables the endpoint on 410 Gone", () => {
-    expect(decide(410, 1)).toMatchObject({ outcome: "disabled", disableEndpoint: "410 Gone" });
+    expect(decide(410, 1)).toEqual({
+      outcome: "disabled",
+      endpointSucceeded: false,
+      disableEndpoint: "410 Gone",
+    });
   });
 
   it("honours Retry-After instead of the schedule, clamped to the maximum", () => {

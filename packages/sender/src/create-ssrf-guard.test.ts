@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import { lookup } from "node:dns/promises";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createSsrfGuard } from "./create-ssrf-guard.js";
 
 const resolveTo =
@@ -44,6 +45,10 @@ describe("createSsrfGuard", () => {
       "[::ffff:a9fe:a9fe]",
       "0.0.0.0",
       "[::]",
+      // IPv4-compatible forms of loopback and the metadata address (::/96).
+      "[::127.0.0.1]",
+      "[::7f00:1]",
+      "[::a9fe:a9fe]",
       "100.64.0.1",
       "[fd00::1]",
       "[fe80::1]",
@@ -74,6 +79,79 @@ describe("createSsrfGuard", () => {
     const byDefault = createSsrfGuard({ resolve: () => new Promise(() => undefined), lookupTimeoutMs: 50 });
     await expect(byDefault.check("https://hooks.example/")).rejects.toMatchObject({
       code: "ERR_DNS_TIMEOUT",
+    });
+  });
+
+  describe("what the mutation tests found untested", () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it("refuses every scheme but http and https, even to a public address", async () => {
+      const guard = createSsrfGuard({ resolve: resolveTo("93.184.216.34") });
+      for (const url of ["ftp://93.184.216.34/", "gopher://hooks.example/", "ws://hooks.example/"]) {
+        const scheme = new URL(url).protocol;
+        await expect(guard.check(url), url).rejects.toMatchObject({
+          code: "ERR_SSRF_BLOCKED",
+          message: `Refusing a ${scheme} target: only http and https are delivered to`,
+        });
+      }
+      expect(await guard.check("http://hooks.example/")).toEqual({ address: "93.184.216.34", family: 4 });
+      expect(await guard.check("https://hooks.example/")).toEqual({ address: "93.184.216.34", family: 4 });
+    });
+
+    it("refuses a name that resolves to no address", async () => {
+      const guard = createSsrfGuard({ resolve: resolveTo(), allowPrivateTargets: true });
+      await expect(guard.check("https://hooks.example/")).rejects.toMatchObject({
+        code: "ERR_SSRF_BLOCKED",
+        message: "hooks.example resolved to no address",
+      });
+    });
+
+    it("names the non-public address it refused", async () => {
+      const guard = createSsrfGuard({ resolve: resolveTo("93.184.216.34", "10.0.0.5") });
+      await expect(guard.check("https://hooks.example/")).rejects.toMatchObject({
+        message: "hooks.example resolves to a non-public address (10.0.0.5)",
+      });
+    });
+
+    it("connects to an IP literal as written, without resolving it", async () => {
+      const guard = createSsrfGuard({
+        resolve: () => Promise.reject(new Error("an IP literal was handed to the resolver")),
+      });
+      expect(await guard.check("https://[2606:4700::1111]:8443/")).toEqual({
+        address: "2606:4700::1111",
+        family: 6,
+      });
+      expect(await guard.check("https://93.184.216.34/")).toEqual({ address: "93.184.216.34", family: 4 });
+      const open = createSsrfGuard({ allowPrivateTargets: true });
+      expect(await open.check("http://[::1]:8080/")).toEqual({ address: "::1", family: 6 });
+    });
+
+    it("by default resolves with the system resolver, first address first", async () => {
+      const guard = createSsrfGuard({ allowPrivateTargets: true });
+      const [first] = await lookup("localhost", { all: true });
+      expect(first).toBeDefined();
+      expect(await guard.check("http://localhost:8080/")).toEqual({
+        address: first?.address,
+        family: first?.family,
+      });
+    });
+
+    it("says which name timed out, and after how long", async () => {
+      const guard = createSsrfGuard({ resolve: () => new Promise(() => undefined) });
+      await expect(guard.check("https://slow.example/", { timeoutMs: 30 })).rejects.toMatchObject({
+        code: "ERR_DNS_TIMEOUT",
+        message: "slow.example did not resolve within 30 ms",
+      });
+    });
+
+    it("leaves no timer behind once the name has resolved", async () => {
+      vi.useFakeTimers();
+      const guard = createSsrfGuard({ resolve: resolveTo("93.184.216.34") });
+      await guard.check("https://hooks.example/");
+      // A timer left running would hold the process open for up to 15 s after the last delivery.
+      expect(vi.getTimerCount()).toBe(0);
     });
   });
 });

@@ -17,13 +17,25 @@ describe("isPublicAddress", () => {
     "fd12:3456::1",
     "::ffff:127.0.0.1",
     "::ffff:10.0.0.1",
+    // IPv4-compatible IPv6 (::/96, deprecated by RFC 4291), as WHATWG URL parsing spells
+    // [::127.0.0.1] and as written; some stacks still route it to the IPv4 address inside.
+    "::7f00:1",
+    "::127.0.0.1",
+    "::808:808",
+    "::8.8.8.8",
+    "::a00:1",
+    "0:0:0:0:0:0:a9fe:a9fe",
+    "::ffff",
     "224.0.0.1",
     "not an ip",
   ])("refuses %s", (address) => {
     expect(isPublicAddress(address)).toBe(false);
   });
 
-  it.each(["93.184.216.34", "8.8.8.8", "2606:4700::1111", "::ffff:8.8.8.8"])("accepts %s", (address) => {
-    expect(isPublicAddress(address)).toBe(true);
-  });
+  it.each(["93.184.216.34", "8.8.8.8", "2606:4700::1111", "::ffff:8.8.8.8", "2a00:1450::1:0:1"])(
+    "accepts %s",
+    (address) => {
+      expect(isPublicAddress(address)).toBe(true);
+    },
+  );
 });

@@ -165,6 +165,20 @@ describe("ajv on the spec and zod agree on every value", () => {
     ).toThrow(/Property failed/);
   });
 
+  it("the generator finds a drifted zod schema (name and tag allowing NUL, U+0000)", () => {
+    const drifted = z.looseObject({ name: z.string().min(1), tag: z.string().optional(), id: z.int() });
+    const judge = verdicts("NewPlant", drifted);
+    expect(() =>
+      fc.assert(
+        fc.property(mutated(validValues.NewPlant).map(wire), (value) => {
+          const { ajv: byAjv, zod: byZod } = judge(value);
+          return byAjv === byZod;
+        }),
+        { numRuns: RUNS },
+      ),
+    ).toThrow(/Property failed/);
+  });
+
   it("zod and JSON Schema both count string length in code points, so astral text is no drift", () => {
     const astral = "🌼".repeat(4096);
     expect(astral.length).toBe(8192);

@@ -1,12 +1,20 @@
 import { z } from "zod";
 
 /**
+ * No NUL (U+0000): PostgreSQL text cannot hold it (`invalid byte sequence for encoding "UTF8":
+ * 0x00`), nor can C strings, so a plant carrying one could be accepted and then never stored. The
+ * same pattern as the spec's, so both say no to the same strings.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what this refuses.
+const withoutNul = () => z.string().regex(/^[^\u0000]*$/, "must not contain the NUL character (U+0000)");
+
+/**
  * A plant in the store. Loose on purpose: later contract versions may add fields, and a
  * receiver must keep accepting payloads it does not fully know (the spec says so too).
  */
 export const PlantSchema = z.looseObject({
-  name: z.string().min(1),
-  tag: z.string().optional(),
+  name: withoutNul().min(1),
+  tag: withoutNul().optional(),
 });
 
 export type Plant = z.infer<typeof PlantSchema>;

@@ -1,6 +1,6 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { waitFor } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import Database from "better-sqlite3";
@@ -40,9 +40,7 @@ describe("plant-receiver as a process (SQLite)", () => {
     const response = await deliver(app.url, { token, secret, id });
     expect(response.status).toBe(200);
     expect(await json(response)).toEqual({ received: true, duplicate: false });
-    const { plants } = await json<{ plants: Record<string, unknown>[] }>(
-      await fetch(`${app.url}/plants?limit=1`),
-    );
+    const { plants } = await json<{ plants: Record<string, unknown>[] }>(await app.read(`/plants?limit=1`));
     expect(plants).toEqual([
       { webhookId: id, id: 1, name: "Monstera deliciosa", tag: "tropical", receivedAt: expect.any(String) },
     ]);
@@ -62,11 +60,11 @@ describe("plant-receiver as a process (SQLite)", () => {
       expect((await deliver(app.url, { token: t as string, secret: s as string, body })).status).toBe(200);
     }
     const { plants } = await json<{ plants: { id: number; tag: unknown }[] }>(
-      await fetch(`${app.url}/plants?limit=2`),
+      await app.read(`/plants?limit=2`),
     );
     expect(plants.map((p) => p.id)).toEqual([102, 101]);
     expect(plants[0]?.tag).toBeNull();
-    expect((await fetch(`${app.url}/plants?limit=0`)).status).toBe(400);
+    expect((await app.read(`/plants?limit=0`)).status).toBe(400);
   });
 
   it("acknowledges duplicates (sequential and racing) and stores the plant once", async () => {
@@ -80,9 +78,7 @@ describe("plant-receiver as a process (SQLite)", () => {
     expect(bodies.filter((b) => !b.duplicate)).toHaveLength(1);
     const later = await deliver(app.url, { token: rotatedToken, secret: rotatedSecret, id, body });
     expect(await json(later)).toEqual({ received: true, duplicate: true });
-    const { plants } = await json<{ plants: { webhookId: string }[] }>(
-      await fetch(`${app.url}/plants?limit=100`),
-    );
+    const { plants } = await json<{ plants: { webhookId: string }[] }>(await app.read(`/plants?limit=100`));
     expect(plants.filter((p) => p.webhookId === id)).toHaveLength(1);
   });
 
@@ -129,7 +125,7 @@ describe("plant-receiver as a process (SQLite)", () => {
 
   it("serves /healthz and Prometheus metrics by outcome with a latency histogram", async () => {
     expect(await json(await fetch(`${app.url}/healthz`))).toEqual({ status: "ok" });
-    const metrics = await (await fetch(`${app.url}/metrics`)).text();
+    const metrics = await (await app.read(`/metrics`)).text();
     const count = (outcome: string, status: string) =>
       Number(
         new RegExp(
@@ -165,6 +161,34 @@ describe("plant-receiver as a process (SQLite)", () => {
     expect(await json(retried)).toEqual({ received: true, duplicate: false });
   });
 
+  it("creates its data folder 0700 and the database, -wal and -shm 0600: only this user reads them", async () => {
+    expect((await deliver(app.url, { token, secret })).status).toBe(200);
+    expect(statSync(dirname(file)).mode & 0o777).toBe(0o700);
+    for (const path of [file, `${file}-wal`, `${file}-shm`]) {
+      expect(existsSync(path), path).toBe(true);
+      expect((statSync(path).mode & 0o777).toString(8), path).toBe("600");
+    }
+  });
+
+  it("logs at most 200 characters of a plant's name, however long it is", async () => {
+    const name = `Long-${"n".repeat(1_048_000)}`;
+    const id = `msg_${crypto.randomUUID()}`;
+    expect(
+      (await deliver(app.url, { token, secret, id, body: JSON.stringify({ id: 900, name }) })).status,
+    ).toBe(200);
+    await waitFor(
+      () => app.lines.find((line) => line.includes(id) && line.includes('"plant received"')),
+      10_000,
+    );
+    const line = app.lines.find((l) => l.includes(id) && l.includes('"plant received"')) ?? "";
+    // A line of about 1 MiB per plant before.
+    expect(line.length).toBeLessThan(600);
+    expect(JSON.parse(line).name).toBe(`Long-${"n".repeat(195)}… (${name.length} UTF-16 units in all)`);
+    // Stored and listed in full all the same.
+    const { plants } = await json<{ plants: { name: string }[] }>(await app.read("/plants?limit=1"));
+    expect(plants[0]?.name).toBe(name);
+  });
+
   it("never writes tokens, secrets or signatures to its logs", async () => {
     const output = app.output();
     expect(output.length).toBeGreaterThan(0);
@@ -195,9 +219,7 @@ describe("plant-receiver as a process (SQLite)", () => {
       received: true,
       duplicate: true,
     });
-    const { plants } = await json<{ plants: { webhookId: string }[] }>(
-      await fetch(`${app.url}/plants?limit=1000`),
-    );
+    const { plants } = await json<{ plants: { webhookId: string }[] }>(await app.read(`/plants?limit=1000`));
     expect(plants.filter((p) => p.webhookId === id)).toHaveLength(1);
   });
 });
@@ -266,11 +288,22 @@ describe("plant-receiver configuration", () => {
     for (const env of ["PORT", "HOST", "TOKENS", "SECRETS", "DB", "LOG_LEVEL"]) {
       expect(stdout).toContain(`PLANT_RECEIVER_${env}`);
     }
+    for (const flag of ["--read-token", "--max-event-streams", "--max-event-streams-per-client"]) {
+      expect(stdout).toContain(flag);
+    }
+    // --db says what :memory: costs: replay protection does not survive a restart.
+    expect(stdout.replace(/\s+/g, " ")).toContain("--db :memory: forgets the webhook ids it has seen");
   });
 
-  it("runs with :memory: storage and exits 0 on SIGINT", async () => {
+  it("runs with :memory: storage, warns at start-up that it forgets ids, and exits 0 on SIGINT", async () => {
     const app = await startApp(["--token", token, "--secret", secret, "--db", ":memory:"]);
     try {
+      const warning = app.lines
+        .map((line) => JSON.parse(line) as { level: number; msg: string })
+        .find((entry) => entry.msg.startsWith("--db :memory: forgets the webhook ids"));
+      // pino's warn level; logged before "listening", so already in the lines.
+      expect(warning?.level).toBe(40);
+      expect(warning?.msg).toContain("replayed");
       expect((await deliver(app.url, { token, secret })).status).toBe(200);
     } finally {
       expect(await app.stop("SIGINT")).toBe(0);

@@ -2,7 +2,7 @@ import { connect } from "node:net";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { generateWebhookSecret } from "@plant-store/types";
 import { afterEach, describe, expect, it } from "vitest";
-import { type InProcessApp, startInProcess } from "../fixtures/start-in-process.js";
+import { IN_PROCESS_READ_TOKEN, type InProcessApp, startInProcess } from "../fixtures/start-in-process.js";
 
 const config = { tokens: ["events-token"], secrets: [generateWebhookSecret()] };
 
@@ -16,7 +16,9 @@ describe("GET /events", () => {
   it("answers 503 with Connection: close once the events are closed for shutdown", async () => {
     app = await startInProcess(config);
     app.events.close();
-    const response = await fetch(`${app.url}/events`);
+    const response = await fetch(`${app.url}/events`, {
+      headers: { authorization: `Bearer ${IN_PROCESS_READ_TOKEN}` },
+    });
     expect(response.status).toBe(503);
     expect(response.headers.get("connection")).toBe("close");
     expect(await response.json()).toEqual({ error: 503, message: "Shutting down" });
@@ -29,7 +31,9 @@ describe("GET /events", () => {
     const socket = connect({ host: "127.0.0.1", port: Number(port) });
     socket.on("error", () => undefined);
     const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
-    socket.write("GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    socket.write(
+      `GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${IN_PROCESS_READ_TOKEN}\r\n\r\n`,
+    );
     // Read the stream's start, then never again.
     await new Promise<void>((resolve) => socket.once("data", () => resolve()));
     socket.pause();

@@ -41,12 +41,23 @@ const printable = fc.string({
 });
 const anyText = fc.string({ unit: "grapheme", maxLength: 80 });
 
+/** Every C0 control character (NUL included) and DEL, among ordinary text: each string field gets them. */
+const CONTROL_CHARACTERS = [...Array.from({ length: 0x20 }, (_, c) => String.fromCharCode(c)), "\u007f"];
+const controlText = fc.oneof(
+  fc.constantFrom(...CONTROL_CHARACTERS),
+  fc.string({
+    unit: fc.oneof(fc.constantFrom(...CONTROL_CHARACTERS), fc.constantFrom("a", " ", "é", "🌼")),
+    minLength: 1,
+    maxLength: 24,
+  }),
+);
+
 const plantJson = fc
   .record(
     {
       id: fc.oneof(fc.integer(), fc.maxSafeInteger()),
-      name: fc.string({ unit: "grapheme", minLength: 1 }),
-      tag: anyText,
+      name: fc.oneof({ weight: 3, arbitrary: fc.string({ unit: "grapheme", minLength: 1 }) }, controlText),
+      tag: fc.oneof({ weight: 3, arbitrary: anyText }, controlText),
     },
     { requiredKeys: ["id", "name"] },
   )
@@ -200,6 +211,11 @@ interface Sent {
   verified: boolean;
   /** Verified and plainly well-formed: it must be answered 200 and stored once. */
   valid: boolean;
+  /**
+   * Authentic and well-formed, but `name` or `tag` holds NUL (U+0000), which the contract refuses:
+   * these fields must be named in a 400 (PostgreSQL cannot store NUL; it was a 500 on every retry).
+   */
+  nulFields: string[];
   framing: Framing;
   method: string;
   signatureValue: string | undefined;
@@ -220,6 +236,20 @@ function isNewPlant(bytes: Uint8Array): boolean {
     return NewPlantSchema.safeParse(JSON.parse(text)).success;
   } catch {
     return false;
+  }
+}
+
+/** `name` and `tag` when they are strings holding NUL: judged on the JSON itself, not by the schema. */
+function fieldsWithNul(bytes: Uint8Array): string[] {
+  try {
+    const value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes)) as unknown;
+    if (value === null || typeof value !== "object" || Array.isArray(value)) return [];
+    const fields = value as Record<string, unknown>;
+    return ["name", "tag"].filter(
+      (f) => typeof fields[f] === "string" && (fields[f] as string).includes("\u0000"),
+    );
+  } catch {
+    return [];
   }
 }
 
@@ -286,7 +316,7 @@ async function fire(app: RunningApp, r: FuzzRequest): Promise<{ sent: Sent; answ
   );
   // Everything the receiver verifies is right (the route may still differ: koa-router matches
   // case-insensitively and with a trailing slash, and that is fine).
-  const verified =
+  const authentic =
     r.method === "POST" &&
     r.authorization !== undefined &&
     /^\s*bearer\s+(\S+)\s*$/i.exec(r.authorization)?.[1] === token &&
@@ -299,8 +329,8 @@ async function fire(app: RunningApp, r: FuzzRequest): Promise<{ sent: Sent; answ
     typeof r.timestampOffset === "number" &&
     Math.abs(r.timestampOffset) <= 300 &&
     noDuplicates &&
-    length <= 1_048_576 &&
-    isNewPlant(bytes);
+    length <= 1_048_576;
+  const verified = authentic && isNewPlant(bytes);
   // ...and the request is plainly well-formed: it must be answered 200 and stored.
   const valid =
     verified &&
@@ -308,6 +338,13 @@ async function fire(app: RunningApp, r: FuzzRequest): Promise<{ sent: Sent; answ
     (r.path === "/plant/webhook" || r.path === "/plant/webhook?x=1") &&
     (r.framing === "exact" || r.framing === "chunked") &&
     benignExtras;
+  const wellFramed =
+    authentic &&
+    Math.abs(r.timestampOffset as number) <= 240 &&
+    (r.path === "/plant/webhook" || r.path === "/plant/webhook?x=1") &&
+    (r.framing === "exact" || r.framing === "chunked") &&
+    benignExtras;
+  const nulFields = wellFramed ? fieldsWithNul(bytes) : [];
 
   const { socket, answer } = await openRaw(app.url);
   socket.write(head);
@@ -323,7 +360,16 @@ async function fire(app: RunningApp, r: FuzzRequest): Promise<{ sent: Sent; answ
   const mayGoUnanswered =
     ["truncated", "short", "declared-huge"].includes(r.framing) || length > 1_048_576 || headRefusedByNode;
   return {
-    sent: { id, verified, valid, framing: r.framing, method: r.method, signatureValue, mayGoUnanswered },
+    sent: {
+      id,
+      verified,
+      valid,
+      nulFields,
+      framing: r.framing,
+      method: r.method,
+      signatureValue,
+      mayGoUnanswered,
+    },
     answer: await answer,
   };
 }
@@ -348,6 +394,14 @@ async function fuzzRound(app: RunningApp, sent: Sent[], bodies: string[], tally:
       if (s.valid) {
         expect(answer.status).toBe(200);
         expect(JSON.parse(answer.body)).toEqual({ received: true, duplicate: false });
+      }
+      if (s.nulFields.length > 0) {
+        expect(s.verified).toBe(false);
+        expect(answer.status).toBe(400);
+        const { message } = ErrorBodySchema.parse(JSON.parse(answer.body));
+        for (const field of s.nulFields) {
+          expect(message).toContain(`${field}: must not contain the NUL character (U+0000)`);
+        }
       }
       if (answer.status >= 400 && s.method !== "HEAD") {
         const error = ErrorBodySchema.parse(JSON.parse(answer.body));
@@ -414,12 +468,14 @@ describe("plant-receiver under property-based fuzzing", () => {
     expect(new Set(handled).size).toBe(handled.length);
     expect(handled).toEqual(expect.arrayContaining(validIds));
     expect(validIds.length).toBeGreaterThan(RUNS / 10);
+    // The NUL generator reached the payload check, signed and well-framed, often enough to mean something.
+    expect(sent.filter((s) => s.nulFields.length > 0).length).toBeGreaterThanOrEqual(10);
 
     // Nothing failed inside: no error-level log lines and no 5xx in the metrics either (these
     // also cover requests whose client left before reading the answer).
     const errors = app.lines.filter((line) => (JSON.parse(line) as { level: number }).level >= 50);
     expect(errors).toEqual([]);
-    const metrics = await (await fetch(`${app.url}/metrics`)).text();
+    const metrics = await (await app.read(`/metrics`)).text();
     expect(metrics).not.toMatch(/plant_receiver_webhook_requests_total\{[^}]*status="5\d\d"[^}]*\} [1-9]/);
 
     // Secrets: not in the logs, not in any answer.

@@ -71,7 +71,7 @@ describe("the live page in headless Chromium", () => {
     expect((await deliver(app.url, { token, secret, body: before })).status).toBe(200);
 
     const page = await browser.newPage();
-    await page.goto(app.url);
+    await page.goto(app.livePageUrl);
     await page.locator("li", { hasText: "Already here" }).waitFor();
     await page.locator('body[data-live="live"]').waitFor();
 
@@ -107,7 +107,7 @@ describe("the live page in headless Chromium", () => {
       listAnswered.fire();
     });
     const events = await holdEvents(page, 1);
-    await page.goto(app.url, { waitUntil: "domcontentloaded" });
+    await page.goto(app.livePageUrl, { waitUntil: "domcontentloaded" });
     await events.held;
     // A page that asks for the list without waiting for its stream has asked by now (its script
     // has run): let that answer be taken before the plant is stored.
@@ -137,7 +137,7 @@ describe("the live page in headless Chromium", () => {
     const page = await browser.newPage();
     try {
       const events = await holdEvents(page, 2);
-      await page.goto(first.url);
+      await page.goto(first.livePageUrl);
       await page.locator('body[data-live="live"]').waitFor();
       // The server goes away (ending the stream), and comes back on the same port and file.
       expect(await first.stop()).toBe(0);
@@ -162,7 +162,7 @@ describe("the live page in headless Chromium", () => {
 
   it("ends the stream on shutdown so the process still exits 0", async () => {
     const page = await browser.newPage();
-    await page.goto(app.url);
+    await page.goto(app.livePageUrl);
     await page.locator('body[data-live="live"]').waitFor();
     expect(await app.stop()).toBe(0);
     // Had the open stream held server.close() up, the 10 s fallback would have cut it and said so.

@@ -41,7 +41,7 @@ describe("webhook metrics", () => {
     expect((await fetch(`${app.url}/plant/webhooks`, { method: "POST" })).status).toBe(404);
     expect((await fetch(`${app.url}/healthz`)).status).toBe(200);
 
-    const metrics = await (await fetch(`${app.url}/metrics`)).text();
+    const metrics = await (await app.read(`/metrics`)).text();
     const count = (labels: string) =>
       Number(
         new RegExp(`^plant_receiver_webhook_requests_total\\{${labels}\\} (\\d+)$`, "m").exec(metrics)?.[1],

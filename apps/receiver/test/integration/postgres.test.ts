@@ -36,10 +36,71 @@ describe("plant-receiver on PostgreSQL", () => {
     const id = `msg_${crypto.randomUUID()}`;
     const body = JSON.stringify({ id: 9007199254740991, name: "Big id", tag: "edge" });
     expect((await deliver(a.url, { token, secret, id, body })).status).toBe(200);
-    const { plants } = (await (await fetch(`${b.url}/plants?limit=1`)).json()) as { plants: unknown[] };
+    const { plants } = (await (await b.read(`/plants?limit=1`)).json()) as { plants: unknown[] };
     expect(plants).toEqual([
       { webhookId: id, id: 9007199254740991, name: "Big id", tag: "edge", receivedAt: expect.any(String) },
     ]);
+  });
+
+  it("answers 400 naming the field to a NUL (U+0000) in name or tag, on every redelivery, and stores nothing", async () => {
+    const [a] = apps as [RunningApp];
+    for (const [field, plant] of [
+      ["name", { id: 800, name: "Nul\u0000fern" }],
+      ["tag", { id: 801, name: "Nul tag", tag: "\u0000" }],
+    ] as const) {
+      const id = `msg_${crypto.randomUUID()}`;
+      const body = JSON.stringify(plant);
+      // PostgreSQL cannot store NUL: this was a 500 on every retry of the sender's 28-hour schedule.
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const response = await deliver(a.url, { token, secret, id, body });
+        expect(response.status).toBe(400);
+        expect(await response.json()).toEqual({
+          error: 400,
+          message: `Invalid NewPlant: ${field}: must not contain the NUL character (U+0000)`,
+        });
+      }
+    }
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const { rows } = await client.query("SELECT 1 FROM plants WHERE plant_id IN (800, 801)");
+      expect(rows).toEqual([]);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it("answers 400, not 500, when PostgreSQL refuses a plant's values, and stores the plant once they fit", async () => {
+    const [a] = apps as [RunningApp];
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    const id = `msg_${crypto.randomUUID()}`;
+    const body = JSON.stringify({ id: 802, name: "Narrowed", tag: "a-tag-longer-than-eight" });
+    try {
+      // An operator narrowed a column: PostgreSQL raises a data exception (22001) for a longer value,
+      // which fails the same way however often the sender retries.
+      await admin.query("ALTER TABLE plants ALTER COLUMN tag TYPE varchar(8)");
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const response = await deliver(a.url, { token, secret, id, body });
+        expect(response.status).toBe(400);
+        expect(await response.json()).toEqual({
+          error: 400,
+          message:
+            "Invalid NewPlant: a value cannot be stored (value too long for type character varying(8))",
+        });
+      }
+      const metrics = await (await a.read("/metrics")).text();
+      expect(metrics).toMatch(
+        /plant_receiver_webhook_requests_total\{outcome="rejected",status="400"\} [1-9]/,
+      );
+      await admin.query("ALTER TABLE plants ALTER COLUMN tag TYPE text");
+      // Not remembered as handled: once the value fits, the same delivery is stored.
+      const response = await deliver(a.url, { token, secret, id, body });
+      expect(await response.json()).toEqual({ received: true, duplicate: false });
+    } finally {
+      await admin.query("ALTER TABLE plants ALTER COLUMN tag TYPE text");
+      await admin.end();
+    }
   });
 
   it("stores one row when both instances receive the same id at the same moment", async () => {

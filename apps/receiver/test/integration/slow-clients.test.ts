@@ -89,7 +89,7 @@ describe("plant-receiver against slow clients", () => {
     expect(responses.map((r) => r.status)).toEqual(ids.map(() => 200));
     for (const answer of await Promise.all(slow)) expectTimeoutAnswer(answer);
 
-    const { plants } = (await (await fetch(`${app.url}/plants?limit=1000`)).json()) as {
+    const { plants } = (await (await app.read(`/plants?limit=1000`)).json()) as {
       plants: { webhookId: string }[];
     };
     const stored = plants.map((p) => p.webhookId);

@@ -56,7 +56,7 @@ describe("plant-receiver on a SQLite file that fails", () => {
 
   const logged = () => app.lines.map((line) => JSON.parse(line) as LogEntry);
   const stored = async () => {
-    const { plants } = (await (await fetch(`${app.url}/plants?limit=1000`)).json()) as {
+    const { plants } = (await (await app.read(`/plants?limit=1000`)).json()) as {
       plants: { webhookId: string }[];
     };
     return plants.map((p) => p.webhookId);

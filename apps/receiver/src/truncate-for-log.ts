@@ -1,0 +1,14 @@
+/** Longest string (in UTF-16 units) put in a log line as is; anything longer is cut. */
+export const MAX_LOGGED_STRING = 200;
+
+/**
+ * Cuts a client-supplied string for a log line, saying how long it was. A plant name may be up to
+ * 1 MiB: logged in full at info level, a few such plants fill disks and drown log pipelines.
+ */
+export function truncateForLog(value: string, max = MAX_LOGGED_STRING): string {
+  if (value.length <= max) return value;
+  const last = value.charCodeAt(max - 1);
+  // Never the first half of a surrogate pair alone at the end: that would not be valid UTF-16.
+  const end = last >= 0xd800 && last <= 0xdbff ? max - 1 : max;
+  return `${value.slice(0, end)}… (${value.length} UTF-16 units in all)`;
+}
