@@ -101,6 +101,17 @@ export function createAdminApp(options: AdminAppOptions): Koa {
     if (!checkAdminToken(ctx.get("authorization") || undefined, options.adminToken)) throw unauthorized();
     await next();
   });
+  // The router answers OPTIONS itself (its Allow list), before any route's middleware: without this
+  // the API's layout was readable without the token. Only /healthz and /metrics are public.
+  app.use(async (ctx, next) => {
+    if (
+      ctx.method === "OPTIONS" &&
+      !["/healthz", "/metrics"].includes(ctx.path) &&
+      !checkAdminToken(ctx.get("authorization") || undefined, options.adminToken)
+    )
+      throw unauthorized();
+    await next();
+  });
 
   admin.get("/plants", async (ctx) => {
     ctx.body = { plants: (await plants.list(1000)).map(presentPlant) };

@@ -60,6 +60,8 @@ export async function createPostgresPlantCatalog(
       ]);
       if (seen.rows[0]) return replayOf(seen.rows[0], hash);
     }
+    // Refused before anything is written: in a group, only a database error can follow a write.
+    newPlantPayload({ id: 1, name, tag });
     const webhookId = newWebhookId();
     const inserted = await client.query<{ id: string }>(
       `INSERT INTO store_plants (name, tag, webhook_id, idempotency_key, request_hash, created_at)

@@ -1,7 +1,6 @@
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
 import type { Outbox } from "@plant-store/sender";
 import type { PlantCatalog } from "./plant-catalog.js";
+import { preparePrivateSqliteFile } from "./prepare-private-sqlite-file.js";
 
 export const isPostgresUrl = (target: string) => /^postgres(ql)?:\/\//.test(target);
 
@@ -13,7 +12,8 @@ export interface Store {
 }
 
 /**
- * Opens the store named by `--db`: a postgres:// URL, or a SQLite file (its directory is created).
+ * Opens the store named by `--db`: a postgres:// URL, or a SQLite file (its folder is created 0700, its
+ * files 0600).
  * Each driver is imported only when used, so SQLite users never load pg and vice versa.
  */
 export async function openStore(target: string, onError?: (error: Error) => void): Promise<Store> {
@@ -43,7 +43,7 @@ export async function openStore(target: string, onError?: (error: Error) => void
       throw error;
     }
   }
-  mkdirSync(dirname(target), { recursive: true });
+  preparePrivateSqliteFile(target);
   const { createSqliteOutbox } = await import("@plant-store/sender/sqlite");
   const { createSqlitePlantCatalog } = await import("./create-sqlite-plant-catalog.js");
   const outbox = createSqliteOutbox(target);

@@ -77,6 +77,22 @@ describe("the admin API, checked against spec/admin-openapi.json", () => {
     return { status: response.status, body: text ? JSON.parse(text) : undefined };
   }
 
+  it("answers OPTIONS on the admin routes only with the admin token", async () => {
+    for (const path of ["/plants", "/endpoints", "/deliveries/1", "/nowhere"]) {
+      const anonymous = await call("OPTIONS", path, undefined, "");
+      expect(anonymous, path).toEqual({
+        status: 401,
+        body: { error: 401, message: "Missing or wrong admin token (Authorization: Bearer <token>)" },
+      });
+    }
+    const allowed = await fetch(`${base}/plants`, {
+      method: "OPTIONS",
+      headers: { authorization: `Bearer ${adminToken}` },
+    });
+    expect(allowed.status).toBe(200);
+    expect(allowed.headers.get("allow")).toContain("POST");
+  });
+
   it("answers healthz without a token", async () => {
     const { status, body } = await call("GET", "/healthz", undefined, "");
     expectDocumented("get", "/healthz", status, body);

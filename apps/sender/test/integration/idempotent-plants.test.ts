@@ -139,4 +139,13 @@ describe.each([
       }
     }
   });
+  it("refuses a plant whose name or tag holds a NUL character with a 400 naming the field, and adds nothing", async () => {
+    const before = (await store.plants.list(1000)).length;
+    for (const body of [{ name: "Nul\u0000name" }, { name: "Fine", tag: "nul\u0000tag" }]) {
+      const refused = await addPlant(body);
+      expect(refused.status).toBe(400);
+      expect(JSON.stringify(refused.body)).toContain(Object.keys(body).at(-1) as string);
+    }
+    expect((await store.plants.list(1000)).length).toBe(before);
+  });
 });
