@@ -70,7 +70,7 @@ describe("three plant-store serve processes on one PostgreSQL, one killed with S
       const leased = async () =>
         (
           await client.query<{ id: string }>(
-            "SELECT id FROM deliveries WHERE status = 'pending' AND lease_owner = $1 AND lease_until > $2",
+            "SELECT id FROM webhook_deliveries WHERE status = 'pending' AND lease_owner = $1 AND lease_until > $2",
             [victimId, Date.now()],
           )
         ).rows.map((row) => Number(row.id));
@@ -89,7 +89,7 @@ describe("three plant-store serve processes on one PostgreSQL, one killed with S
       expect(await countDeliveries(db, "failed")).toBe(0);
       // Every delivery the victim held when it died was finished by another process.
       const takenOver = await client.query<{ id: string; worker_id: string }>(
-        "SELECT delivery_id AS id, worker_id FROM attempts WHERE delivery_id = ANY($1) AND outcome = 'delivered'",
+        "SELECT delivery_id AS id, worker_id FROM webhook_attempts WHERE delivery_id = ANY($1) AND outcome = 'delivered'",
         [orphaned],
       );
       expect(takenOver.rows.map((row) => Number(row.id)).sort()).toEqual([...orphaned].sort());
