@@ -1,4 +1,5 @@
 import type { BenchCredentials } from "./bench-credentials.js";
+import { enqueuePlant } from "./enqueue-plant.js";
 import type { BenchOutbox, SenderApi } from "./sender-api.js";
 
 /**
@@ -31,8 +32,7 @@ export async function populateOutbox(input: {
     let next = 0;
     const lane = async () => {
       while (next < input.plants) {
-        const i = next++;
-        await outbox.addPlant({ name: `bench plant ${i}`, tag: "bench" });
+        await enqueuePlant(outbox, next++);
       }
     };
     await Promise.all(Array.from({ length: input.concurrency ?? 1 }, lane));
