@@ -33,10 +33,23 @@ let copy: string;
 let registry: TestRegistry;
 let checkoutBefore: string[];
 
+const gitEnv = {
+  ...process.env,
+  GIT_AUTHOR_NAME: "registry test",
+  GIT_AUTHOR_EMAIL: "registry-test@example.invalid",
+  GIT_COMMITTER_NAME: "registry test",
+  GIT_COMMITTER_EMAIL: "registry-test@example.invalid",
+};
+
+/** The tags in the copy's repository. */
+async function tagsInCopy(): Promise<string[]> {
+  return (await run("git", ["tag", "--list"], { cwd: copy, env: gitEnv })).stdout.split("\n").filter(Boolean);
+}
+
 /** The environment of every command that could publish: our scope and the default registry both point at verdaccio. */
 function releaseEnv(): NodeJS.ProcessEnv {
   return {
-    ...process.env,
+    ...gitEnv,
     CI: "true",
     npm_config_registry: registry.url,
     "npm_config_@plant-store:registry": registry.url,
@@ -88,7 +101,7 @@ function bumpPatch(version: string): string {
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), "plant-store-registry-"));
-  // changesets tags the release with git: the copy must not sit inside our repository.
+  // The copy gets a repository of its own (changesets tags releases): never inside ours.
   expect(scratch.startsWith(workspaceRoot)).toBe(false);
   checkoutBefore = await checkoutState();
   registry = await startVerdaccio(join(scratch, "verdaccio"));
@@ -96,6 +109,14 @@ beforeAll(async () => {
   await copyWorkspace(copy);
   // The store already holds every package (CI just installed them): no network, no native rebuild.
   await run("pnpm", ["install", "--offline", "--frozen-lockfile"], { cwd: copy, env: releaseEnv() });
+  // A repository of its own, as a clone is: `changeset publish` tags each release there.
+  for (const args of [
+    ["init", "-q"],
+    ["add", "-A"],
+    ["commit", "-q", "-m", "the workspace, copied"],
+  ]) {
+    await run("git", args, { cwd: copy, env: gitEnv });
+  }
   const host = registry.url.replace(/^http:/, "");
   await writeFile(join(copy, ".npmrc"), `${host}:_authToken=${registry.token}\n`);
 }, 300_000);
@@ -125,6 +146,9 @@ describe("a release published to a registry (verdaccio), installed by version wi
     // workspace:* became the exact version in what was published.
     const sender = (await packument("@plant-store/sender")).versions[first];
     expect(sender?.dependencies?.["@plant-store/types"]).toBe(first);
+    expect(await tagsInCopy()).toEqual(
+      expect.arrayContaining(publishedPackages.map(({ name }) => `${name}@${first}`)),
+    );
     // The checkout itself was neither versioned nor had its changesets consumed.
     expect(await checkoutState()).toStrictEqual(checkoutBefore);
   }, 600_000);
@@ -187,6 +211,9 @@ describe("a release published to a registry (verdaccio), installed by version wi
       expect(Object.keys(published.versions).sort(), name).toStrictEqual([first, second].sort());
       expect(published["dist-tags"].latest, name).toBe(second);
     }
+    expect(await tagsInCopy()).toEqual(
+      expect.arrayContaining(publishedPackages.map(({ name }) => `${name}@${second}`)),
+    );
     const sender = (await packument("@plant-store/sender")).versions[second];
     expect(sender?.dependencies?.["@plant-store/types"]).toBe(second);
     // What a stranger asking for the new sender gets: the types of the same release.
