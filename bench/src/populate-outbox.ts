@@ -1,11 +1,11 @@
 import type { BenchCredentials } from "./bench-credentials.js";
+import { enqueuePlant } from "./enqueue-plant.js";
 import type { BenchOutbox, SenderApi } from "./sender-api.js";
 
 /**
  * Fills an outbox as the store would while no worker can deliver: `endpoints` subscriptions (all
  * pointing at `receiverUrl`, told apart by a query string) and `plants` plants, each queuing one
- * delivery per endpoint (queued as messages with a New Plant payload). The plants' names carry nothing the
- * bench relies on.
+ * delivery per endpoint. The plants' names carry nothing the bench relies on.
  */
 export async function populateOutbox(input: {
   sender: SenderApi;
@@ -32,9 +32,7 @@ export async function populateOutbox(input: {
     let next = 0;
     const lane = async () => {
       while (next < input.plants) {
-        const i = next++;
-        // The New Plant payload the store would queue; the queue itself knows nothing of plants.
-        await outbox.enqueue({ payload: { id: i + 1, name: `bench plant ${i}`, tag: "bench" } });
+        await enqueuePlant(outbox, next++);
       }
     };
     await Promise.all(Array.from({ length: input.concurrency ?? 1 }, lane));

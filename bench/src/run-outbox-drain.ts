@@ -16,6 +16,8 @@ export interface OutboxDrainInput {
   plants: number;
   /** SQLite file (default: a new one in a temp dir) or a PostgreSQL URL. */
   target?: string;
+  /** Plants added at once while filling (PostgreSQL: one pool connection each). Default 1. */
+  fillConcurrency?: number;
   /** Worker processes sharing the outbox. Default 1. */
   workers?: number;
   concurrency: number;
@@ -26,6 +28,10 @@ export interface OutboxDrainInput {
   execArgv?: string[];
   /** Called with the worker pids once they have exited. */
   onExited?: (pids: number[]) => void;
+  /** Called once the workers are ready, just before they are started (e.g. to read counters). */
+  beforeDrain?: (workers: readonly BenchProcess[]) => Promise<void>;
+  /** Called once the drain is over and the workers were told to stop, while they still run. */
+  afterDrain?: (workers: readonly BenchProcess[]) => Promise<void>;
 }
 
 /** A fresh outbox filled with `plants × endpoints` deliveries, drained by worker processes. */
@@ -39,6 +45,7 @@ export async function runOutboxDrain(input: OutboxDrainInput): Promise<DrainResu
     credentials: input.credentials,
     endpoints: input.endpoints,
     plants: input.plants,
+    ...(input.fillConcurrency === undefined ? {} : { concurrency: input.fillConcurrency }),
   });
   const workers: BenchProcess[] = [];
   try {
@@ -55,6 +62,7 @@ export async function runOutboxDrain(input: OutboxDrainInput): Promise<DrainResu
       );
     }
     const deliveries = input.endpoints * input.plants;
+    await input.beforeDrain?.(workers);
     const result = await drainOutbox({
       workers,
       receiver: input.receiver,
@@ -62,6 +70,7 @@ export async function runOutboxDrain(input: OutboxDrainInput): Promise<DrainResu
       timeoutMs: input.timeoutMs,
       ...(input.timeBoxMs === undefined ? {} : { timeBoxMs: input.timeBoxMs }),
     });
+    await input.afterDrain?.(workers);
     return { ...result, deliveries };
   } finally {
     await Promise.all(workers.map((w) => w.stop()));

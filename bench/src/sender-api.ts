@@ -1,9 +1,9 @@
 // The slice of @plant-store/sender the bench drives, loaded at run time: a scenario whose
 // library is missing or changed reports "skipped: <reason>" instead of breaking the whole build.
+import type { PlantQueue } from "./enqueue-plant.js";
 
-export interface BenchOutbox {
+export interface BenchOutbox extends PlantQueue {
   addEndpoint(input: { url: string; token: string; secrets: string[] }): Promise<{ id: number }>;
-  enqueue(message: { payload: unknown }): Promise<unknown>;
   close(): Promise<void>;
 }
 

@@ -63,12 +63,21 @@ async function hashesAround(taskId: string, file: string): Promise<[string, stri
   }
 }
 
-/** Files outside the e2e folder that its tests read: the release train, the tarballs, the demo script. */
+/**
+ * Files outside the e2e folder that its tests read: the release train, the tarballs, the demo script;
+ * and what the registry test's `pnpm install` and `pnpm release` in a copy of the workspace read
+ * beyond the builds e2e depends on (the lockfile, the task graph, the bench, which e2e does not
+ * depend on but the release builds).
+ */
 const e2eInputs = [
   ".changeset/config.json",
   ".changeset/packaging-a-new-changeset.md",
   "pnpm-workspace.yaml",
   "package.json",
+  "pnpm-lock.yaml",
+  "turbo.json",
+  "bench/src/run.ts",
+  "bench/tsup.config.ts",
   "LICENSE",
   "scripts/run-built.sh",
   ...publishedPackages.flatMap(({ dir }) => [`${dir}/README.md`, `${dir}/package.json`, `${dir}/LICENSE`]),

@@ -1,5 +1,6 @@
 // One durable-sender worker process (the @plant-store/sender outbox + worker, as `serve` runs
 // them) over SQLite or PostgreSQL. It waits for a `start` command, so the parent times the drain.
+import { countPgStatements } from "../count-pg-statements.js";
 import { loadSenderApi } from "../sender-api.js";
 import { answerOverIpc, markHandled } from "../server-kit/serve-over-ipc.js";
 
@@ -17,6 +18,8 @@ const stderrLogger = {
   error: write("error"),
 };
 
+// Client-side statement count (PostgreSQL only), read by the parent with the `statements` command.
+const statements = target.startsWith("postgres") ? countPgStatements() : () => 0;
 const sender = await loadSenderApi();
 const outbox = target.startsWith("postgres")
   ? await sender.createPostgresOutbox(target)
@@ -44,6 +47,7 @@ answerOverIpc(async (payload) => {
     await outbox.close();
     return true;
   }
+  if (command.type === "statements") return statements();
   throw new Error(`unknown command ${command.type}`);
 });
 process.send?.({ type: "ready" });

@@ -4,6 +4,7 @@ import { e2eLatency } from "./e2e-latency.js";
 import { fanout } from "./fanout.js";
 import { postgresScale } from "./postgres-scale.js";
 import { receiverThroughput } from "./receiver-throughput.js";
+import { senderDrain } from "./sender-drain.js";
 import { senderThroughput } from "./sender-throughput.js";
 
 /** Every scenario, in the order the issue lists them. */
@@ -14,4 +15,5 @@ export const scenarios: readonly Scenario[] = [
   fanout,
   backlog,
   postgresScale,
+  senderDrain,
 ];

@@ -1,0 +1,92 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startPostgres, type TestPostgres } from "@plant-store/testing";
+import { generateWebhookSecret } from "@plant-store/types";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { drainOutbox } from "../../src/drain-outbox.js";
+import { readPostgresCounters } from "../../src/read-postgres-counters.js";
+import { runOutboxDrain } from "../../src/run-outbox-drain.js";
+import type { ScenarioContext } from "../../src/scenario.js";
+import { loadSenderApi } from "../../src/sender-api.js";
+import { type BenchProcess, spawnBenchProcess } from "../../src/spawn-bench-process.js";
+
+// The processes of the `sender.drain` scenario, at a size that proves they work, not how fast.
+const credentials = { token: "bench-test-token", secret: generateWebhookSecret() };
+const env = { BENCH_TOKEN: credentials.token, BENCH_SECRET: credentials.secret };
+const started: BenchProcess[] = [];
+let postgres: TestPostgres;
+
+beforeAll(async () => {
+  postgres = await startPostgres();
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all(started.map((p) => p.stop()));
+  await postgres?.stop();
+});
+
+async function start(name: string, extraEnv: Record<string, string>): Promise<BenchProcess> {
+  const child = await spawnBenchProcess(name, { env: { ...env, ...extraEnv }, timeoutMs: 60_000 });
+  started.push(child);
+  return child;
+}
+
+const databaseOf = (url: string) => new URL(url).pathname.slice(1);
+
+describe("the PostgreSQL drain processes", () => {
+  it("graphile-worker delivers every job it was filled with, signed so that the verifying receiver accepts it, and its statements and commits are counted", async () => {
+    const db = await postgres.createDatabase();
+    // The verifying receiver answers 401 to a bad signature: a job would then fail, not count.
+    const receiver = await start("servers/plant-receiver", {});
+    const worker = await start("clients/graphile-worker", {
+      BENCH_PG_URL: db,
+      BENCH_RECEIVER_URL: `${receiver.url}/plant/webhook`,
+      BENCH_CONCURRENCY: "10",
+    });
+    await worker.command({ type: "fill", count: 40 });
+    const before = await readPostgresCounters(postgres.url, databaseOf(db));
+    const statementsBefore = await worker.command<number>({ type: "statements" });
+    const drain = await drainOutbox({ workers: [worker], receiver, expected: 40, timeoutMs: 60_000 });
+    const statementsAfter = await worker.command<number>({ type: "statements" });
+    await worker.stop();
+    expect(drain).toMatchObject({ delivered: 40, complete: true });
+    expect((await receiver.stats()).handled).toBe(40);
+    // At least one statement per job: fetching or completing it.
+    expect(statementsAfter - statementsBefore).toBeGreaterThanOrEqual(40);
+    const after = await readPostgresCounters(postgres.url, databaseOf(db));
+    expect(after.commits).toBeGreaterThan(before.commits);
+    expect(after.walBytes).toBeGreaterThan(before.walBytes);
+  }, 120_000);
+
+  it("our outbox worker on PostgreSQL delivers a filled outbox and its statements are counted through the sender's own pg", async () => {
+    const db = await postgres.createDatabase();
+    const receiver = await start("servers/raw-http", {});
+    const context: ScenarioContext = {
+      quick: true,
+      runs: 1,
+      log: () => undefined,
+      tempDir: () => mkdtempSync(join(tmpdir(), "bench-test-")),
+    };
+    const counts: number[] = [];
+    const read = async (workers: readonly BenchProcess[]) => {
+      counts.push(await (workers[0] as BenchProcess).command<number>({ type: "statements" }));
+    };
+    const drain = await runOutboxDrain({
+      sender: await loadSenderApi(),
+      context,
+      receiver,
+      credentials,
+      endpoints: 1,
+      plants: 30,
+      target: db,
+      concurrency: 10,
+      timeoutMs: 60_000,
+      beforeDrain: read,
+      afterDrain: read,
+    });
+    expect(drain).toMatchObject({ delivered: 30, complete: true });
+    expect(counts).toHaveLength(2);
+    expect((counts[1] as number) - (counts[0] as number)).toBeGreaterThanOrEqual(30);
+  }, 120_000);
+});
