@@ -38,7 +38,7 @@ CREATE TABLE IF NOT EXISTS webhook_deliveries (
   created_at BIGINT NOT NULL,
   updated_at BIGINT NOT NULL,
   UNIQUE (webhook_id, endpoint_id)
-);
+) WITH (fillfactor = 70);
 CREATE INDEX IF NOT EXISTS webhook_deliveries_endpoint_due ON webhook_deliveries (endpoint_id, status, next_attempt_at, id);
 CREATE INDEX IF NOT EXISTS webhook_deliveries_message ON webhook_deliveries (message_id);
 CREATE INDEX IF NOT EXISTS webhook_deliveries_finished ON webhook_deliveries (status, updated_at);
