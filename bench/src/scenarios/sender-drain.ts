@@ -22,7 +22,16 @@ interface PostgresCost {
   statements: number;
   commits: number;
   walBytes: number;
+  /** The PostgreSQL server's own CPU, µs per delivery. */
+  serverCpu: number;
 }
+
+const slug: Record<keyof PostgresCost, string> = {
+  statements: "statements",
+  commits: "commits",
+  walBytes: "wal-bytes",
+  serverCpu: "server-cpu",
+};
 
 interface Sample {
   rate: number;
@@ -44,7 +53,7 @@ const ROW_NAMES = [
  * outside) and the statements the drained processes sent (counted client-side), before and after.
  */
 class CostMeter {
-  #before?: { walBytes: number; commits: number; statements: number };
+  #before?: { walBytes: number; commits: number; serverCpuMicros: number; statements: number };
   #statementsAfter = 0;
 
   constructor(
@@ -73,6 +82,7 @@ class CostMeter {
       statements: (this.#statementsAfter - before.statements) / deliveries,
       commits: (after.commits - before.commits) / deliveries,
       walBytes: (after.walBytes - before.walBytes) / deliveries,
+      serverCpu: (after.serverCpuMicros - before.serverCpuMicros) / deliveries,
     };
   }
 }
@@ -185,7 +195,7 @@ export const senderDrain: Scenario = {
           const cost =
             result.cost === undefined
               ? ""
-              : `, ${result.cost.statements.toFixed(2)} statements, ${result.cost.commits.toFixed(2)} commits, ${Math.round(result.cost.walBytes)} WAL bytes per delivery`;
+              : `, ${result.cost.statements.toFixed(2)} statements, ${result.cost.commits.toFixed(2)} commits, ${Math.round(result.cost.walBytes)} WAL bytes, ${Math.round(result.cost.serverCpu)} µs server CPU per delivery`;
           context.log(
             `${NAME}: run ${round}/${context.runs} ${variant} ${Math.round(result.rate)} deliveries/s, ${Math.round(result.cpu)} µs CPU per delivery${cost}`,
           );
@@ -204,8 +214,8 @@ export const senderDrain: Scenario = {
     const cost = (variant: "postgres" | "graphile-worker", figure: keyof PostgresCost) => ({
       name:
         variant === "postgres"
-          ? `sender.postgres.${figure === "walBytes" ? "wal-bytes" : figure}-per-delivery`
-          : `sender.graphile-worker.${figure === "walBytes" ? "wal-bytes" : figure}-per-job`,
+          ? `sender.postgres.${slug[figure]}-per-delivery`
+          : `sender.graphile-worker.${slug[figure]}-per-job`,
       value: of(variant, (s) => s.cost?.[figure]),
     });
     const size = `${count} deliveries, 1 worker process × ${CONCURRENCY} in flight`;
@@ -256,9 +266,12 @@ export const senderDrain: Scenario = {
       statements: "client-side count of pg queries sent by the worker process during the drain",
       commits: "pg_stat_database.xact_commit of the drained database; goal <= 0.1",
       walBytes: "pg_current_wal_lsn() before/after (whole cluster); goal: half of today's",
+      serverCpu: "the PostgreSQL server's CPU (postmaster and backends, /proc) during the drain",
     };
-    for (const figure of ["statements", "commits", "walBytes"] as const) {
-      const unit = figure === "walBytes" ? "bytes" : figure;
+    for (const figure of ["statements", "commits", "walBytes", "serverCpu"] as const) {
+      const unit = { statements: "statements", commits: "commits", walBytes: "bytes", serverCpu: "µs CPU" }[
+        figure
+      ];
       const theirs = cost("graphile-worker", figure);
       const ours = cost("postgres", figure);
       results.push(ratioRow(ours.name, ours.value, `${unit}/delivery`, theirs, notes[figure]));
