@@ -1,14 +1,17 @@
 export { checkContentType } from "./check-content-type.js";
+export type { PlantWebhookOutcome, ReceiverOptions } from "./create-delivery-handler.js";
+export { createFetchHandler, type FetchHandlerOptions } from "./create-fetch-handler.js";
 export {
   createMemoryDedupStore,
   type MemoryDedupStoreOptions,
 } from "./create-memory-dedup-store.js";
-export { createOnceRunner, type OnceOutcome, type OnceRunnerOptions } from "./create-once-runner.js";
 export {
-  createPlantWebhookRouter,
-  type PlantWebhookOutcome,
-  type ReceiverOptions,
-} from "./create-plant-webhook-router.js";
+  createNodeMiddleware,
+  type NodeMiddleware,
+  type NodeMiddlewareOptions,
+} from "./create-node-middleware.js";
+export { createOnceRunner, type OnceOutcome, type OnceRunnerOptions } from "./create-once-runner.js";
+export { createPlantWebhookRouter } from "./create-plant-webhook-router.js";
 export type { VerifierOptions } from "./create-verification-steps.js";
 export { createVerifier, type Verifier, type VerifyFunction, type VerifyResult } from "./create-verifier.js";
 export {
@@ -18,6 +21,7 @@ export {
   type DedupStore,
   type DedupStoreOptions,
 } from "./dedup-store.js";
+export { BodyAlreadyConsumedError } from "./errors/body-already-consumed-error.js";
 export { DedupStoreFullError } from "./errors/dedup-store-full-error.js";
 export { DeliveryInProgressError } from "./errors/delivery-in-progress-error.js";
 export { HandlerFailedError } from "./errors/handler-failed-error.js";
