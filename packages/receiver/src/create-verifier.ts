@@ -35,7 +35,8 @@ export function createVerifier(options: VerifierOptions): Verifier {
       steps.checkHeaders(headers);
       const bytes = typeof rawBody === "string" ? utf8.encode(rawBody) : rawBody;
       if (bytes.length > steps.maxBodyBytes) throw new PayloadTooLargeError(steps.maxBodyBytes);
-      return { ok: true, ...(steps.checkBody(bytes, headers) as VerifiedDelivery) };
+      const { plant, delivery } = steps.checkBody(bytes, headers) as VerifiedDelivery;
+      return { ok: true, plant, delivery };
     } catch (error) {
       return { ok: false, error: error instanceof WebhookError ? error : new InternalReceiverError(error) };
     }

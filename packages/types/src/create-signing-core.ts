@@ -172,26 +172,32 @@ export function createSigningCore(crypto: WebhookCrypto) {
         }
       }
       const prefix = `${id}.${timestampText}.`;
-      const checks: Maybe<boolean>[] = [];
+      // Every candidate is compared with every key, with no early exit. On node:crypto everything
+      // below runs at once, without a closure or array per key; Web Crypto's promises are gathered.
+      let matched = false;
+      let pending: Promise<boolean>[] | undefined;
+      const compare = (expected: Uint8Array) => {
+        let found = false;
+        for (const candidate of v1) found = crypto.equal(candidate, expected) || found;
+        return found;
+      };
       if (v1.length > 0) {
         for (const mac of macs) {
-          checks.push(
-            settle(mac(prefix, body), (expected) => {
-              // Every candidate is compared, with no early exit.
-              let matched = false;
-              for (const candidate of v1) matched = crypto.equal(candidate, expected) || matched;
-              return matched;
-            }),
-          );
+          const expected = mac(prefix, body);
+          if (expected instanceof Promise) (pending ??= []).push(expected.then(compare));
+          else matched = compare(expected) || matched;
         }
       }
       for (const check of publicKeys) {
-        for (const candidate of v1a) checks.push(check(prefix, body, candidate));
+        for (const candidate of v1a) {
+          const verified = check(prefix, body, candidate);
+          if (verified instanceof Promise) (pending ??= []).push(verified);
+          else matched = verified || matched;
+        }
       }
       // The signature before the timestamp: an unsigned request learns nothing about our clock.
-      return settleAll(checks, (results) => {
-        if (!results.includes(true))
-          throw new WebhookVerificationError("no-matching-signature", "No matching signature");
+      const finish = (ok: boolean): SignedWebhook => {
+        if (!ok) throw new WebhookVerificationError("no-matching-signature", "No matching signature");
         const timestamp = Number(timestampText);
         const nowSeconds = Math.floor((now === undefined ? Date.now() : now().getTime()) / 1000);
         if (timestamp < nowSeconds - tolerance) {
@@ -201,7 +207,10 @@ export function createSigningCore(crypto: WebhookCrypto) {
           throw new WebhookVerificationError("timestamp-too-new", "Timestamp too new");
         }
         return { webhookId: id, timestamp };
-      });
+      };
+      if (pending === undefined) return finish(matched);
+      const already = matched;
+      return Promise.all(pending).then((results) => finish(already || results.includes(true)));
     };
   }
 
