@@ -7,6 +7,7 @@ export {
   createMemoryDedupStore,
   type MemoryDedupStoreOptions,
 } from "./create-memory-dedup-store.js";
+export { createOnceRunner, type OnceOutcome, type OnceRunnerOptions } from "./create-once-runner.js";
 export type { VerifierOptions } from "./create-verification-steps.js";
 export {
   type ClaimResult,
