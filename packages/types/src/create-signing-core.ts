@@ -184,15 +184,23 @@ export function createSigningCore(crypto: WebhookCrypto) {
       if (v1.length > 0) {
         for (const mac of macs) {
           const expected = mac(prefix, body);
-          if (expected instanceof Promise) (pending ??= []).push(expected.then(compare));
-          else matched = compare(expected) || matched;
+          if (expected instanceof Promise) {
+            pending ??= [];
+            pending.push(expected.then(compare));
+          } else {
+            matched = compare(expected) || matched;
+          }
         }
       }
       for (const check of publicKeys) {
         for (const candidate of v1a) {
           const verified = check(prefix, body, candidate);
-          if (verified instanceof Promise) (pending ??= []).push(verified);
-          else matched = verified || matched;
+          if (verified instanceof Promise) {
+            pending ??= [];
+            pending.push(verified);
+          } else {
+            matched = verified || matched;
+          }
         }
       }
       // The signature before the timestamp: an unsigned request learns nothing about our clock.
