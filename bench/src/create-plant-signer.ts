@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import {
-  computeSignature,
-  parseWebhookSecret,
+  createWebhookSigner,
   WEBHOOK_ID_HEADER,
   WEBHOOK_SIGNATURE_HEADER,
   WEBHOOK_TIMESTAMP_HEADER,
@@ -19,7 +18,7 @@ export interface SignedPlant {
  * The body is about 60 bytes, like the issue's raw baseline.
  */
 export function createPlantSigner(secret: string, token: string): () => SignedPlant {
-  const key = parseWebhookSecret(secret);
+  const sign = createWebhookSigner([secret]);
   const prefix = `msg_${randomBytes(6).toString("hex")}_`;
   const authorization = `Bearer ${token}`;
   let counter = 0;
@@ -36,7 +35,7 @@ export function createPlantSigner(secret: string, token: string): () => SignedPl
         "content-type": "application/json",
         [WEBHOOK_ID_HEADER]: id,
         [WEBHOOK_TIMESTAMP_HEADER]: String(timestamp),
-        [WEBHOOK_SIGNATURE_HEADER]: `v1,${computeSignature(key, id, timestamp, body)}`,
+        [WEBHOOK_SIGNATURE_HEADER]: sign({ id, timestamp, body }),
       },
     };
   };

@@ -1,10 +1,13 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts"],
+  // Two builds of one source: index.js (node:crypto) and index.web.js (Web Crypto), picked by the
+  // `exports` conditions in package.json. Shared code is split into common chunks.
+  entry: ["src/index.ts", "src/index.web.ts"],
   format: ["esm"],
   target: "node20",
   dts: true,
   sourcemap: true,
   clean: true,
+  splitting: true,
 });

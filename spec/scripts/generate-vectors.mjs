@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-// Writes spec/vectors.json: Standard Webhooks v1 signing vectors for the New Plant webhook.
-// Signatures are computed here with node:crypto alone, so the tests can check them against two
-// other implementations (the reference `standardwebhooks` library and @plant-store/types).
+// Writes spec/vectors.json: Standard Webhooks v1 (HMAC-SHA256, whsec_) and v1a (ed25519, whsk_ /
+// whpk_) signing vectors for the New Plant webhook, and spec/sign-input-vectors.json: inputs a
+// signer must refuse. Signatures are computed here with node:crypto alone, so the tests can check
+// them against other implementations (the reference `standardwebhooks` library for v1, and both
+// builds of @plant-store/types).
 // Deterministic: secrets derive from fixed labels, so re-running it rewrites the same file.
 // Run: node spec/scripts/generate-vectors.mjs
-import { createHash, createHmac } from "node:crypto";
+import { createHash, createHmac, createPrivateKey, createPublicKey, sign as ed25519Sign } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
@@ -16,11 +18,33 @@ function secret(label, bytes = 32) {
   return `whsec_${createHash("sha256").update(label).digest().subarray(0, bytes).toString("base64")}`;
 }
 
+const PKCS8_ED25519 = Buffer.from("302e020100300506032b657004220420", "hex");
+
+/** The ed25519 private key of a `whsk_` key (a 32-byte seed, optionally followed by its public key). */
+function ed25519Key(signingKey) {
+  const seed = Buffer.from(signingKey.slice("whsk_".length), "base64").subarray(0, 32);
+  return createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, seed]), format: "der", type: "pkcs8" });
+}
+
+/** A v1a key pair derived from a label: `whsk_` of seed and public key (as Svix issues them), `whpk_`. */
+function keyPair(label) {
+  const seed = createHash("sha256").update(label).digest();
+  const probe = ed25519Key(`whsk_${seed.toString("base64")}`);
+  const publicKey = Buffer.from(createPublicKey(probe).export({ format: "jwk" }).x, "base64url");
+  return {
+    signing: `whsk_${Buffer.concat([seed, publicKey]).toString("base64")}`,
+    seedOnly: `whsk_${seed.toString("base64")}`,
+    public: `whpk_${publicKey.toString("base64")}`,
+  };
+}
+
 function sign(id, timestamp, body, secrets) {
+  const message = Buffer.from(`${id}.${timestamp}.${body}`, "utf8");
   return secrets
     .map((s) => {
-      const key = Buffer.from(s.slice("whsec_".length), "base64");
-      return `v1,${createHmac("sha256", key).update(`${id}.${timestamp}.${body}`, "utf8").digest("base64")}`;
+      if (s.startsWith("whsk_")) return `v1a,${ed25519Sign(null, message, ed25519Key(s)).toString("base64")}`;
+      const key = Buffer.from(s.replace(/^whsec_/, ""), "base64");
+      return `v1,${createHmac("sha256", key).update(message).digest("base64")}`;
     })
     .join(" ");
 }
@@ -29,6 +53,11 @@ const A = secret("plant-store vector secret A");
 const B = secret("plant-store vector secret B (rotated in)");
 const C = secret("plant-store vector secret C (never used to sign)");
 const SHORT = secret("plant-store vector secret D (24 bytes)", 24);
+
+const K = keyPair("plant-store vector ed25519 key K");
+const L = keyPair("plant-store vector ed25519 key L (never used to sign)");
+/** Secret A without its `=` padding, as the Python library and npm `standardwebhooks` accept it. */
+const A_UNPADDED = A.replace(/=+$/, "");
 
 const ID = "msg_2b9e1c0e-6a3f-4f4e-9d1a-3f0f4c8b7a21";
 const BODY = '{"id":1,"name":"Monstera deliciosa","tag":"tropical"}';
@@ -237,6 +266,162 @@ const cases = [
     now: T - TOLERANCE_SECONDS - 1,
     expected: "timestamp-too-new",
   },
+  {
+    name: "unpadded-secret",
+    description:
+      "The secret written without its base64 '=' padding (accepted by the Python library and npm standardwebhooks): the same key.",
+    id: ID,
+    timestamp: T,
+    body: BODY,
+    secrets: [A_UNPADDED],
+  },
+  {
+    name: "secret-without-prefix",
+    description: "The secret without its whsec_ prefix, as the reference libraries accept it.",
+    id: ID,
+    timestamp: T,
+    body: BODY,
+    secrets: [A.slice("whsec_".length)],
+  },
+  {
+    name: "garbage-next-to-valid",
+    description:
+      "A v1 value that is not base64 beside a valid one: the bad one is skipped, the delivery accepted.",
+    id: ID,
+    timestamp: T,
+    body: BODY,
+    secrets: [A],
+    received: { signature: `v1,not-a-signature ${sign(ID, T, BODY, [A])}` },
+  },
+  {
+    name: "non-canonical-base64",
+    description: "The right signature with one '=' too many: not the signature's one spelling, so refused.",
+    id: ID,
+    timestamp: T,
+    body: BODY,
+    secrets: [A],
+    received: { signature: `${sign(ID, T, BODY, [A])}=` },
+    expected: "no-matching-signature",
+  },
+  {
+    name: "unpadded-signature",
+    description: "The right signature without its '=' padding: not the signature's one spelling, so refused.",
+    id: ID,
+    timestamp: T,
+    body: BODY,
+    secrets: [A],
+    received: { signature: sign(ID, T, BODY, [A]).replace(/=+$/, "") },
+    expected: "no-matching-signature",
+  },
+  {
+    name: "v1a-basic",
+    description:
+      "v1a: signed with an ed25519 whsk_ key (seed and public key), verified with its whpk_ public key.",
+    id: ID,
+    timestamp: T,
+    body: BODY,
+    secrets: [K.signing],
+    receiverSecrets: [K.public],
+  },
+  {
+    name: "v1a-seed-only",
+    description: "v1a: a whsk_ key holding only the 32-byte seed signs the same as the full key.",
+    id: ID,
+    timestamp: T,
+    body: BODY,
+    secrets: [K.seedOnly],
+    receiverSecrets: [K.public],
+  },
+  {
+    name: "v1a-unicode-body",
+    description: "v1a over a non-ASCII body: ed25519 signs the UTF-8 bytes of id.timestamp.body.",
+    id: "msg_unicode",
+    timestamp: T,
+    body: '{"id":3,"name":"Gänseblümchen 🌼","tag":"日本の盆栽 — ñ"}',
+    secrets: [K.signing],
+    receiverSecrets: [K.public],
+  },
+  {
+    name: "v1-and-v1a-receiver-holds-public-key",
+    description:
+      "Migration: the sender signs with a whsec_ secret and a whsk_ key; a receiver holding only the whpk_ key accepts.",
+    id: ID,
+    timestamp: T,
+    body: BODY,
+    secrets: [A, K.signing],
+    receiverSecrets: [K.public],
+  },
+  {
+    name: "v1-and-v1a-receiver-holds-secret",
+    description: "The same delivery is accepted by a receiver holding only the whsec_ secret (it skips v1a).",
+    id: ID,
+    timestamp: T,
+    body: BODY,
+    secrets: [A, K.signing],
+    receiverSecrets: [A],
+  },
+  {
+    name: "v1a-receiver-holds-both-kinds",
+    description: "A receiver holding a whsec_ secret and a whpk_ key accepts a v1a-only delivery.",
+    id: ID,
+    timestamp: T,
+    body: BODY,
+    secrets: [K.signing],
+    receiverSecrets: [C, K.public],
+  },
+  {
+    name: "v1a-wrong-public-key",
+    description: "v1a signed with one key, the receiver holds another key's whpk_.",
+    id: ID,
+    timestamp: T,
+    body: BODY,
+    secrets: [K.signing],
+    receiverSecrets: [L.public],
+    expected: "no-matching-signature",
+  },
+  {
+    name: "v1a-only-receiver-holds-secret",
+    description: "Only a v1a signature, and the receiver holds only a whsec_ secret: nothing it can check.",
+    id: ID,
+    timestamp: T,
+    body: BODY,
+    secrets: [K.signing],
+    receiverSecrets: [A],
+    expected: "no-matching-signature",
+  },
+  {
+    name: "v1a-tampered-body",
+    description: "v1a: the body changed after signing.",
+    id: ID,
+    timestamp: T,
+    body: BODY,
+    secrets: [K.signing],
+    received: { body: BODY.replace("Monstera deliciosa", "Monstera adansonii") },
+    receiverSecrets: [K.public],
+    expected: "no-matching-signature",
+  },
+  {
+    name: "v1a-labelled-v1",
+    description: "The v1a signature's bytes labelled v1: never checked as ed25519.",
+    id: ID,
+    timestamp: T,
+    body: BODY,
+    secrets: [K.signing],
+    received: { signature: sign(ID, T, BODY, [K.signing]).replace(/^v1a,/, "v1,") },
+    receiverSecrets: [K.public],
+    expected: "no-matching-signature",
+  },
+  {
+    name: "v1a-expired",
+    description: "v1a: 301 seconds old, refused although the signature matches.",
+    id: ID,
+    timestamp: T,
+    body: BODY,
+    secrets: [K.signing],
+    receiverSecrets: [K.public],
+    now: T + TOLERANCE_SECONDS + 1,
+    expected: "timestamp-too-old",
+  },
 ];
 
 const vectors = cases.map((c) => ({
@@ -260,3 +445,42 @@ const vectors = cases.map((c) => ({
 
 const out = fileURLToPath(new URL("../vectors.json", import.meta.url));
 writeFileSync(out, `${JSON.stringify(vectors, null, 2)}\n`);
+
+/**
+ * Inputs a signer must refuse rather than sign (found running the reference suites' cases: the
+ * npm library floors a fractional timestamp, and a string or negative one, or an empty key, would
+ * be signed as given). `timestamp` is any JSON value.
+ */
+const signInputVectors = [
+  {
+    name: "fractional-timestamp",
+    description: "Seconds with a fraction would sign id.1767225600.5.body.",
+    timestamp: T + 0.5,
+  },
+  { name: "string-timestamp", description: "A timestamp given as text.", timestamp: String(T) },
+  { name: "negative-timestamp", description: "A time before 1970.", timestamp: -1 },
+  { name: "unsafe-timestamp", description: "Past the safe-integer range, so not exact.", timestamp: 2 ** 53 },
+  { name: "empty-key", description: "An empty secret.", secrets: [""] },
+  { name: "no-keys", description: "No secret at all.", secrets: [] },
+  { name: "bare-prefix", description: "Only the whsec_ prefix.", secrets: ["whsec_"] },
+  {
+    name: "public-key-cannot-sign",
+    description: "A whpk_ public key given to the signer.",
+    secrets: [K.public],
+  },
+  { name: "empty-id", description: "An empty webhook-id.", id: "" },
+  { name: "id-with-space", description: "A webhook-id a receiver would refuse (space).", id: "msg one" },
+  { name: "id-too-long", description: "A webhook-id of 257 characters.", id: "m".repeat(257) },
+].map((c) => ({
+  name: c.name,
+  description: c.description,
+  id: c.id ?? ID,
+  timestamp: c.timestamp ?? T,
+  body: BODY,
+  secrets: c.secrets ?? [A],
+  expected: "invalid-sign-input",
+}));
+writeFileSync(
+  fileURLToPath(new URL("../sign-input-vectors.json", import.meta.url)),
+  `${JSON.stringify(signInputVectors, null, 2)}\n`,
+);

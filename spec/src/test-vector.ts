@@ -2,7 +2,7 @@
 export type TestVectorVerdict = "valid" | "no-matching-signature" | "timestamp-too-old" | "timestamp-too-new";
 
 /**
- * One Standard Webhooks v1 signing vector. `signature` is always what signing `id`, `timestamp` and
+ * One Standard Webhooks v1 or v1a signing vector. `signature` is always what signing `id`, `timestamp` and
  * `body` with `secrets` yields; `received` is what a receiver sees on the wire (different from the
  * signed values in tampering vectors), judged with `receiverSecrets` when its clock reads `now`.
  */
@@ -16,7 +16,7 @@ export interface TestVector {
   readonly timestamp: number;
   /** The raw body that was signed (sent as UTF-8). */
   readonly body: string;
-  /** The `whsec_` secrets the sender signed with, one signature each. */
+  /** The keys the sender signed with, one signature each: `whsec_` (v1, HMAC-SHA256) or `whsk_` (v1a, ed25519). */
   readonly secrets: readonly string[];
   /** The expected `webhook-signature` header value. */
   readonly signature: string;
@@ -26,9 +26,23 @@ export interface TestVector {
     readonly body: string;
     readonly signature: string;
   };
-  /** The secrets the receiver holds. */
+  /** The keys the receiver holds: `whsec_` secrets and/or `whpk_` ed25519 public keys. */
   readonly receiverSecrets: readonly string[];
   /** The receiver's clock, Unix seconds. */
   readonly now: number;
   readonly expected: TestVectorVerdict;
+}
+
+/**
+ * Input a Standard Webhooks signer must refuse (`expected: "invalid-sign-input"`) instead of signing
+ * something a receiver would read differently. `timestamp` is deliberately any JSON value.
+ */
+export interface SignInputVector {
+  readonly name: string;
+  readonly description: string;
+  readonly id: string;
+  readonly timestamp: unknown;
+  readonly body: string;
+  readonly secrets: readonly string[];
+  readonly expected: "invalid-sign-input";
 }

@@ -1,5 +1,7 @@
 // Verification alone, without HTTP or Koa: how many of a request's microseconds are the checks.
-// `@plant-store/receiver`'s verify() vs the `standardwebhooks` library + JSON.parse + zod.
+// `@plant-store/receiver`'s verify() vs the `standardwebhooks` library + JSON.parse + zod, and vs
+// the floor: one bare node:crypto HMAC-SHA256 of id.timestamp.body plus JSON.parse of the body.
+import { createHmac, createSecretKey } from "node:crypto";
 import { createVerifier } from "@plant-store/receiver";
 import { NewPlantSchema } from "@plant-store/types";
 import { Webhook } from "standardwebhooks";
@@ -7,7 +9,7 @@ import { createPlantSigner, type SignedPlant } from "../create-plant-signer.js";
 import { answerOverIpc } from "../server-kit/serve-over-ipc.js";
 
 export interface VerifyLoopCommand {
-  kind: "plant-receiver" | "standardwebhooks";
+  kind: "plant-receiver" | "standardwebhooks" | "floor";
   count: number;
   token: string;
   secret: string;
@@ -27,6 +29,18 @@ answerOverIpc(async (payload) => {
   if (command.kind === "plant-receiver") {
     const verifier = createVerifier({ tokens: [command.token], secrets: [command.secret] });
     verify = (request) => verifier(Buffer.from(request.body), request.headers).ok;
+  } else if (command.kind === "floor") {
+    // The least any verifier must do: one HMAC over the signed bytes and one JSON.parse, with the
+    // same Buffer copy of the body the receiver is given. No comparison, no checks, no schema.
+    const key = createSecretKey(Buffer.from(command.secret.slice("whsec_".length), "base64"));
+    verify = (request) => {
+      const body = Buffer.from(request.body);
+      const mac = createHmac("sha256", key)
+        .update(`${request.headers["webhook-id"]}.${request.headers["webhook-timestamp"]}.`)
+        .update(body)
+        .digest();
+      return mac.length === 32 && JSON.parse(body.toString("utf8")) !== null;
+    };
   } else {
     const webhook = new Webhook(command.secret);
     const bearer = `Bearer ${command.token}`;

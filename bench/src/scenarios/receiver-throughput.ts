@@ -19,14 +19,15 @@ const SERVERS = [
   "naive-koa-standardwebhooks",
   "plant-receiver",
   "plant-verifier-raw-http",
+  "plant-node-middleware",
 ] as const;
 type ServerName = (typeof SERVERS)[number];
-const VERIFIERS = ["standardwebhooks", "plant-receiver"] as const;
+const VERIFIERS = ["floor", "standardwebhooks", "plant-receiver"] as const;
 
 export const receiverThroughput: Scenario = {
   name: NAME,
   description:
-    "Full receive path (bearer, signature, timestamp, zod, in-memory dedup, no-op handler) in Koa vs raw node:http + JSON.parse, bare Koa + JSON.parse, the naive koa stack, and naive + standardwebhooks",
+    "Full receive path (bearer, signature, timestamp, zod, in-memory dedup, no-op handler) in Koa and as createNodeMiddleware on node:http vs raw node:http + JSON.parse, bare Koa + JSON.parse, the naive koa stack, and naive + standardwebhooks; verification alone vs one HMAC + JSON.parse",
   async run(context) {
     const credentials = createBenchCredentials();
     const sign = createPlantSigner(credentials.secret, credentials.token);
@@ -147,6 +148,46 @@ export const receiverThroughput: Scenario = {
         ),
       );
     }
+    // Issue 14's goals, each against its baseline from this run.
+    results.push(
+      ratioRow(
+        `${NAME}.plant-receiver.cpu-vs-koa-raw`,
+        cpu("plant-receiver").value,
+        "µs/req",
+        cpu("koa-raw"),
+        "goal: ratio <= 1.35 (Koa receive path vs Koa reading and parsing the body)",
+      ),
+      ratioRow(
+        `${NAME}.plant-node-middleware.rps-vs-raw`,
+        rps("plant-node-middleware").value,
+        "req/s",
+        rps("raw-http"),
+        "goal: ratio >= 0.8 (createNodeMiddleware on node:http vs raw node:http + JSON.parse)",
+      ),
+      ratioRow(
+        `${NAME}.plant-node-middleware.cpu-vs-raw`,
+        cpu("plant-node-middleware").value,
+        "µs/req",
+        cpu("raw-http"),
+      ),
+    );
+    const floor = { name: "receiver.verify.floor.cpu", value: median(verifySamples.get("floor") ?? []) };
+    results.push(
+      ratioRow(
+        floor.name,
+        floor.value,
+        "µs/call",
+        undefined,
+        "one node:crypto HMAC-SHA256 of id.timestamp.body + JSON.parse",
+      ),
+      ratioRow(
+        "receiver.verify.plant-receiver.cpu-vs-floor",
+        median(verifySamples.get("plant-receiver") ?? []),
+        "µs/call",
+        floor,
+        "goal: ratio <= 2 (bearer, signature, timestamp, parse, zod vs the floor)",
+      ),
+    );
     const verifyRow = (kind: (typeof VERIFIERS)[number]) => ({
       name: `${NAME}.verify.${kind}.cpu`,
       value: median(verifySamples.get(kind) ?? []),

@@ -33,6 +33,7 @@ describe("bench server processes", () => {
     "naive-koa-standardwebhooks",
     "plant-receiver",
     "plant-verifier-raw-http",
+    "plant-node-middleware",
   ])("%s listens on loopback, accepts the signed load and counts it with its CPU time", async (name) => {
     const server = await start(`servers/${name}`);
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -45,7 +46,12 @@ describe("bench server processes", () => {
     expect(after.peakRss).toBeGreaterThan(0);
   });
 
-  it.each(["naive-koa-standardwebhooks", "plant-receiver", "plant-verifier-raw-http"])(
+  it.each([
+    "naive-koa-standardwebhooks",
+    "plant-receiver",
+    "plant-verifier-raw-http",
+    "plant-node-middleware",
+  ])(
     "%s refuses a body that does not match its signature, so the measured path really verifies",
     async (name) => {
       const server = await start(`servers/${name}`);

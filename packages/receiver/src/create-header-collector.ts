@@ -1,5 +1,3 @@
-import type { IncomingHeaders } from "./header-value.js";
-
 /**
  * Picks the named headers (lower-case) out of Node's `req.rawHeaders`, keeping every copy as sent,
  * exactly as `req.headersDistinct` would present them. Reading `headersDistinct` (or `headers`)
@@ -7,7 +5,7 @@ import type { IncomingHeaders } from "./header-value.js";
  */
 export function createHeaderCollector(
   names: readonly string[],
-): (rawHeaders: readonly string[]) => IncomingHeaders {
+): (rawHeaders: readonly string[]) => Record<string, string[] | undefined> {
   // Only names of a wanted length are lower-cased and compared.
   const byLength = new Map<number, string[]>();
   for (const name of names) {

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { DedupStore } from "./dedup-store.js";
 import { DeliveryInProgressError } from "./errors/delivery-in-progress-error.js";
 import { HandlerFailedError } from "./errors/handler-failed-error.js";
@@ -43,7 +42,8 @@ export function createOnceRunner(options: OnceRunnerOptions) {
 
   const attempt = async (id: string, handler: () => void | Promise<void>): Promise<OnceOutcome> => {
     const deadline = Date.now() + maxWaitMs;
-    const token = randomUUID();
+    // The global Web Crypto object: this file runs in Workers and Deno too.
+    const token = globalThis.crypto.randomUUID();
     let state = await claim(id, token);
     while (state === "in-progress") {
       if (Date.now() >= deadline) throw new DeliveryInProgressError();

@@ -15,6 +15,7 @@ vi.mock("node:crypto", async (importOriginal) => {
 });
 
 const { createTokenChecker } = await import("./create-token-checker.js");
+const { createNodeTokenDigest } = await import("./create-node-token-digest.js");
 const { InvalidTokenError } = await import("./errors/invalid-token-error.js");
 
 const accepted = [
@@ -22,7 +23,7 @@ const accepted = [
   "t",
   "a-much-longer-rotated-token-with-64-characters-0123456789abcdefgh",
 ];
-const check = createTokenChecker(accepted);
+const check = createTokenChecker(accepted, createNodeTokenDigest());
 
 /** Every prefix, every one-character change at each position, and extensions of each accepted token. */
 function candidates(): string[] {

@@ -1,21 +1,34 @@
 import {
+  createWebhookVerifier,
   type Delivery,
   MAX_BODY_BYTES,
   type NewPlant,
-  parseWebhookSecret,
+  parseWebhookKey,
+  type SignedWebhook,
   TIMESTAMP_TOLERANCE_SECONDS,
+  WEBHOOK_ID_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  WEBHOOK_TIMESTAMP_HEADER,
+  WebhookVerificationError,
 } from "@plant-store/types";
 import { checkContentType } from "./check-content-type.js";
-import { createSignatureChecker } from "./create-signature-checker.js";
 import { createTokenChecker } from "./create-token-checker.js";
 import { InvalidReceiverOptionsError } from "./errors/invalid-receiver-options-error.js";
-import type { IncomingHeaders } from "./header-value.js";
+import { InvalidSignatureError } from "./errors/invalid-signature-error.js";
+import { InvalidWebhookHeadersError } from "./errors/invalid-webhook-headers-error.js";
+import { TimestampOutOfToleranceError } from "./errors/timestamp-out-of-tolerance-error.js";
+import { headerValue, type IncomingHeaders } from "./header-value.js";
+import type { Maybe } from "./maybe.js";
 import { parseNewPlant } from "./parse-new-plant.js";
+import type { TokenDigest } from "./token-digest.js";
 
 export interface VerifierOptions {
   /** Accepted bearer tokens; several during rotation. At least one. */
   tokens: readonly string[];
-  /** Accepted `whsec_...` signing secrets; several during rotation. At least one. */
+  /**
+   * Accepted keys, several during rotation, in any mix: `whsec_...` secrets (v1, HMAC-SHA256) and
+   * `whpk_...` ed25519 public keys (v1a). At least one.
+   */
   secrets: readonly string[];
   /** How far `webhook-timestamp` may be from `now()`, either way. Default 300. */
   toleranceSeconds?: number;
@@ -25,16 +38,46 @@ export interface VerifierOptions {
   now?: () => Date;
 }
 
-/** The checks in the order the contract prescribes, shared by `verify()` and the Koa router. */
+export interface VerifiedDelivery {
+  plant: NewPlant;
+  delivery: Delivery;
+}
+
+/** The checks in the order the contract prescribes, shared by `verify()` and every adapter. */
 export interface VerificationSteps {
   maxBodyBytes: number;
   /** Bearer token (401), then content type (415). */
-  checkHeaders(headers: IncomingHeaders): void;
+  checkHeaders(headers: IncomingHeaders): Maybe<void>;
   /** Signature and timestamp (401), JSON (400), schema (400). */
-  checkBody(rawBody: Buffer, headers: IncomingHeaders): { plant: NewPlant; delivery: Delivery };
+  checkBody(rawBody: Uint8Array, headers: IncomingHeaders): Maybe<VerifiedDelivery>;
 }
 
-export function createVerificationSteps(options: VerifierOptions): VerificationSteps {
+function requireHeader(headers: IncomingHeaders, name: string): string {
+  const value = headerValue(headers, name);
+  if (value === undefined) throw new InvalidWebhookHeadersError(name, "missing");
+  if (value === "duplicate") throw new InvalidWebhookHeadersError(name, "malformed");
+  return value;
+}
+
+/** The core's verdicts as the receiver's HTTP errors (all 401). */
+function toWebhookError(error: unknown, toleranceSeconds: number): unknown {
+  if (!(error instanceof WebhookVerificationError)) return error;
+  switch (error.reason) {
+    case "invalid-header":
+      return new InvalidWebhookHeadersError(error.header ?? "webhook-signature", "malformed");
+    case "timestamp-too-old":
+      return new TimestampOutOfToleranceError("old", toleranceSeconds);
+    case "timestamp-too-new":
+      return new TimestampOutOfToleranceError("new", toleranceSeconds);
+    default:
+      return new InvalidSignatureError();
+  }
+}
+
+export function createVerificationSteps(
+  options: VerifierOptions,
+  tokenDigest: TokenDigest,
+): VerificationSteps {
   const problems: string[] = [];
   if (!Array.isArray(options.tokens) || options.tokens.length === 0)
     problems.push("tokens: at least one is required");
@@ -44,10 +87,13 @@ export function createVerificationSteps(options: VerifierOptions): VerificationS
   if (!Array.isArray(options.secrets) || options.secrets.length === 0) {
     problems.push("secrets: at least one is required");
   }
-  const keys: Buffer[] = [];
   (options.secrets ?? []).forEach((secret, index) => {
     try {
-      keys.push(parseWebhookSecret(secret));
+      if (parseWebhookKey(secret).type === "signing") {
+        problems.push(
+          `secrets[${index}]: a whsk_ signing key belongs to the sender; give the receiver its whpk_ public key`,
+        );
+      }
     } catch (error) {
       problems.push(`secrets[${index}]: ${(error as Error).message}`);
     }
@@ -62,25 +108,44 @@ export function createVerificationSteps(options: VerifierOptions): VerificationS
   if (problems.length > 0)
     throw new InvalidReceiverOptionsError(`Invalid receiver options: ${problems.join("; ")}`);
 
-  const checkToken = createTokenChecker(options.tokens);
-  const checkSignature = createSignatureChecker({
-    keys,
+  const checkToken = createTokenChecker(options.tokens, tokenDigest);
+  const verifySignature = createWebhookVerifier({
+    secrets: options.secrets,
     toleranceSeconds,
     now: options.now,
+  });
+  const verified = (rawBody: Uint8Array, signed: SignedWebhook): VerifiedDelivery => ({
+    plant: parseNewPlant(rawBody),
+    delivery: { webhookId: signed.webhookId, timestamp: new Date(signed.timestamp * 1000) },
   });
   return {
     maxBodyBytes,
     checkHeaders(headers) {
-      checkToken(headers);
-      checkContentType(headers);
+      const checked = checkToken(headers);
+      if (checked instanceof Promise) return checked.then(() => checkContentType(headers));
+      return checkContentType(headers);
     },
     checkBody(rawBody, headers) {
-      const signed = checkSignature(rawBody, headers);
-      const plant = parseNewPlant(rawBody);
-      return {
-        plant,
-        delivery: { webhookId: signed.webhookId, timestamp: new Date(signed.timestamp * 1000) },
-      };
+      let signed: Maybe<SignedWebhook>;
+      try {
+        signed = verifySignature(rawBody, {
+          id: requireHeader(headers, WEBHOOK_ID_HEADER),
+          timestamp: requireHeader(headers, WEBHOOK_TIMESTAMP_HEADER),
+          signature: requireHeader(headers, WEBHOOK_SIGNATURE_HEADER),
+        });
+      } catch (error) {
+        throw toWebhookError(error, toleranceSeconds);
+      }
+      // The Web Crypto build answers with a promise; node:crypto at once.
+      if (signed instanceof Promise) {
+        return signed.then(
+          (value) => verified(rawBody, value),
+          (error) => {
+            throw toWebhookError(error, toleranceSeconds);
+          },
+        );
+      }
+      return verified(rawBody, signed);
     },
   };
 }

@@ -1,5 +1,10 @@
 import type { Delivery, NewPlant } from "@plant-store/types";
-import { createVerificationSteps, type VerifierOptions } from "./create-verification-steps.js";
+import { createNodeTokenDigest } from "./create-node-token-digest.js";
+import {
+  createVerificationSteps,
+  type VerifiedDelivery,
+  type VerifierOptions,
+} from "./create-verification-steps.js";
 import { InternalReceiverError } from "./errors/internal-receiver-error.js";
 import { PayloadTooLargeError } from "./errors/payload-too-large-error.js";
 import type { IncomingHeaders } from "./header-value.js";
@@ -9,24 +14,29 @@ export type VerifyResult =
   | { ok: true; plant: NewPlant; delivery: Delivery }
   | { ok: false; error: WebhookError };
 
-export type VerifyFunction = (rawBody: Buffer | string, headers: IncomingHeaders) => VerifyResult;
+export type VerifyFunction = (rawBody: Uint8Array | string, headers: IncomingHeaders) => VerifyResult;
 
 /** `verify(rawBody, headers)`; also reachable as `verifier.verify(...)`. */
 export type Verifier = VerifyFunction & { verify: VerifyFunction };
 
+const utf8 = new TextEncoder();
+
 /**
- * Framework-free verification of one delivery: bearer token, content type, size, signature and
- * timestamp, JSON, schema (in that order; no de-duplication). Pass the exact bytes received.
- * Throws `InvalidReceiverOptionsError` for unusable options; never throws for a bad request.
+ * Framework-free, synchronous verification of one delivery on node:crypto: bearer token, content
+ * type, size, signature (v1 and v1a) and timestamp, JSON, schema (in that order; no de-duplication).
+ * Pass the exact bytes received. Throws `InvalidReceiverOptionsError` for unusable options; never
+ * throws for a bad request. (In other runtimes, use `createFetchHandler`.)
  */
 export function createVerifier(options: VerifierOptions): Verifier {
-  const steps = createVerificationSteps(options);
+  const steps = createVerificationSteps(options, createNodeTokenDigest());
   const verify: VerifyFunction = (rawBody, headers) => {
     try {
+      // On node:crypto both steps finish at once: nothing here is a promise.
       steps.checkHeaders(headers);
-      const bytes = typeof rawBody === "string" ? Buffer.from(rawBody, "utf8") : rawBody;
+      const bytes = typeof rawBody === "string" ? utf8.encode(rawBody) : rawBody;
       if (bytes.length > steps.maxBodyBytes) throw new PayloadTooLargeError(steps.maxBodyBytes);
-      return { ok: true, ...steps.checkBody(bytes, headers) };
+      const { plant, delivery } = steps.checkBody(bytes, headers) as VerifiedDelivery;
+      return { ok: true, plant, delivery };
     } catch (error) {
       return { ok: false, error: error instanceof WebhookError ? error : new InternalReceiverError(error) };
     }

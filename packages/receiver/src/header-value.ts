@@ -6,8 +6,9 @@ export type IncomingHeaders = Record<string, string | string[] | undefined>;
  * absent-and-suspicious (`"duplicate"`), never silently joined.
  */
 export function headerValue(headers: IncomingHeaders, name: string): string | undefined | "duplicate" {
-  const lower = name.toLowerCase();
-  let value = headers[lower];
+  let value = headers[name];
+  const lower = value === undefined ? name.toLowerCase() : name;
+  if (value === undefined) value = headers[lower];
   if (value === undefined) {
     for (const key of Object.keys(headers)) {
       if (key.toLowerCase() === lower) {

@@ -8,7 +8,7 @@ import { InvalidPayloadError } from "./errors/invalid-payload-error.js";
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** Parses verified raw bytes into a `NewPlant`, naming every invalid field on failure. */
-export function parseNewPlant(rawBody: Buffer): NewPlant {
+export function parseNewPlant(rawBody: Uint8Array): NewPlant {
   let json: unknown;
   try {
     json = JSON.parse(utf8.decode(rawBody));

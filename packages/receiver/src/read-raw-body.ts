@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import { InternalReceiverError } from "./errors/internal-receiver-error.js";
+import { BodyAlreadyConsumedError } from "./errors/body-already-consumed-error.js";
 import { InvalidJsonError } from "./errors/invalid-json-error.js";
 import { PayloadTooLargeError } from "./errors/payload-too-large-error.js";
 import { RequestAbortedError } from "./errors/request-aborted-error.js";
@@ -20,11 +20,7 @@ export interface ReadRawBodyOptions {
 export function readRawBody(req: IncomingMessage, options: ReadRawBodyOptions): Promise<Buffer> {
   if (!req.readable || req.readableEncoding !== null) {
     // Something upstream (a body parser) consumed or decoded the stream: the signed bytes are gone.
-    return Promise.reject(
-      new InternalReceiverError(
-        new Error("Request body already consumed; mount the router before body parsers"),
-      ),
-    );
+    return Promise.reject(new BodyAlreadyConsumedError());
   }
   const { limit } = options;
   const lengthText = options.contentLength ?? req.headers["content-length"];

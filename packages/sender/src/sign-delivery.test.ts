@@ -1,4 +1,10 @@
-import { generateWebhookSecret } from "@plant-store/types";
+import { createPublicKey, verify } from "node:crypto";
+import {
+  createWebhookVerifier,
+  generateWebhookKeyPair,
+  generateWebhookSecret,
+  InvalidSignInputError,
+} from "@plant-store/types";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { signDelivery } from "./sign-delivery.js";
@@ -30,5 +36,44 @@ describe("signDelivery", () => {
     const later = signDelivery({ webhookId: "msg_3", body, secrets, token: "t", timestamp: now + 5 });
     expect(first["webhook-timestamp"]).toBe(String(now));
     expect(later["webhook-signature"]).not.toBe(first["webhook-signature"]);
+  });
+
+  it("signs v1a with a whsk_ key, which its whpk_ key and an independent ed25519 check accept", () => {
+    const pair = generateWebhookKeyPair();
+    const secret = generateWebhookSecret();
+    const timestamp = Math.floor(Date.now() / 1000);
+    const headers = signDelivery({
+      webhookId: "msg_4",
+      body,
+      secrets: [secret, pair.signingKey],
+      token: "t",
+      timestamp,
+    });
+    const [v1, v1a] = headers["webhook-signature"].split(" ");
+    expect(v1).toMatch(/^v1,/);
+    expect(v1a).toMatch(/^v1a,/);
+    const raw = Buffer.from(pair.publicKey.slice("whpk_".length), "base64");
+    const key = createPublicKey({
+      key: { kty: "OKP", crv: "Ed25519", x: raw.toString("base64url") },
+      format: "jwk",
+    });
+    const signed = Buffer.from(`msg_4.${timestamp}.${body}`);
+    expect(verify(null, signed, key, Buffer.from((v1a as string).slice(4), "base64"))).toBe(true);
+    const check = createWebhookVerifier({ secrets: [pair.publicKey] });
+    const received = { id: "msg_4", timestamp: String(timestamp), signature: headers["webhook-signature"] };
+    expect(check(body, received)).toEqual({ webhookId: "msg_4", timestamp });
+    // The v1 signature still verifies for receivers that hold only the whsec_ secret.
+    expect(() => new Webhook(secret).verify(body, headers)).not.toThrow();
+  });
+
+  it("refuses a fractional timestamp or a whpk_ public key with InvalidSignInputError", () => {
+    const secrets = [generateWebhookSecret()];
+    expect(() => signDelivery({ webhookId: "msg_5", body, secrets, token: "t", timestamp: 1.5 })).toThrow(
+      InvalidSignInputError,
+    );
+    const { publicKey } = generateWebhookKeyPair();
+    expect(() => signDelivery({ webhookId: "msg_5", body, secrets: [publicKey], token: "t" })).toThrow(
+      InvalidSignInputError,
+    );
   });
 });

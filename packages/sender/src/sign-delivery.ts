@@ -10,6 +10,7 @@ export interface SignDeliveryInput {
   /** Unix seconds; default now. Every attempt signs afresh, so this is the attempt's own time. */
   timestamp?: number;
   body: string;
+  /** The endpoint's keys: `whsec_` secrets sign `v1,`, `whsk_` ed25519 keys sign `v1a,` (one signature each). */
   secrets: readonly string[];
   token: string;
 }
@@ -23,7 +24,11 @@ export type DeliveryHeaders = Record<
   string
 >;
 
-/** The headers of one attempt: Standard Webhooks v1 signature(s) plus the endpoint's bearer token. */
+/**
+ * The headers of one attempt: Standard Webhooks signatures (v1 for `whsec_`, v1a for `whsk_`, from
+ * `@plant-store/types`' one signing core) plus the endpoint's bearer token. Throws
+ * `InvalidSignInputError` for an id, timestamp or key it must not sign.
+ */
 export function signDelivery(input: SignDeliveryInput): DeliveryHeaders {
   const timestamp = input.timestamp ?? Math.floor(Date.now() / 1000);
   return {

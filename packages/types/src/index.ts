@@ -1,26 +1,8 @@
-export { type Ack, AckSchema } from "./ack.js";
-export { type Delivery, DeliverySchema, NEW_PLANT_EVENT } from "./delivery.js";
-export { type ErrorBody, ErrorBodySchema } from "./error-body.js";
+// The Node build (`node` export condition): signing on node:crypto, results returned at once.
+export * from "./common.js";
 export {
-  DELIVERY_TIMEOUT_MS,
-  MAX_BODY_BYTES,
-  MAX_SIGNATURE_HEADER_LENGTH,
-  MAX_WEBHOOK_ID_LENGTH,
-  MIN_SECRET_BYTES,
-  TIMESTAMP_TOLERANCE_SECONDS,
-} from "./limits.js";
-export { type NewPlant, NewPlantSchema } from "./new-plant.js";
-export { type Plant, PlantSchema } from "./plant.js";
-export { computeSignature, type SignWebhookInput, signWebhook } from "./sign-webhook.js";
-export {
-  WEBHOOK_ID_HEADER,
-  WEBHOOK_SIGNATURE_HEADER,
-  WEBHOOK_TIMESTAMP_HEADER,
-  type WebhookHeaders,
-  WebhookHeadersSchema,
-  WebhookIdSchema,
-  WebhookSignatureSchema,
-  WebhookTimestampSchema,
-} from "./webhook-headers.js";
-export { generateWebhookSecret, InvalidWebhookSecretError, parseWebhookSecret } from "./webhook-secret.js";
-export { WebhookSecretSchema } from "./webhook-secret-schema.js";
+  createWebhookSigner,
+  createWebhookVerifier,
+  generateWebhookKeyPair,
+  signWebhook,
+} from "./node-signing.js";

@@ -71,9 +71,10 @@ describe("the spec's signed test vectors use the same limits", () => {
     }
   });
 
-  it("sign only with secrets of at least MIN_SECRET_BYTES", () => {
+  it("sign only with secrets of at least MIN_SECRET_BYTES (v1; v1a keys are ed25519's 32 bytes)", () => {
     for (const v of vectors) {
       for (const secret of [...v.secrets, ...v.receiverSecrets]) {
+        if (/^wh(sk|pk)_/.test(secret)) continue;
         expect(parseWebhookSecret(secret).length, v.name).toBeGreaterThanOrEqual(MIN_SECRET_BYTES);
       }
     }

@@ -7,19 +7,27 @@ import { WebhookSecretSchema } from "./webhook-secret-schema.js";
 describe("parseWebhookSecret", () => {
   it("decodes the base64 after whsec_ to the key bytes", () => {
     const key = randomBytes(32);
-    expect(parseWebhookSecret(`whsec_${key.toString("base64")}`)).toStrictEqual(key);
+    expect(parseWebhookSecret(`whsec_${key.toString("base64")}`)).toStrictEqual(new Uint8Array(key));
   });
 
   it("accepts a secret without the prefix, like the reference library", () => {
     const key = randomBytes(24);
-    expect(parseWebhookSecret(key.toString("base64"))).toStrictEqual(key);
+    expect(parseWebhookSecret(key.toString("base64"))).toStrictEqual(new Uint8Array(key));
+  });
+
+  it("accepts base64 without its = padding, as the Python library and npm standardwebhooks do", () => {
+    const key = randomBytes(32);
+    const unpadded = key.toString("base64").replace(/=+$/, "");
+    expect(unpadded).not.toMatch(/=/);
+    expect(parseWebhookSecret(`whsec_${unpadded}`)).toStrictEqual(new Uint8Array(key));
   });
 
   it.each([
     ["empty", ""],
     ["only the prefix", "whsec_"],
     ["not base64", "whsec_not base64!!"],
-    ["unpadded base64", "whsec_AAAAAAAAAAAAAAAAAAAAAAA"],
+    ["base64 of an impossible length", "whsec_AAAAAAAAAAAAAAAAAAAAAAAAA"],
+    ["a whpk_ public key", `whpk_${Buffer.alloc(32, 1).toString("base64")}`],
     ["a 15-byte key", `whsec_${Buffer.alloc(15, 1).toString("base64")}`],
   ])("refuses %s with a coded error that does not repeat the secret", (_what, secret) => {
     let thrown: unknown;
@@ -60,6 +68,15 @@ describe("generateWebhookSecret", () => {
 });
 
 describe("WebhookSecretSchema", () => {
+  it("accepts a whsk_ signing key and refuses a whpk_ public key (it cannot sign)", () => {
+    expect(WebhookSecretSchema.safeParse(`whsk_${Buffer.alloc(32, 3).toString("base64")}`).success).toBe(
+      true,
+    );
+    expect(WebhookSecretSchema.safeParse(`whpk_${Buffer.alloc(32, 3).toString("base64")}`).success).toBe(
+      false,
+    );
+  });
+
   it("accepts a generated secret and refuses a short one without echoing it", () => {
     expect(WebhookSecretSchema.safeParse(generateWebhookSecret()).success).toBe(true);
     const short = `whsec_${Buffer.from("short-key").toString("base64")}`;

@@ -1,4 +1,4 @@
-import { MAX_SIGNATURE_HEADER_LENGTH, MAX_WEBHOOK_ID_LENGTH } from "@plant-store/types";
+import { MAX_SIGNATURE_HEADER_LENGTH, MAX_WEBHOOK_ID_LENGTH } from "./limits.js";
 
 const PRINTABLE = /^[\x21-\x7e]+$/;
 const DIGITS = /^[0-9]{1,15}$/;

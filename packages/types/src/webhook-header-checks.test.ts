@@ -1,12 +1,12 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
 import {
   MAX_SIGNATURE_HEADER_LENGTH,
   MAX_WEBHOOK_ID_LENGTH,
   WebhookIdSchema,
   WebhookSignatureSchema,
   WebhookTimestampSchema,
-} from "@plant-store/types";
-import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+} from "./index.js";
 import { webhookHeaderChecks } from "./webhook-header-checks.js";
 
 // Header values as Node hands them over, plus the edges of every length limit and pattern.

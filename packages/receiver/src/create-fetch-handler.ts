@@ -1,0 +1,54 @@
+import {
+  createDeliveryHandler,
+  JSON_TYPE,
+  type PlantWebhookOutcome,
+  type ReceiverOptions,
+} from "./create-delivery-handler.js";
+import { createWebTokenDigest } from "./create-web-token-digest.js";
+import type { IncomingHeaders } from "./header-value.js";
+import { readFetchBody } from "./read-fetch-body.js";
+import { RECEIVED_HEADERS } from "./received-headers.js";
+
+export interface FetchHandlerOptions extends ReceiverOptions {
+  /** Called with each answered delivery's outcome, e.g. for metrics. */
+  onOutcome?: (outcome: PlantWebhookOutcome, request: Request) => void;
+}
+
+/**
+ * The New Plant webhook as `(request: Request) => Promise<Response>`, for Hono, Next.js route
+ * handlers, Bun, Deno and Cloudflare Workers: the same steps and options as the Koa router and the
+ * Node middleware, on Web Crypto, with no Node built-in on its import path. Other paths get 404.
+ *
+ * A fetch `Headers` object joins a repeated header into one value (`a, b`); such a joined
+ * `webhook-id`, `webhook-signature` or `Authorization` never passes its check, so it is refused too.
+ */
+export function createFetchHandler(options: FetchHandlerOptions): (request: Request) => Promise<Response> {
+  const handler = createDeliveryHandler(options, createWebTokenDigest());
+  const { onOutcome } = options;
+
+  return async (request) => {
+    if (new URL(request.url).pathname !== handler.path) {
+      return new Response(JSON.stringify({ error: 404, message: "Not found" }), {
+        status: 404,
+        headers: { "Content-Type": JSON_TYPE },
+      });
+    }
+    const headers: IncomingHeaders = {};
+    for (const name of RECEIVED_HEADERS) {
+      const value = request.headers.get(name);
+      if (value !== null) headers[name] = [value];
+    }
+    const length = request.headers.get("content-length");
+    const answer = await handler.handle({
+      method: request.method,
+      headers,
+      hasBody: request.body !== null && length !== "0",
+      readBody: (limit, timeoutMs) => readFetchBody(request, limit, timeoutMs),
+    });
+    const out = new Headers(answer.headers);
+    out.set("Content-Type", JSON_TYPE);
+    if (answer.closeConnection) out.set("Connection", "close");
+    onOutcome?.(answer.outcome, request);
+    return new Response(answer.body, { status: answer.status, headers: out });
+  };
+}

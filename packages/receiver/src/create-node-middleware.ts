@@ -1,0 +1,68 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import {
+  createDeliveryHandler,
+  JSON_TYPE,
+  type PlantWebhookOutcome,
+  type ReceiverOptions,
+} from "./create-delivery-handler.js";
+import { createHeaderCollector } from "./create-header-collector.js";
+import { createNodeTokenDigest } from "./create-node-token-digest.js";
+import { readRawBody } from "./read-raw-body.js";
+import { RECEIVED_HEADERS } from "./received-headers.js";
+
+/** `(req, res, next?)`: a `node:http` request listener and an Express/Connect middleware in one. */
+export type NodeMiddleware = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  next?: (error?: unknown) => void,
+) => Promise<void>;
+
+export interface NodeMiddlewareOptions extends ReceiverOptions {
+  /** Called with each answered delivery's outcome, e.g. for metrics. */
+  onOutcome?: (outcome: PlantWebhookOutcome, req: IncomingMessage) => void;
+}
+
+/** The path part of a request target, without the query. */
+function pathOf(url: string | undefined): string {
+  if (url === undefined) return "/";
+  const query = url.indexOf("?");
+  return query === -1 ? url : url.slice(0, query);
+}
+
+/**
+ * The New Plant webhook for `node:http` (`http.createServer(middleware)`) and Express/Connect
+ * (`app.use(middleware)`), running the same steps as the Koa router. Requests for other paths go
+ * to `next()` when there is one, and get 404 otherwise. Mount it before any body parser: if one
+ * already read the body, the answer is 500 `ERR_BODY_ALREADY_CONSUMED`, saying so.
+ */
+export function createNodeMiddleware(options: NodeMiddlewareOptions): NodeMiddleware {
+  const handler = createDeliveryHandler(options, createNodeTokenDigest());
+  const collectHeaders = createHeaderCollector(RECEIVED_HEADERS);
+  const { onOutcome } = options;
+
+  return async (req, res, next) => {
+    // Express strips a mount path from `req.url` and keeps the full one in `originalUrl`.
+    if (pathOf(req.url) !== handler.path) {
+      if (next !== undefined) {
+        next();
+        return;
+      }
+      res
+        .writeHead(404, { "Content-Type": JSON_TYPE })
+        .end(JSON.stringify({ error: 404, message: "Not found" }));
+      return;
+    }
+    const headers = collectHeaders(req.rawHeaders);
+    const length = headers["content-length"]?.[0];
+    const answer = await handler.handle({
+      method: req.method ?? "GET",
+      headers,
+      hasBody: headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0"),
+      readBody: (limit, timeoutMs) => readRawBody(req, { limit, timeoutMs, contentLength: length }),
+    });
+    const out: Record<string, string> = { ...answer.headers, "Content-Type": JSON_TYPE };
+    if (answer.closeConnection) out.Connection = "close";
+    res.writeHead(answer.status, out).end(answer.body);
+    onOutcome?.(answer.outcome, req);
+  };
+}

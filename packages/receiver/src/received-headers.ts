@@ -1,0 +1,12 @@
+import { WEBHOOK_ID_HEADER, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER } from "@plant-store/types";
+
+/** The headers the receive path reads; adapters pick only these out of a request. */
+export const RECEIVED_HEADERS = [
+  "authorization",
+  "content-type",
+  "content-length",
+  "transfer-encoding",
+  WEBHOOK_ID_HEADER,
+  WEBHOOK_TIMESTAMP_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+] as const;

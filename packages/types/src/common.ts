@@ -1,0 +1,38 @@
+export { type Ack, AckSchema } from "./ack.js";
+export type {
+  SignedWebhook,
+  SignWebhookInput,
+  WebhookKeyInput,
+  WebhookMessage,
+  WebhookSignatureHeaders,
+  WebhookVerifierOptions,
+} from "./create-signing-core.js";
+export { type Delivery, DeliverySchema, NEW_PLANT_EVENT } from "./delivery.js";
+export { type ErrorBody, ErrorBodySchema } from "./error-body.js";
+export { InvalidSignInputError } from "./invalid-sign-input-error.js";
+export {
+  DELIVERY_TIMEOUT_MS,
+  MAX_BODY_BYTES,
+  MAX_SIGNATURE_HEADER_LENGTH,
+  MAX_WEBHOOK_ID_LENGTH,
+  MIN_SECRET_BYTES,
+  TIMESTAMP_TOLERANCE_SECONDS,
+} from "./limits.js";
+export { type NewPlant, NewPlantSchema } from "./new-plant.js";
+export { type Plant, PlantSchema } from "./plant.js";
+export type { SignedBody } from "./webhook-crypto.js";
+export { webhookHeaderChecks } from "./webhook-header-checks.js";
+export {
+  WEBHOOK_ID_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  WEBHOOK_TIMESTAMP_HEADER,
+  type WebhookHeaders,
+  WebhookHeadersSchema,
+  WebhookIdSchema,
+  WebhookSignatureSchema,
+  WebhookTimestampSchema,
+} from "./webhook-headers.js";
+export { parseWebhookKey, type WebhookKey } from "./webhook-key.js";
+export { generateWebhookSecret, InvalidWebhookSecretError, parseWebhookSecret } from "./webhook-secret.js";
+export { WebhookSecretSchema } from "./webhook-secret-schema.js";
+export { WebhookVerificationError, type WebhookVerificationFailure } from "./webhook-verification-error.js";

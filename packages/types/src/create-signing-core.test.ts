@@ -1,0 +1,197 @@
+import { generateKeyPairSync, verify } from "node:crypto";
+import { signInputVectors, vectors } from "@plant-store/spec";
+import fc from "fast-check";
+import { Webhook } from "standardwebhooks";
+import { describe, expect, it } from "vitest";
+import { InvalidSignInputError } from "./invalid-sign-input-error.js";
+import * as node from "./node-signing.js";
+import * as web from "./web-signing.js";
+import { WebhookVerificationError } from "./webhook-verification-error.js";
+
+// The two builds of the one core, run on the same vectors: node:crypto (plain values) and Web
+// Crypto (promises). Anything one accepts and the other refuses fails here.
+const builds = [
+  ["node:crypto", node],
+  ["Web Crypto", web],
+] as const;
+
+const named = vectors.map((v) => [v.name, v] as const);
+
+async function verdict(build: (typeof builds)[number][1], vector: (typeof vectors)[number]) {
+  const verify = build.createWebhookVerifier({
+    secrets: vector.receiverSecrets,
+    now: () => new Date(vector.now * 1000),
+  });
+  const { id, timestamp, body, signature } = vector.received;
+  try {
+    await verify(body, { id, timestamp: String(timestamp), signature });
+    return "valid";
+  } catch (error) {
+    if (error instanceof WebhookVerificationError) return error.reason;
+    throw error;
+  }
+}
+
+describe.each(builds)("signing core on %s", (_runtime, build) => {
+  it.each(named)("signs vector %s to the expected header", async (_name, vector) => {
+    const { id, timestamp, body, secrets } = vector;
+    expect(await build.signWebhook({ id, timestamp, body, secrets })).toBe(vector.signature);
+  });
+
+  it.each(named)("judges vector %s as the vector says", async (_name, vector) => {
+    expect(await verdict(build, vector)).toBe(vector.expected);
+  });
+
+  it.each(signInputVectors.map((v) => [v.name, v] as const))(
+    "refuses to sign %s with InvalidSignInputError",
+    async (_name, vector) => {
+      const input = { ...vector, timestamp: vector.timestamp as number };
+      await expect(async () => build.signWebhook(input)).rejects.toThrow(InvalidSignInputError);
+      await expect(async () => build.signWebhook(input)).rejects.toMatchObject({
+        code: "ERR_INVALID_SIGN_INPUT",
+      });
+    },
+  );
+
+  it("signs a bytes body and raw key bytes the same as a string body and whsec_ secrets", async () => {
+    const vector = vectors.find((v) => v.name === "basic");
+    if (vector === undefined) throw new Error("no basic vector");
+    const key = Buffer.from((vector.secrets[0] as string).slice(6), "base64");
+    const header = await build.signWebhook({
+      id: vector.id,
+      timestamp: vector.timestamp,
+      body: new TextEncoder().encode(vector.body),
+      secrets: [new Uint8Array(key)],
+    });
+    expect(header).toBe(vector.signature);
+  });
+
+  it("makes key pairs whose whsk_ signs what its whpk_ and an independent node:crypto check accept", async () => {
+    const pair = await build.generateWebhookKeyPair();
+    expect(pair.signingKey).toMatch(/^whsk_[A-Za-z0-9+/]{86}==$/);
+    expect(pair.publicKey).toMatch(/^whpk_[A-Za-z0-9+/]{43}=$/);
+    const message = { id: "msg_pair", timestamp: 1_767_225_600, body: '{"id":1,"name":"a"}' };
+    const header = await build.createWebhookSigner([pair.signingKey])(message);
+    const raw = Buffer.from(pair.publicKey.slice(5), "base64");
+    const jwk = { kty: "OKP", crv: "Ed25519", x: raw.toString("base64url") };
+    const signed = Buffer.from(`${message.id}.${message.timestamp}.${message.body}`);
+    expect(verify(null, signed, { key: jwk, format: "jwk" }, Buffer.from(header.slice(4), "base64"))).toBe(
+      true,
+    );
+    const check = build.createWebhookVerifier({
+      secrets: [pair.publicKey],
+      now: () => new Date(1_767_225_600_000),
+    });
+    expect(
+      await check(message.body, { id: message.id, timestamp: String(message.timestamp), signature: header }),
+    ).toEqual({ webhookId: "msg_pair", timestamp: 1_767_225_600 });
+  });
+
+  it("refuses a whsk_ key whose public half is not its seed's", async () => {
+    const a = await build.generateWebhookKeyPair();
+    const b = await build.generateWebhookKeyPair();
+    const mixed = `whsk_${Buffer.concat([
+      Buffer.from(a.signingKey.slice(5), "base64").subarray(0, 32),
+      Buffer.from(b.publicKey.slice(5), "base64"),
+    ]).toString("base64")}`;
+    await expect(async () =>
+      build.createWebhookSigner([mixed])({ id: "msg_1", timestamp: 1, body: "{}" }),
+    ).rejects.toThrow(/does not match the seed/);
+  });
+
+  it("refuses a whsk_ signing key on the receiving side, naming the whpk_ key to use instead", () => {
+    const pair = node.generateWebhookKeyPair();
+    expect(() => build.createWebhookVerifier({ secrets: [pair.signingKey] })).toThrow(/whpk_ public key/);
+  });
+
+  it("accepts whatever the reference library signs for any id, body and key, and signs the same", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.stringMatching(/^[\x21-\x7e]{1,64}$/),
+        fc.string({ unit: "grapheme", maxLength: 200 }),
+        fc.uint8Array({ minLength: 16, maxLength: 64 }),
+        async (id, body, key) => {
+          const secret = `whsec_${Buffer.from(key).toString("base64")}`;
+          const timestamp = Math.floor(Date.now() / 1000);
+          const reference = new Webhook(secret).sign(id, new Date(timestamp * 1000), body);
+          expect(await build.signWebhook({ id, timestamp, body, secrets: [secret] })).toBe(reference);
+          const check = build.createWebhookVerifier({ secrets: [secret] });
+          expect(await check(body, { id, timestamp: String(timestamp), signature: reference })).toEqual({
+            webhookId: id,
+            timestamp,
+          });
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it("refuses every one-byte change of the body under v1a", async () => {
+    const pair = node.generateWebhookKeyPair();
+    const sign = build.createWebhookSigner([pair.signingKey]);
+    const check = build.createWebhookVerifier({ secrets: [pair.publicKey], now: () => new Date(1_000_000) });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uint8Array({ minLength: 1, maxLength: 64 }),
+        fc.nat(),
+        fc.integer({ min: 1, max: 255 }),
+        async (bytes, at, flip) => {
+          const signature = await sign({ id: "msg_1", timestamp: 1000, body: bytes });
+          const tampered = Uint8Array.from(bytes);
+          tampered[at % tampered.length] = (tampered[at % tampered.length] as number) ^ flip;
+          await expect(async () =>
+            check(tampered, { id: "msg_1", timestamp: "1000", signature }),
+          ).rejects.toMatchObject({
+            reason: "no-matching-signature",
+          });
+        },
+      ),
+      { numRuns: 50 },
+    );
+  });
+});
+
+describe("the two builds", () => {
+  it("sign every generated key pair's deliveries identically (ed25519 is deterministic)", async () => {
+    const { privateKey } = generateKeyPairSync("ed25519");
+    const jwk = privateKey.export({ format: "jwk" });
+    const seed = Buffer.from(jwk.d ?? "", "base64url");
+    const secrets = [`whsk_${seed.toString("base64")}`, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"];
+    const message = { id: "msg_same", timestamp: 1_767_225_600, body: '{"id":7,"name":"Ficus"}' };
+    expect(await web.signWebhook({ ...message, secrets })).toBe(node.signWebhook({ ...message, secrets }));
+  });
+});
+
+describe("the verifier's canonical-base64 rule", () => {
+  it("refuses a v1 value that a lenient decoder reads as the right bytes but is not its one spelling", () => {
+    const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+    const now = new Date(1_767_225_600_000);
+    const check = node.createWebhookVerifier({ secrets: [secret], now: () => now });
+    const bytes = '{"id":1,"name":"a"}';
+    // An id whose signature has a `+` or `/`, so the base64url spelling differs from it.
+    let id = "msg_0";
+    let good = "";
+    for (let i = 0; !/[+/]/.test(good); i++) {
+      id = `msg_${i}`;
+      good = new Webhook(secret).sign(id, now, bytes);
+    }
+    const headers = (signature: string) => ({ id, timestamp: String(now.getTime() / 1000), signature });
+    expect(check(bytes, headers(good)).webhookId).toBe(id);
+    const value = good.slice(3);
+    const last = value.charAt(42);
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const variants = [
+      `${value}!!`,
+      value.slice(0, 43),
+      `${value}=`,
+      `${value.slice(0, 20)}\t${value.slice(20)}`,
+      value.replace(/\+/g, "-").replace(/\//g, "_"),
+      // Same 32 bytes: the two bits the last character carries past byte 32 are not zero.
+      `${value.slice(0, 42)}${alphabet.charAt(alphabet.indexOf(last) + 1)}=`,
+    ];
+    for (const variant of variants) {
+      expect(Buffer.from(variant, "base64")).toEqual(Buffer.from(value, "base64"));
+      expect(() => check(bytes, headers(`v1,${variant}`)), variant).toThrow(WebhookVerificationError);
+    }
+  });
+});

@@ -1,0 +1,236 @@
+import { InvalidSignInputError } from "./invalid-sign-input-error.js";
+import { TIMESTAMP_TOLERANCE_SECONDS } from "./limits.js";
+import { type Maybe, settle, settleAll } from "./maybe.js";
+import type { SignedBody, WebhookCrypto } from "./webhook-crypto.js";
+import { webhookHeaderChecks } from "./webhook-header-checks.js";
+import { parseWebhookKey, type WebhookKey } from "./webhook-key.js";
+import { InvalidWebhookSecretError } from "./webhook-secret-error.js";
+import { WebhookVerificationError } from "./webhook-verification-error.js";
+
+/** A key as the signer and verifier take it: its text, or the raw bytes of a `whsec_` secret. */
+export type WebhookKeyInput = string | Uint8Array;
+
+export interface WebhookMessage {
+  /** The `webhook-id`. */
+  id: string;
+  /** Unix time in whole seconds. */
+  timestamp: number;
+  /** The exact bytes sent as the request body (a string is sent as UTF-8). */
+  body: SignedBody;
+}
+
+export interface SignWebhookInput extends WebhookMessage {
+  /** `whsec_` and/or `whsk_` keys (several during rotation): one signature each, in order. */
+  secrets: readonly WebhookKeyInput[];
+}
+
+/** The three Standard Webhooks headers as received. */
+export interface WebhookSignatureHeaders {
+  id: string;
+  timestamp: string;
+  signature: string;
+}
+
+export interface WebhookVerifierOptions {
+  /** `whsec_` secrets and/or `whpk_` public keys, in any mix (rotation, migration to v1a). At least one. */
+  secrets: readonly WebhookKeyInput[];
+  /** How far `webhook-timestamp` may be from `now()`, either way (inclusive). Default 300. */
+  toleranceSeconds?: number | undefined;
+  /** The clock, for tests. Default `Date.now()`. */
+  now?: (() => Date) | undefined;
+}
+
+/** What a verified delivery was signed with. */
+export interface SignedWebhook {
+  webhookId: string;
+  /** Seconds since the epoch, as signed. */
+  timestamp: number;
+}
+
+/**
+ * `v1,` and the one spelling of a 32-byte HMAC-SHA256 in base64: 43 characters and `=`. 32 bytes
+ * fill 256 of the 258 bits of 43 characters, so the last character carries two zero bits and is
+ * one of the 16 whose index in the alphabet is a multiple of 4. A value in any other spelling
+ * (stray characters, missing padding, base64url, non-zero padding bits) can never be one we made,
+ * though a lenient decoder would forgive it.
+ */
+const CANONICAL_V1 = /^v1,[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/;
+/** `v1a,` and the one spelling of a 64-byte ed25519 signature: 86 characters, the last carrying 4 zero bits, then `==`. */
+const CANONICAL_V1A = /^v1a,[A-Za-z0-9+/]{85}[AQgw]==$/;
+
+function keyOf(input: WebhookKeyInput): WebhookKey {
+  if (typeof input === "string") return parseWebhookKey(input);
+  if (input instanceof Uint8Array && input.length > 0) return { scheme: "v1", type: "secret", key: input };
+  throw new InvalidWebhookSecretError("Webhook secret must be a non-empty string or non-empty bytes");
+}
+
+/**
+ * The one implementation of Standard Webhooks signing and verifying (v1 HMAC-SHA256 and v1a
+ * ed25519), over a runtime's primitives. With `node:crypto` every call returns a plain value; with
+ * Web Crypto, a promise. The Node and Web builds of `@plant-store/types` each bind one.
+ */
+export function createSigningCore(crypto: WebhookCrypto) {
+  function createWebhookSigner(
+    secrets: readonly WebhookKeyInput[],
+  ): (message: WebhookMessage) => Maybe<string> {
+    if (!Array.isArray(secrets) || secrets.length === 0) {
+      throw new InvalidSignInputError("secrets: at least one key is required");
+    }
+    const signers = secrets.map((secret, index) => {
+      let key: WebhookKey;
+      try {
+        key = keyOf(secret);
+      } catch (error) {
+        throw new InvalidSignInputError(`secrets[${index}]: ${(error as Error).message}`, { cause: error });
+      }
+      if (key.type === "public") {
+        throw new InvalidSignInputError(
+          `secrets[${index}]: a whpk_ public key cannot sign; give the sender the whsk_ signing key`,
+        );
+      }
+      if (key.type === "secret") return { version: "v1,", sign: crypto.hmacSha256(key.key) };
+      try {
+        return { version: "v1a,", sign: crypto.ed25519Signer(key.seed, key.publicKey) };
+      } catch (error) {
+        throw new InvalidSignInputError(`secrets[${index}]: ${(error as Error).message}`, { cause: error });
+      }
+    });
+    return ({ id, timestamp, body }) => {
+      if (typeof id !== "string" || !webhookHeaderChecks.id(id)) {
+        throw new InvalidSignInputError("id: must be 1 to 256 printable ASCII characters without spaces");
+      }
+      // Whole seconds only: `${1614265330.5}` would put a dot inside the signed `id.timestamp.body`.
+      if (typeof timestamp !== "number" || !Number.isSafeInteger(timestamp) || timestamp < 0) {
+        throw new InvalidSignInputError("timestamp: must be a non-negative integer number of seconds");
+      }
+      if (typeof body !== "string" && !(body instanceof Uint8Array)) {
+        throw new InvalidSignInputError("body: must be a string or bytes");
+      }
+      const prefix = `${id}.${timestamp}.`;
+      const parts = signers.map(({ version, sign }) =>
+        settle(sign(prefix, body), (signature) => version + crypto.toBase64(signature)),
+      );
+      return settleAll(parts, (values) => values.join(" "));
+    };
+  }
+
+  /** The `webhook-signature` header value: one `v1,` (whsec_) or `v1a,` (whsk_) signature per key. */
+  function signWebhook(input: SignWebhookInput): Maybe<string> {
+    return createWebhookSigner(input?.secrets)(input);
+  }
+
+  function createWebhookVerifier(
+    options: WebhookVerifierOptions,
+  ): (body: SignedBody, headers: WebhookSignatureHeaders) => Maybe<SignedWebhook> {
+    const tolerance = options.toleranceSeconds ?? TIMESTAMP_TOLERANCE_SECONDS;
+    if (!Number.isSafeInteger(tolerance) || tolerance < 0) {
+      throw new RangeError("toleranceSeconds must be a non-negative integer");
+    }
+    if (!Array.isArray(options.secrets) || options.secrets.length === 0) {
+      throw new InvalidWebhookSecretError("At least one webhook secret or public key is required");
+    }
+    const macs: ((prefix: string, body: SignedBody) => Maybe<Uint8Array>)[] = [];
+    const publicKeys: ((prefix: string, body: SignedBody, signature: Uint8Array) => Maybe<boolean>)[] = [];
+    options.secrets.forEach((secret, index) => {
+      const key = keyOf(secret);
+      if (key.type === "signing") {
+        throw new InvalidWebhookSecretError(
+          `secrets[${index}]: a whsk_ signing key belongs to the sender; give the receiver its whpk_ public key`,
+        );
+      }
+      if (key.type === "secret") macs.push(crypto.hmacSha256(key.key));
+      else publicKeys.push(crypto.ed25519Verifier(key.publicKey));
+    });
+    const { now } = options;
+
+    return (body, headers) => {
+      const { id, timestamp: timestampText, signature } = headers;
+      if (!webhookHeaderChecks.id(id))
+        throw new WebhookVerificationError("invalid-header", "Malformed webhook-id", "webhook-id");
+      if (!webhookHeaderChecks.timestamp(timestampText)) {
+        throw new WebhookVerificationError(
+          "invalid-header",
+          "Malformed webhook-timestamp",
+          "webhook-timestamp",
+        );
+      }
+      if (!webhookHeaderChecks.signature(signature)) {
+        throw new WebhookVerificationError(
+          "invalid-header",
+          "Malformed webhook-signature",
+          "webhook-signature",
+        );
+      }
+      // Space-separated; versions this receiver holds no key for (or does not know) are skipped, as the spec says.
+      const v1: Uint8Array[] = [];
+      const v1a: Uint8Array[] = [];
+      for (const part of signature.split(" ")) {
+        if (part.startsWith("v1,")) {
+          if (macs.length > 0 && CANONICAL_V1.test(part)) v1.push(crypto.fromBase64(part.slice(3)));
+        } else if (part.startsWith("v1a,")) {
+          if (publicKeys.length > 0 && CANONICAL_V1A.test(part)) v1a.push(crypto.fromBase64(part.slice(4)));
+        }
+      }
+      const prefix = `${id}.${timestampText}.`;
+      // Every candidate is compared with every key, with no early exit. On node:crypto everything
+      // below runs at once, without a closure or array per key; Web Crypto's promises are gathered.
+      let matched = false;
+      let pending: Promise<boolean>[] | undefined;
+      const compare = (expected: Uint8Array) => {
+        let found = false;
+        for (const candidate of v1) found = crypto.equal(candidate, expected) || found;
+        return found;
+      };
+      if (v1.length > 0) {
+        for (const mac of macs) {
+          const expected = mac(prefix, body);
+          if (expected instanceof Promise) {
+            pending ??= [];
+            pending.push(expected.then(compare));
+          } else {
+            matched = compare(expected) || matched;
+          }
+        }
+      }
+      for (const check of publicKeys) {
+        for (const candidate of v1a) {
+          const verified = check(prefix, body, candidate);
+          if (verified instanceof Promise) {
+            pending ??= [];
+            pending.push(verified);
+          } else {
+            matched = verified || matched;
+          }
+        }
+      }
+      // The signature before the timestamp: an unsigned request learns nothing about our clock.
+      const finish = (ok: boolean): SignedWebhook => {
+        if (!ok) throw new WebhookVerificationError("no-matching-signature", "No matching signature");
+        const timestamp = Number(timestampText);
+        const nowSeconds = Math.floor((now === undefined ? Date.now() : now().getTime()) / 1000);
+        if (timestamp < nowSeconds - tolerance) {
+          throw new WebhookVerificationError("timestamp-too-old", "Timestamp too old");
+        }
+        if (timestamp > nowSeconds + tolerance) {
+          throw new WebhookVerificationError("timestamp-too-new", "Timestamp too new");
+        }
+        return { webhookId: id, timestamp };
+      };
+      if (pending === undefined) return finish(matched);
+      const already = matched;
+      return Promise.all(pending).then((results) => finish(already || results.includes(true)));
+    };
+  }
+
+  /** A new v1a key pair: `whsk_` (seed and public key, as Svix issues them) for the sender, `whpk_` for receivers. */
+  function generateWebhookKeyPair(): Maybe<{ signingKey: string; publicKey: string }> {
+    return settle(crypto.generateEd25519(), ({ seed, publicKey }) => {
+      const both = new Uint8Array(64);
+      both.set(seed);
+      both.set(publicKey, 32);
+      return { signingKey: `whsk_${crypto.toBase64(both)}`, publicKey: `whpk_${crypto.toBase64(publicKey)}` };
+    });
+  }
+
+  return { createWebhookSigner, signWebhook, createWebhookVerifier, generateWebhookKeyPair };
+}

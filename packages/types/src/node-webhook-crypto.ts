@@ -1,0 +1,63 @@
+import {
+  createHmac,
+  createPrivateKey,
+  createPublicKey,
+  createSecretKey,
+  generateKeyPairSync,
+  sign,
+  timingSafeEqual,
+  verify,
+} from "node:crypto";
+import type { SignedBody, WebhookCrypto } from "./webhook-crypto.js";
+import { InvalidWebhookSecretError } from "./webhook-secret-error.js";
+
+// DER headers of an ed25519 PKCS#8 private key and SPKI public key (RFC 8410), before the 32 raw bytes.
+const PKCS8_ED25519 = Buffer.from("302e020100300506032b657004220420", "hex");
+const SPKI_ED25519 = Buffer.from("302a300506032b6570032100", "hex");
+
+const message = (prefix: string, body: SignedBody): Buffer =>
+  Buffer.concat([Buffer.from(prefix, "utf8"), typeof body === "string" ? Buffer.from(body, "utf8") : body]);
+
+const fromJwk = (value: string | undefined): Buffer => Buffer.from(value ?? "", "base64url");
+
+/** The signing core's primitives on `node:crypto`: every result is a plain value, no promise. */
+export const nodeWebhookCrypto: WebhookCrypto = {
+  hmacSha256(key) {
+    // A key object made once: given bytes, createHmac would import the key again on every call.
+    const secret = createSecretKey(key);
+    return (prefix, body) => createHmac("sha256", secret).update(prefix).update(body).digest();
+  },
+  ed25519Signer(seed, publicKey) {
+    const privateKey = createPrivateKey({
+      key: Buffer.concat([PKCS8_ED25519, seed]),
+      format: "der",
+      type: "pkcs8",
+    });
+    if (publicKey !== undefined) {
+      const derived = fromJwk(createPublicKey(privateKey).export({ format: "jwk" }).x);
+      if (!derived.equals(publicKey)) {
+        throw new InvalidWebhookSecretError(
+          "Webhook signing key (whsk_): the public key half does not match the seed",
+        );
+      }
+    }
+    return (prefix, body) => sign(null, message(prefix, body), privateKey);
+  },
+  ed25519Verifier(publicKey) {
+    const key = createPublicKey({
+      key: Buffer.concat([SPKI_ED25519, publicKey]),
+      format: "der",
+      type: "spki",
+    });
+    return (prefix, body, signature) => verify(null, message(prefix, body), key, signature);
+  },
+  generateEd25519() {
+    const { privateKey, publicKey } = generateKeyPairSync("ed25519");
+    const jwk = privateKey.export({ format: "jwk" });
+    void publicKey;
+    return { seed: fromJwk(jwk.d), publicKey: fromJwk(jwk.x) };
+  },
+  equal: (a, b) => a.length === b.length && timingSafeEqual(a, b),
+  toBase64: (bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64"),
+  fromBase64: (text) => Buffer.from(text, "base64"),
+};
