@@ -1,3 +1,4 @@
+import { generateWebhookKeyPair } from "@plant-store/types";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "./load-config.js";
 
@@ -55,6 +56,12 @@ describe("loadConfig", () => {
     );
   });
 
+  it("takes whpk_ public keys (v1a) beside whsec_ secrets, and refuses a whsk_ signing key", () => {
+    const { signingKey, publicKey } = generateWebhookKeyPair();
+    expect(loadConfig({ token: ["t"], secret: [secret, publicKey] }).secrets).toEqual([secret, publicKey]);
+    expect(() => loadConfig({ token: ["t"], secret: [signingKey] })).toThrow(ConfigError);
+  });
+
   it("splits comma-separated lists (from env vars) and merges repeated flags", () => {
     const config = loadConfig({ token: ["a,b", " c "], secret: [`${secret},${secret}`], port: "0" });
     expect(config.tokens).toEqual(["a", "b", "c"]);
@@ -82,7 +89,7 @@ describe("loadConfig", () => {
       "--port / PLANT_RECEIVER_PORT: must be 0 to 65535",
       "--host / PLANT_RECEIVER_HOST: must not be empty",
       "--token / PLANT_RECEIVER_TOKENS: at least one bearer token is required",
-      "--secret / PLANT_RECEIVER_SECRETS (value 1): must be whsec_ followed by base64 of at least 16 bytes",
+      "--secret / PLANT_RECEIVER_SECRETS (value 1): must be whsec_ followed by base64 of at least 16 bytes, or a whpk_ ed25519 public key",
       "--db / PLANT_RECEIVER_DB: must not be empty",
       expect.stringMatching(/^--log-level \/ PLANT_RECEIVER_LOG_LEVEL: must be one of fatal, error/),
     ]);

@@ -1,4 +1,4 @@
-import { parseWebhookSecret } from "@plant-store/types";
+import { parseWebhookKey } from "@plant-store/types";
 import { z } from "zod";
 
 /** Where each setting comes from, for messages that tell the user what to fix. */
@@ -100,14 +100,14 @@ const ConfigSchema = z
     secrets: list.pipe(
       z
         .array(
+          // A receiver verifies: a whsec_ secret (v1) or a whpk_ public key (v1a), never a whsk_ signing key.
           z.string().refine((s) => {
             try {
-              parseWebhookSecret(s);
-              return true;
+              return parseWebhookKey(s).type !== "signing";
             } catch {
               return false;
             }
-          }, "must be whsec_ followed by base64 of at least 16 bytes"),
+          }, "must be whsec_ followed by base64 of at least 16 bytes, or a whpk_ ed25519 public key"),
         )
         .min(1, "at least one signing secret is required"),
     ),
