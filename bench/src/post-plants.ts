@@ -2,7 +2,7 @@ import autocannon from "autocannon";
 import type { BenchProcess } from "./spawn-bench-process.js";
 
 export interface PostPlantsResult {
-  /** 201s per second, from the first request sent to the last answer. */
+  /** 201s per second, from the first request sent to the server finishing its last 201. */
   rate: number;
   /** The server's own CPU time (user + system) per plant it answered 201. */
   cpuMicrosPerPlant: number;
@@ -24,8 +24,10 @@ export async function postPlants(
 ): Promise<PostPlantsResult> {
   if (server.url === undefined) throw new Error("server has no URL");
   let sent = 0;
-  const before = await server.stats();
-  const started = performance.now();
+  // autocannon ends an `amount` run on its once-a-second tick, so its own clock (and a clock around
+  // it) rounds every run up to whole seconds: the end is the server's own time of its last 201.
+  const before = await server.stats(true);
+  const startedAt = performance.timeOrigin + performance.now();
   const result = await autocannon({
     url: server.url,
     connections: options.connections,
@@ -45,11 +47,11 @@ export async function postPlants(
       },
     ],
   });
-  const seconds = (performance.now() - started) / 1000;
   const after = await server.stats();
+  const seconds = (after.lastHandledAt - startedAt) / 1000;
   const handled = after.handled - before.handled;
   return {
-    rate: result["2xx"] / seconds,
+    rate: handled > 0 && seconds > 0 ? handled / seconds : Number.NaN,
     cpuMicrosPerPlant: handled > 0 ? (after.cpuMicros - before.cpuMicros) / handled : Number.NaN,
     created: result["2xx"],
     handled,

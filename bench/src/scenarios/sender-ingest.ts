@@ -28,11 +28,14 @@ interface Sample {
   /** PostgreSQL only: per plant added, the store's start-up excluded. */
   commits?: number;
   walBytes?: number;
+  /** Statements the store process sent, per plant of the measured run (client-side count). */
+  statements?: number;
 }
 
 const rowName = (variant: Variant, figure: string) => `${NAME}.${variant}.${figure}`;
 const ROW_NAMES = [
   ...VARIANTS.flatMap((v) => [rowName(v, "rate"), rowName(v, "cpu")]),
+  rowName("postgres", "statements-per-plant"),
   rowName("postgres", "commits-per-plant"),
   rowName("postgres", "wal-bytes-per-plant"),
 ];
@@ -84,9 +87,12 @@ async function ingestOnce(setup: IngestSetup, variant: Variant, startup?: Postgr
   const server = await startServer(setup, target);
   const options = { connections: CONNECTIONS, adminToken: setup.credentials.token };
   let measured: PostPlantsResult;
+  let statements = 0;
   try {
     check(variant, "warm-up", await postPlants(server, { ...options, amount: setup.warmup }), setup.warmup);
+    const statementsBefore = await server.command<number>({ type: "statements" });
     measured = await postPlants(server, { ...options, amount: setup.amount });
+    statements = ((await server.command<number>({ type: "statements" })) - statementsBefore) / setup.amount;
     check(variant, "measured run", measured, setup.amount);
     const total = setup.warmup + setup.amount;
     const held = await server.command<StoreCount>({ type: "count" });
@@ -105,6 +111,7 @@ async function ingestOnce(setup: IngestSetup, variant: Variant, startup?: Postgr
   const plants = setup.warmup + setup.amount;
   return {
     ...sample,
+    statements,
     commits: (after.commits - before.commits - (startup?.commits ?? 0)) / plants,
     walBytes: (after.walBytes - before.walBytes - (startup?.walBytes ?? 0)) / plants,
   };
@@ -143,7 +150,7 @@ export const senderIngest: Scenario = {
       context,
       credentials: createBenchCredentials(),
       postgres,
-      warmup: context.quick ? 300 : 1_000,
+      warmup: context.quick ? 3_000 : 5_000,
       amount: context.quick ? 1_000 : 5_000,
     };
     const samples = new Map<Variant, Sample[]>(VARIANTS.map((v) => [v, []]));
@@ -163,11 +170,16 @@ export const senderIngest: Scenario = {
           const cost =
             result.commits === undefined
               ? ""
-              : `, ${result.commits.toFixed(3)} commits and ${Math.round(result.walBytes ?? 0)} WAL bytes per plant`;
+              : `, ${(result.statements ?? 0).toFixed(2)} statements, ${result.commits.toFixed(3)} commits and ${Math.round(result.walBytes ?? 0)} WAL bytes per plant`;
           context.log(
             `${NAME}: run ${round}/${context.runs} ${variant} ${Math.round(result.rate)} plants/s, ${Math.round(result.cpu)} µs server CPU per plant${cost}`,
           );
         }
+        const floor = samples.get("floor")?.at(-1)?.rate ?? Number.NaN;
+        const ratios = variants
+          .filter((v) => v !== "floor")
+          .map((v) => `${v} ${((samples.get(v)?.at(-1)?.rate ?? Number.NaN) / floor).toFixed(2)}`);
+        context.log(`${NAME}: run ${round}/${context.runs} rate / floor: ${ratios.join(", ")}`);
       }
     } finally {
       await postgres?.stop();
@@ -216,6 +228,13 @@ export const senderIngest: Scenario = {
     }
     if (variants.includes("postgres")) {
       results.push(
+        ratioRow(
+          rowName("postgres", "statements-per-plant"),
+          of("postgres", (s) => s.statements),
+          "statements/plant",
+          undefined,
+          "client-side count of pg queries the store process sent during the measured run",
+        ),
         ratioRow(
           rowName("postgres", "commits-per-plant"),
           of("postgres", (s) => s.commits),

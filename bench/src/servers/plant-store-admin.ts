@@ -4,6 +4,7 @@
 // nothing (BENCH_STORE=floor). Counts every 201 as handled.
 import { createServer, type RequestListener } from "node:http";
 import { credentialsFromEnv } from "../bench-credentials.js";
+import { countPgStatements } from "../count-pg-statements.js";
 import { createFloorPlantCatalog, type FloorPlantCatalog } from "../create-floor-plant-catalog.js";
 import { createUntouchableOutbox } from "../create-untouchable-outbox.js";
 import { markHandled, serveOverIpc } from "../server-kit/serve-over-ipc.js";
@@ -13,6 +14,8 @@ const target = process.env.BENCH_STORE;
 if (!target) throw new Error("BENCH_STORE must be a SQLite path, a postgres:// URL or floor");
 const { token, secret } = credentialsFromEnv();
 const api = await loadStoreApi();
+// Client-side statement count (PostgreSQL only), read by the parent with the `statements` command.
+const statements = target.startsWith("postgres") ? countPgStatements() : () => 0;
 
 let count: () => Promise<StoreCount>;
 let app: { callback(): RequestListener };
@@ -41,6 +44,8 @@ const server = createServer((req, res) => {
   handle(req, res);
 });
 serveOverIpc(server, async (payload) => {
-  if ((payload as { type?: unknown }).type === "count") return count();
+  const type = (payload as { type?: unknown }).type;
+  if (type === "count") return count();
+  if (type === "statements") return statements();
   throw new Error("unknown command");
 });

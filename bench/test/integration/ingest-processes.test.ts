@@ -65,6 +65,10 @@ describe("the sender.ingest server processes", () => {
       // delivery it queued for the store's one endpoint.
       const held = await server.command<StoreCount>({ type: "count" });
       expect(held).toEqual({ plants: 120, deliveries: variant === "floor" ? 0 : 120 });
+      // PostgreSQL's statements are counted client-side (at least one per plant: its insert).
+      const statements = await server.command<number>({ type: "statements" });
+      if (variant === "postgres") expect(statements).toBeGreaterThanOrEqual(120);
+      else expect(statements).toBe(0);
     },
     120_000,
   );
