@@ -16,6 +16,8 @@ const CONNECTIONS = 50;
 const VARIANTS = ["floor", "sqlite", "postgres"] as const;
 type Variant = (typeof VARIANTS)[number];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The two counters this scenario reads (the reader may return more). */
+type Cost = Pick<PostgresCounters, "commits" | "walBytes">;
 
 export class IngestCheckError extends Error {
   readonly code = "ERR_INGEST_CHECK";
@@ -79,7 +81,7 @@ function check(variant: Variant, what: string, run: PostPlantsResult, expected: 
  * database's commits and the cluster's WAL are read before the process starts and after it exited
  * (a backend reports its counters at exit), less what the store's start-up alone costs.
  */
-async function ingestOnce(setup: IngestSetup, variant: Variant, startup?: PostgresCounters): Promise<Sample> {
+async function ingestOnce(setup: IngestSetup, variant: Variant, startup?: Cost): Promise<Sample> {
   const target = await freshTarget(setup, variant);
   const counters = () =>
     setup.postgres === undefined ? undefined : readPostgresCounters(setup.postgres.url, databaseOf(target));
@@ -118,7 +120,7 @@ async function ingestOnce(setup: IngestSetup, variant: Variant, startup?: Postgr
 }
 
 /** What starting and stopping the store server costs PostgreSQL with no request at all. */
-async function startupCost(setup: IngestSetup): Promise<PostgresCounters> {
+async function startupCost(setup: IngestSetup): Promise<Cost> {
   const postgres = setup.postgres as TestPostgres;
   const target = await postgres.createDatabase();
   const before = await readPostgresCounters(postgres.url, databaseOf(target));
@@ -154,7 +156,7 @@ export const senderIngest: Scenario = {
       amount: context.quick ? 1_000 : 5_000,
     };
     const samples = new Map<Variant, Sample[]>(VARIANTS.map((v) => [v, []]));
-    let startup: PostgresCounters | undefined;
+    let startup: Cost | undefined;
     try {
       if (postgres !== undefined) {
         startup = await startupCost(setup);
