@@ -5,6 +5,7 @@ import { fanout } from "./fanout.js";
 import { postgresScale } from "./postgres-scale.js";
 import { receiverThroughput } from "./receiver-throughput.js";
 import { senderDrain } from "./sender-drain.js";
+import { senderIngest } from "./sender-ingest.js";
 import { senderThroughput } from "./sender-throughput.js";
 
 /** Every scenario, in the order the issue lists them. */
@@ -16,4 +17,5 @@ export const scenarios: readonly Scenario[] = [
   backlog,
   postgresScale,
   senderDrain,
+  senderIngest,
 ];
