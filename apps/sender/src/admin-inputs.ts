@@ -15,8 +15,26 @@ export const IdempotencyKeySchema = z
   .max(MAX_IDEMPOTENCY_KEY_LENGTH)
   .regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces");
 
+/**
+ * A receiver URL. Credentials in it (`http://user:pw@host/`) are refused: they would be stored and shown
+ * back by every listing, and got would send them as `Authorization: Basic ...` instead of the bearer
+ * token. The message never repeats the URL.
+ */
+export const EndpointUrlSchema = z
+  .url({ protocol: /^https?$/ })
+  .max(2048)
+  .refine(
+    (url) => {
+      // Also runs when the url check above failed: an unparsable URL is that check's issue, not this one's.
+      if (!URL.canParse(url)) return true;
+      const { username, password } = new URL(url);
+      return username === "" && password === "";
+    },
+    { message: "must not contain credentials (user:password@): the bearer token is sent as --token / token" },
+  );
+
 export const AddEndpointInputSchema = z.strictObject({
-  url: z.url({ protocol: /^https?$/ }).max(2048),
+  url: EndpointUrlSchema,
   token: z.string().min(1).max(4096),
   /** One secret, or several during rotation; generated when absent. */
   secret: WebhookSecretSchema.optional(),

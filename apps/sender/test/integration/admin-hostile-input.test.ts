@@ -147,6 +147,98 @@ describe("the admin API under hostile input", () => {
     expect(await snapshot()).toBe(before);
   });
 
+  // A public address, so only the credentials can be the reason for a refusal.
+  const credentialUrlArb = fc
+    .record({
+      scheme: fc.constantFrom("http", "https", "HTTP"),
+      user: fc.oneof(fc.constant(""), fc.string({ unit: "grapheme-ascii", minLength: 1, maxLength: 12 })),
+      password: fc.oneof(fc.constant(""), fc.string({ unit: "grapheme-ascii", minLength: 1, maxLength: 12 })),
+      host: fc.constantFrom("93.184.216.34", "receiver.example", "[2606:4700::1111]"),
+    })
+    .filter(({ user, password }) => user !== "" || password !== "")
+    .map(({ scheme, user, password, host }) => ({
+      password,
+      url: `${scheme}://${encodeURIComponent(user)}${password === "" ? "" : `:${encodeURIComponent(password)}`}@${host}/plant/webhook`,
+    }));
+
+  it("refuses endpoint URLs carrying credentials with 400, never echoing them, and stores nothing", async () => {
+    const before = await snapshot();
+    await fc.assert(
+      fc.asyncProperty(credentialUrlArb, async ({ url, password }) => {
+        const { status, text } = await send(
+          "POST",
+          "/endpoints",
+          "application/json",
+          JSON.stringify({ url, token: "tok" }),
+        );
+        expect(status, url).toBe(400);
+        expectErrorBody(400, text);
+        expect(text).toContain("must not contain credentials");
+        if (password.length > 3) expect(text).not.toContain(encodeURIComponent(password));
+      }),
+      { numRuns: Math.min(RUNS, 100) },
+    );
+    // PATCH takes no url at all: an attempt to change it is an unknown field.
+    const patched = await send(
+      "PATCH",
+      "/endpoints/1",
+      "application/json",
+      JSON.stringify({ url: "http://user:pw@93.184.216.34/plant/webhook" }),
+    );
+    expect(patched.status).toBe(400);
+    expect(await snapshot()).toBe(before);
+  });
+
+  it("refuses URLs hiding a non-public address in unusual IPv6 forms with 400 and stores nothing", async () => {
+    const before = await snapshot();
+    const ipv4 = fc.constantFrom(
+      [127, 0, 0, 1],
+      [10, 1, 2, 3],
+      [192, 168, 0, 1],
+      [169, 254, 169, 254],
+      [172, 16, 0, 1],
+      [0, 0, 0, 0],
+      [100, 64, 0, 1],
+    );
+    const hex = ([a, b, c, d]: number[]) =>
+      `${(((a ?? 0) << 8) | (b ?? 0)).toString(16)}:${(((c ?? 0) << 8) | (d ?? 0)).toString(16)}`;
+    const formArb = fc.oneof(
+      ipv4.map((v4) => `[::ffff:${v4.join(".")}]`),
+      ipv4.map((v4) => `[::ffff:${hex(v4)}]`),
+      ipv4.map((v4) => `[0:0:0:0:0:ffff:${hex(v4)}]`),
+      ipv4.map((v4) => `[0000:0000:0000:0000:0000:FFFF:${v4.join(".")}]`),
+      ipv4.map((v4) => `[::${v4.join(".")}]`),
+      ipv4.map((v4) => `[::${hex(v4)}]`),
+      ipv4.map((v4) => `[0:0:0:0:0:0:${v4.join(".")}]`),
+      fc.constantFrom(
+        "[::]",
+        "[::1]",
+        "[0:0:0:0:0:0:0:1]",
+        "[0000::0001]",
+        "[fe80::1]",
+        "[FE80::abcd:1]",
+        "[fc00::1]",
+        "[fd12:3456::1]",
+        "[ff02::1]",
+      ),
+    );
+    await fc.assert(
+      fc.asyncProperty(formArb, fc.constantFrom("http", "https"), async (host, scheme) => {
+        const url = `${scheme}://${host}:8443/plant/webhook`;
+        const { status, text } = await send(
+          "POST",
+          "/endpoints",
+          "application/json",
+          JSON.stringify({ url, token: "tok" }),
+        );
+        expect(status, url).toBe(400);
+        expectErrorBody(400, text);
+      }),
+      { numRuns: Math.min(RUNS, 100) },
+    );
+    expect(await snapshot()).toBe(before);
+  });
+
   const idArb = fc.oneof(
     fc.string({ unit: "binary" }),
     fc.integer().map(String),
