@@ -1,5 +1,5 @@
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from "@plant-store/sender";
-import { WebhookSecretSchema } from "@plant-store/types";
+import { BearerTokenSchema, WebhookSecretSchema } from "@plant-store/types";
 import { z } from "zod";
 import { DeliveryStatus } from "./delivery-status.js";
 
@@ -33,9 +33,16 @@ export const EndpointUrlSchema = z
     { message: "must not contain credentials (user:password@): the bearer token is sent as --token / token" },
   );
 
+/**
+ * The bearer token sent to an endpoint: the receiver's rule (visible ASCII), so a token that could never
+ * be sent (CR/LF, NUL: `ERR_INVALID_CHAR` on every attempt) or never accepted (a space, non-ASCII) is
+ * refused when it is set, not discovered at the first delivery.
+ */
+export const EndpointTokenSchema = BearerTokenSchema.max(4096);
+
 export const AddEndpointInputSchema = z.strictObject({
   url: EndpointUrlSchema,
-  token: z.string().min(1).max(4096),
+  token: EndpointTokenSchema,
   /** One secret, or several during rotation; generated when absent. */
   secret: WebhookSecretSchema.optional(),
   secrets: z.array(WebhookSecretSchema).min(1).max(10).optional(),
@@ -44,7 +51,7 @@ export const AddEndpointInputSchema = z.strictObject({
 /** Rotation: a new bearer token, a new list of signing secrets (replacing the old list), or both. */
 export const UpdateEndpointInputSchema = z
   .strictObject({
-    token: z.string().min(1).max(4096).optional(),
+    token: EndpointTokenSchema.optional(),
     secrets: z.array(WebhookSecretSchema).min(1).max(10).optional(),
   })
   .refine((input) => input.token !== undefined || input.secrets !== undefined, {

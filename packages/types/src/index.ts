@@ -1,4 +1,5 @@
 export { type Ack, AckSchema } from "./ack.js";
+export { BEARER_TOKEN_PATTERN, BearerTokenSchema } from "./bearer-token.js";
 export { type Delivery, DeliverySchema, NEW_PLANT_EVENT } from "./delivery.js";
 export { type ErrorBody, ErrorBodySchema } from "./error-body.js";
 export {
