@@ -1,6 +1,12 @@
 export type { AttemptEvent } from "./attempt-event.js";
 export type { AttemptResult } from "./attempt-result.js";
 export {
+  type AesGcmCipherOptions,
+  createAesGcmCipher,
+  ENCRYPTED_PREFIX,
+  encryptionKeyId,
+} from "./create-aes-gcm-cipher.js";
+export {
   createDeliveryClient,
   DEFAULT_MAX_RESPONSE_BYTES,
   type DeliveryClient,
@@ -68,10 +74,13 @@ export {
 } from "./outbox.js";
 export { OutboxBusyError } from "./outbox-busy-error.js";
 export { EndpointNotFoundError } from "./outbox-errors.js";
+export { InvalidEncryptionKeyError } from "./invalid-encryption-key-error.js";
 export { InvalidDurationError, parseDuration } from "./parse-duration.js";
 export { parseRetryAfter } from "./parse-retry-after.js";
 export { MAX_IDEMPOTENCY_KEY_LENGTH } from "./prepare-message.js";
 export type { SenderLogger } from "./sender-logger.js";
+export type { SecretsCipher } from "./secrets-cipher.js";
+export { SecretsDecryptionError } from "./secrets-decryption-error.js";
 export { type DeliveryHeaders, type SignDeliveryInput, signDelivery } from "./sign-delivery.js";
 export { SsrfBlockedError } from "./ssrf-blocked-error.js";
 export { WebhookIdTakenError } from "./webhook-id-taken-error.js";
