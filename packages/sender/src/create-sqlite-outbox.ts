@@ -440,7 +440,18 @@ export function createSqliteOutbox(
     },
     async reencryptEndpoints() {
       ownTransactionOnly("re-encrypt endpoints");
-      return reencrypt.immediate();
+      // The values replaced would otherwise stay readable in the file's free space and in the WAL:
+      // secure_delete zeroes what the updates free, and the checkpoint moves the pages into the file
+      // and empties the WAL.
+      const secureDelete = db.pragma("secure_delete", { simple: true }) as number;
+      db.pragma("secure_delete = ON");
+      try {
+        const changed = reencrypt.immediate();
+        db.pragma("wal_checkpoint(TRUNCATE)");
+        return changed;
+      } finally {
+        db.pragma(`secure_delete = ${secureDelete ? "ON" : "OFF"}`);
+      }
     },
     async claimDue(workerId, limit, leaseMs, claimOptions = {}) {
       if (limit <= 0) return [];
