@@ -43,7 +43,9 @@ describe("createAesGcmCipher", () => {
     for (const sealed of [once, twice]) {
       expect(sealed).not.toContain("whsec_");
       expect(sealed).not.toContain(secret.slice(6, 20));
-      expect(Buffer.from(sealed.split(":")[4] as string, "base64url").toString("latin1")).not.toContain("whsec");
+      expect(Buffer.from(sealed.split(":")[4] as string, "base64url").toString("latin1")).not.toContain(
+        "whsec",
+      );
     }
   });
 
@@ -53,7 +55,12 @@ describe("createAesGcmCipher", () => {
     const error = decryptError(() => cipher.decrypt(sealed));
     expect(error.message).toContain(encryptionKeyId(other));
     expect(error.message).toContain(encryptionKeyId(key));
-    for (const leaked of ["the-token-value", key.toString("base64"), key.toString("hex"), other.toString("base64")])
+    for (const leaked of [
+      "the-token-value",
+      key.toString("base64"),
+      key.toString("hex"),
+      other.toString("base64"),
+    ])
       expect(error.message).not.toContain(leaked);
   });
 

@@ -22,7 +22,12 @@ export interface AesGcmCipherOptions {
  * useful about a 256-bit random key.
  */
 export function encryptionKeyId(key: Uint8Array): string {
-  return createHash("sha256").update("plant-store key id\0").update(key).digest().subarray(0, 6).toString("base64url");
+  return createHash("sha256")
+    .update("plant-store key id\0")
+    .update(key)
+    .digest()
+    .subarray(0, 6)
+    .toString("base64url");
 }
 
 /**
@@ -59,7 +64,13 @@ export function createAesGcmCipher(options: AesGcmCipherOptions): SecretsCipher 
         throw new SecretsDecryptionError("Not a value this cipher encrypted (no enc:v1: prefix)");
       const parts = text.slice(ENCRYPTED_PREFIX.length).split(":");
       const [id, iv, sealed, tag] = parts;
-      if (parts.length !== 4 || id === undefined || iv === undefined || sealed === undefined || tag === undefined)
+      if (
+        parts.length !== 4 ||
+        id === undefined ||
+        iv === undefined ||
+        sealed === undefined ||
+        tag === undefined
+      )
         throw new SecretsDecryptionError("Malformed encrypted value");
       const key = keys.get(id);
       if (!key)

@@ -17,11 +17,11 @@ import {
   attemptValues,
   type DeliveryRow,
   type EndpointRow,
+  toEndpoint as endpointFromRow,
   type MessageRow,
   toAttempt,
   toDelivery,
   toDeliveryState,
-  toEndpoint as endpointFromRow,
   toEndpointState,
   toMessage,
   toRecordedAttempt,
@@ -357,7 +357,9 @@ export function createSqliteOutbox(
 
   const reencrypt = db.transaction(() => {
     const rows = db
-      .prepare<[], Pick<EndpointRow, "id" | "token" | "secrets">>("SELECT id, token, secrets FROM webhook_endpoints")
+      .prepare<[], Pick<EndpointRow, "id" | "token" | "secrets">>(
+        "SELECT id, token, secrets FROM webhook_endpoints",
+      )
       .all();
     const update = db.prepare<[string, string, number]>(
       "UPDATE webhook_endpoints SET token = ?, secrets = ? WHERE id = ?",
@@ -406,7 +408,10 @@ export function createSqliteOutbox(
       return row ? toEndpoint(row) : undefined;
     },
     async listEndpoints() {
-      return db.prepare<[], EndpointRow>("SELECT * FROM webhook_endpoints ORDER BY id").all().map((row) => toEndpoint(row));
+      return db
+        .prepare<[], EndpointRow>("SELECT * FROM webhook_endpoints ORDER BY id")
+        .all()
+        .map((row) => toEndpoint(row));
     },
     async setEndpointStatus(id, status, reason) {
       const row = db

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startPostgres, startTestReceiver, type TestPostgres, type TestReceiver } from "@plant-store/testing";
@@ -69,7 +69,9 @@ const sqlite: Backend = {
       async raw() {
         const db = new Database(file, { readonly: true });
         try {
-          return db.prepare<[], RawEndpoint>("SELECT token, secrets FROM webhook_endpoints ORDER BY id").all();
+          return db
+            .prepare<[], RawEndpoint>("SELECT token, secrets FROM webhook_endpoints ORDER BY id")
+            .all();
         } finally {
           db.close();
         }
@@ -128,10 +130,9 @@ describe.each([sqlite, postgresql])("endpoint secrets at rest in $name", (backen
     });
     expect(endpoint.token).toBe("first-token-to-be-replaced");
     expect((await outbox.setEndpointToken(endpoint.id, token))?.token).toBe(token);
-    expect((await outbox.setEndpointSecrets(endpoint.id, [first as string, second as string]))?.secrets).toEqual([
-      first,
-      second,
-    ]);
+    expect(
+      (await outbox.setEndpointSecrets(endpoint.id, [first as string, second as string]))?.secrets,
+    ).toEqual([first, second]);
     expect(await outbox.getEndpoint(endpoint.id)).toMatchObject({ token, secrets: [first, second] });
 
     const [row] = await db.raw();
@@ -185,7 +186,13 @@ describe.each([sqlite, postgresql])("endpoint secrets at rest in $name", (backen
         expect(error).toBeInstanceOf(SecretsDecryptionError);
         const { message, code } = error as SecretsDecryptionError;
         expect(code).toBe("ERR_SECRETS_DECRYPTION");
-        for (const leaked of [token, secret, k1.toString("base64"), wrong.toString("base64"), k1.toString("hex")])
+        for (const leaked of [
+          token,
+          secret,
+          k1.toString("base64"),
+          wrong.toString("base64"),
+          k1.toString("hex"),
+        ])
           expect(message).not.toContain(leaked);
       }
     }
