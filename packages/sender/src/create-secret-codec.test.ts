@@ -34,4 +34,17 @@ describe("createSecretCodec", () => {
     const codec = createSecretCodec({ encrypt: (text) => `rot:${text}`, decrypt: (text) => text.slice(4) });
     expect(() => codec.seal("tok")).toThrow(TypeError);
   });
+
+  it("stores a plain token that itself begins with enc: so that it reads back as itself, with or without a key", () => {
+    const plain = createSecretCodec();
+    for (const token of ["enc:v1:abc:def:ghi:jkl", "enc:plain:x", "enc:"]) {
+      const stored = plain.seal(token);
+      expect(plain.open(stored)).toBe(token);
+      expect(createSecretCodec(cipher).open(stored)).toBe(token);
+      expect(plain.isCurrent(stored)).toBe(true);
+      expect(createSecretCodec(cipher).isCurrent(stored)).toBe(false);
+      const sealed = createSecretCodec(cipher).seal(token);
+      expect(createSecretCodec(cipher).open(sealed)).toBe(token);
+    }
+  });
 });

@@ -2,6 +2,9 @@ import type { SecretsCipher } from "./secrets-cipher.js";
 import { SecretsDecryptionError } from "./secrets-decryption-error.js";
 
 const ENCRYPTED = "enc:";
+// A plain value that itself begins with `enc:` (a token may), stored without a cipher, is marked so that
+// it is never taken for an encrypted one.
+const ESCAPED = "enc:plain:";
 
 export interface SecretCodec {
   /** The value as stored: encrypted when there is a cipher, else as given. */
@@ -12,6 +15,8 @@ export interface SecretCodec {
   isCurrent(stored: string): boolean;
 }
 
+const isEncrypted = (stored: string) => stored.startsWith(ENCRYPTED) && !stored.startsWith(ESCAPED);
+
 /**
  * How an outbox stores endpoint tokens and secrets. Values stored before a key was set read as plain text,
  * so an existing database keeps working and can be converted; an encrypted value with no cipher to open
@@ -20,14 +25,17 @@ export interface SecretCodec {
 export function createSecretCodec(cipher?: SecretsCipher): SecretCodec {
   return {
     seal(text) {
-      if (!cipher) return text;
+      if (!cipher) return text.startsWith(ENCRYPTED) ? `${ESCAPED}${text}` : text;
       const sealed = cipher.encrypt(text);
-      if (!sealed.startsWith(ENCRYPTED))
-        throw new TypeError("A SecretsCipher's encrypt() must return text beginning with enc:");
+      if (!isEncrypted(sealed))
+        throw new TypeError(
+          "A SecretsCipher's encrypt() must return text beginning with enc: (not enc:plain:)",
+        );
       return sealed;
     },
     open(stored) {
-      if (!stored.startsWith(ENCRYPTED)) return stored;
+      if (stored.startsWith(ESCAPED)) return stored.slice(ESCAPED.length);
+      if (!isEncrypted(stored)) return stored;
       if (!cipher)
         throw new SecretsDecryptionError(
           "Stored secrets are encrypted, and the store was opened without an encryption key",
@@ -35,8 +43,8 @@ export function createSecretCodec(cipher?: SecretsCipher): SecretCodec {
       return cipher.decrypt(stored);
     },
     isCurrent(stored) {
-      if (!cipher) return !stored.startsWith(ENCRYPTED);
-      return stored.startsWith(ENCRYPTED) && (cipher.isCurrent?.(stored) ?? false);
+      if (!cipher) return !isEncrypted(stored);
+      return isEncrypted(stored) && (cipher.isCurrent?.(stored) ?? false);
     },
   };
 }
