@@ -1,5 +1,5 @@
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from "@plant-store/sender";
-import { WebhookSecretSchema } from "@plant-store/types";
+import { BearerTokenSchema, WebhookSecretSchema } from "@plant-store/types";
 import { z } from "zod";
 import { DeliveryStatus } from "./delivery-status.js";
 
@@ -15,9 +15,34 @@ export const IdempotencyKeySchema = z
   .max(MAX_IDEMPOTENCY_KEY_LENGTH)
   .regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces");
 
+/**
+ * A receiver URL. Credentials in it (`http://user:pw@host/`) are refused: they would be stored and shown
+ * back by every listing, and got would send them as `Authorization: Basic ...` instead of the bearer
+ * token. The message never repeats the URL.
+ */
+export const EndpointUrlSchema = z
+  .url({ protocol: /^https?$/ })
+  .max(2048)
+  .refine(
+    (url) => {
+      // Also runs when the url check above failed: an unparsable URL is that check's issue, not this one's.
+      if (!URL.canParse(url)) return true;
+      const { username, password } = new URL(url);
+      return username === "" && password === "";
+    },
+    { message: "must not contain credentials (user:password@): the bearer token is sent as --token / token" },
+  );
+
+/**
+ * The bearer token sent to an endpoint: the receiver's rule (visible ASCII), so a token that could never
+ * be sent (CR/LF, NUL: `ERR_INVALID_CHAR` on every attempt) or never accepted (a space, non-ASCII) is
+ * refused when it is set, not discovered at the first delivery.
+ */
+export const EndpointTokenSchema = BearerTokenSchema.max(4096);
+
 export const AddEndpointInputSchema = z.strictObject({
-  url: z.url({ protocol: /^https?$/ }).max(2048),
-  token: z.string().min(1).max(4096),
+  url: EndpointUrlSchema,
+  token: EndpointTokenSchema,
   /** One secret, or several during rotation; generated when absent. */
   secret: WebhookSecretSchema.optional(),
   secrets: z.array(WebhookSecretSchema).min(1).max(10).optional(),
@@ -26,7 +51,7 @@ export const AddEndpointInputSchema = z.strictObject({
 /** Rotation: a new bearer token, a new list of signing secrets (replacing the old list), or both. */
 export const UpdateEndpointInputSchema = z
   .strictObject({
-    token: z.string().min(1).max(4096).optional(),
+    token: EndpointTokenSchema.optional(),
     secrets: z.array(WebhookSecretSchema).min(1).max(10).optional(),
   })
   .refine((input) => input.token !== undefined || input.secrets !== undefined, {

@@ -1,5 +1,9 @@
 #!/usr/bin/env node
-import { EndpointNotFoundError } from "@plant-store/sender";
+import {
+  EndpointNotFoundError,
+  InvalidEncryptionKeyError,
+  SecretsDecryptionError,
+} from "@plant-store/sender";
 import { Command } from "commander";
 import { deliveriesCommand, replayCommand } from "./commands/deliveries-command.js";
 import { endpointsCommand } from "./commands/endpoints-command.js";
@@ -24,6 +28,11 @@ const program = new Command("plant-store")
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
+  // A missing or wrong encryption key is a setting to fix, like any other.
+  if (error instanceof SecretsDecryptionError || error instanceof InvalidEncryptionKeyError) {
+    console.error(`${error.message} (PLANT_STORE_ENCRYPTION_KEY or --encryption-key-file)`);
+    process.exit(2);
+  }
   if (error instanceof ConfigError) {
     console.error(error.message);
     process.exit(2);

@@ -1,4 +1,4 @@
-import type { Outbox } from "@plant-store/sender";
+import type { Outbox, SecretsCipher } from "@plant-store/sender";
 import type { PlantCatalog } from "./plant-catalog.js";
 import { preparePrivateSqliteFile } from "./prepare-private-sqlite-file.js";
 
@@ -8,7 +8,16 @@ export const isPostgresUrl = (target: string) => /^postgres(ql)?:\/\//.test(targ
 export interface Store {
   outbox: Outbox;
   plants: PlantCatalog;
+  /** Rewrites every endpoint's token and secrets under the cipher's first key; answers how many changed. */
+  reencryptEndpoints(): Promise<number>;
   close(): Promise<void>;
+}
+
+export interface OpenStoreOptions {
+  /** An idle database connection lost (PostgreSQL). */
+  onError?: (error: Error) => void;
+  /** Encrypts endpoint tokens and signing secrets at rest. */
+  secretsCipher?: SecretsCipher | undefined;
 }
 
 /**
@@ -16,7 +25,8 @@ export interface Store {
  * files 0600).
  * Each driver is imported only when used, so SQLite users never load pg and vice versa.
  */
-export async function openStore(target: string, onError?: (error: Error) => void): Promise<Store> {
+export async function openStore(target: string, options: OpenStoreOptions = {}): Promise<Store> {
+  const { onError, secretsCipher } = options;
   if (isPostgresUrl(target)) {
     const { default: pg } = await import("pg");
     const { createPostgresOutbox } = await import("@plant-store/sender/postgres");
@@ -28,11 +38,15 @@ export async function openStore(target: string, onError?: (error: Error) => void
     // with no listener it would be an uncaught exception that kills the process.
     pool.on("error", (error) => onError?.(error));
     try {
-      const outbox = await createPostgresOutbox(pool, onError ? { onError } : {});
+      const outbox = await createPostgresOutbox(pool, {
+        ...(onError ? { onError } : {}),
+        ...(secretsCipher ? { secretsCipher } : {}),
+      });
       const plants = await createPostgresPlantCatalog(pool, outbox);
       return {
         outbox,
         plants,
+        reencryptEndpoints: () => outbox.reencryptEndpoints(),
         async close() {
           await outbox.close();
           await pool.end();
@@ -46,10 +60,15 @@ export async function openStore(target: string, onError?: (error: Error) => void
   preparePrivateSqliteFile(target);
   const { createSqliteOutbox } = await import("@plant-store/sender/sqlite");
   const { createSqlitePlantCatalog } = await import("./create-sqlite-plant-catalog.js");
-  const outbox = createSqliteOutbox(target);
+  const outbox = createSqliteOutbox(target, secretsCipher ? { secretsCipher } : {});
   try {
     const plants = createSqlitePlantCatalog(outbox);
-    return { outbox, plants, close: () => outbox.close() };
+    return {
+      outbox,
+      plants,
+      reencryptEndpoints: () => outbox.reencryptEndpoints(),
+      close: () => outbox.close(),
+    };
   } catch (error) {
     await outbox.close();
     throw error;

@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import { createAdminApp } from "./create-admin-app.js";
 import { createMetrics } from "./create-metrics.js";
 import { isPostgresUrl, openStore } from "./open-store.js";
+import { ENCRYPTION_KEY_ENV, resolveSecretsCipher } from "./resolve-secrets-cipher.js";
 import type { ServeConfig } from "./serve-config.js";
 
 export interface RunningStore {
@@ -16,13 +17,28 @@ export interface RunningStore {
 export async function runServe(config: ServeConfig, logger: Logger): Promise<RunningStore> {
   // Code and message only: pg attaches the pooled client, connection parameters and password
   // included, to the errors of idle connections, and pino would print every field of `err`.
-  const store = await openStore(config.db, (error) =>
-    logger.warn(
-      { err: { code: (error as { code?: unknown }).code, message: error.message } },
-      "database connection lost",
-    ),
-  );
+  const secretsCipher = resolveSecretsCipher(config.encryptionKeyFile);
+  const store = await openStore(config.db, {
+    onError: (error) =>
+      logger.warn(
+        { err: { code: (error as { code?: unknown }).code, message: error.message } },
+        "database connection lost",
+      ),
+    secretsCipher,
+  });
   const { outbox, plants } = store;
+  try {
+    // Every endpoint read once now: a wrong or missing key stops the start, instead of failing every claim.
+    await outbox.listEndpoints();
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  if (!secretsCipher)
+    logger.warn(
+      { setting: `${ENCRYPTION_KEY_ENV} or --encryption-key-file` },
+      "endpoint tokens and signing secrets are stored unencrypted: give an encryption key to encrypt them at rest",
+    );
   const metrics = createMetrics();
   const ssrfGuard = createSsrfGuard({ allowPrivateTargets: config.allowPrivateTargets });
   const worker = createWorker({

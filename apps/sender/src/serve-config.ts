@@ -18,6 +18,7 @@ const positiveInt = z.coerce.number().int().min(1).max(1000);
 export const ServeConfigSchema = z
   .object({
     db: z.string().min(1),
+    encryptionKeyFile: z.string().optional(),
     port: z.coerce.number().int().min(0).max(65_535),
     host: z.string().min(1),
     adminToken: z

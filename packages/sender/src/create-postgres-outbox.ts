@@ -1,5 +1,6 @@
 import { EventEmitter } from "node:events";
 import pg from "pg";
+import { createSecretCodec } from "./create-secret-codec.js";
 import { decideAttempts } from "./decide-attempts.js";
 import {
   type ClaimedDelivery,
@@ -17,17 +18,18 @@ import {
   attemptValues,
   type DeliveryRow,
   type EndpointRow,
+  toEndpoint as endpointFromRow,
   type MessageRow,
   toAttempt,
   toDelivery,
   toDeliveryState,
-  toEndpoint,
   toEndpointState,
   toMessage,
   toRecordedAttempt,
 } from "./outbox-rows.js";
 import { POSTGRES_LEGACY_MIGRATION, POSTGRES_SCHEMA, POSTGRES_SCHEMA_OBJECTS } from "./postgres-schema.js";
 import { prepareMessage } from "./prepare-message.js";
+import type { SecretsCipher } from "./secrets-cipher.js";
 import { WebhookIdTakenError } from "./webhook-id-taken-error.js";
 
 // Serialises schema creation when several store processes start at once.
@@ -113,6 +115,11 @@ export interface PostgresOutboxOptions {
    * opened from a URL, an idle pooled connection the server ended (a restart, a failover).
    */
   onError?: (error: Error) => void;
+  /**
+   * Encrypts endpoint tokens and signing secrets at rest (e.g. `createAesGcmCipher`). Values stored in
+   * plain text before still read; `reencryptEndpoints` converts them.
+   */
+  secretsCipher?: SecretsCipher;
 }
 
 export interface PostgresEnqueueOptions {
@@ -126,6 +133,11 @@ export interface PostgresEnqueueOptions {
 /** The queue as seen through PostgreSQL: `enqueue` can join the caller's transaction. */
 export interface PostgresOutbox extends Outbox {
   enqueue(message: MessageInput, options?: PostgresEnqueueOptions): Promise<EnqueueResult>;
+  /**
+   * Rewrites every endpoint's token and secrets under the cipher's current key (plain ones included), in
+   * one transaction that locks the rows; answers how many endpoints changed.
+   */
+  reencryptEndpoints(): Promise<number>;
 }
 
 /**
@@ -170,6 +182,8 @@ export async function createPostgresOutbox(
   }
 
   await createSchema(tx);
+  const codec = createSecretCodec(options.secretsCipher);
+  const toEndpoint = (row: EndpointRow) => endpointFromRow(row, codec.open);
 
   const notifySql = `SELECT pg_notify('${OUTBOX_NOTIFY_CHANNEL}', '')`;
   const notifyLocal = () => events.emit("work");
@@ -371,7 +385,7 @@ export async function createPostgresOutbox(
     async addEndpoint(input) {
       const row = await one<EndpointRow>(
         `INSERT INTO webhook_endpoints (url, token, secrets, created_at) VALUES ($1, $2, $3, ${NOW_MS}) RETURNING *`,
-        [input.url, input.token, JSON.stringify(input.secrets)],
+        [input.url, codec.seal(input.token), codec.seal(JSON.stringify(input.secrets))],
       );
       return toEndpoint(row as EndpointRow);
     },
@@ -380,8 +394,8 @@ export async function createPostgresOutbox(
       return row ? toEndpoint(row) : undefined;
     },
     async listEndpoints() {
-      return (await pool.query<EndpointRow>("SELECT * FROM webhook_endpoints ORDER BY id")).rows.map(
-        toEndpoint,
+      return (await pool.query<EndpointRow>("SELECT * FROM webhook_endpoints ORDER BY id")).rows.map((row) =>
+        toEndpoint(row),
       );
     },
     async setEndpointStatus(id, status, reason) {
@@ -397,16 +411,34 @@ export async function createPostgresOutbox(
     async setEndpointSecrets(id, secrets) {
       const row = await one<EndpointRow>(
         "UPDATE webhook_endpoints SET secrets = $1 WHERE id = $2 RETURNING *",
-        [JSON.stringify(secrets), id],
+        [codec.seal(JSON.stringify(secrets)), id],
       );
       return row ? toEndpoint(row) : undefined;
     },
     async setEndpointToken(id, token) {
       const row = await one<EndpointRow>(
         "UPDATE webhook_endpoints SET token = $1 WHERE id = $2 RETURNING *",
-        [token, id],
+        [codec.seal(token), id],
       );
       return row ? toEndpoint(row) : undefined;
+    },
+    async reencryptEndpoints() {
+      return tx(async (client) => {
+        const { rows } = await client.query<Pick<EndpointRow, "id" | "token" | "secrets">>(
+          "SELECT id, token, secrets FROM webhook_endpoints ORDER BY id FOR UPDATE",
+        );
+        let changed = 0;
+        for (const row of rows) {
+          if (codec.isCurrent(row.token) && codec.isCurrent(row.secrets)) continue;
+          await client.query("UPDATE webhook_endpoints SET token = $1, secrets = $2 WHERE id = $3", [
+            codec.seal(codec.open(row.token)),
+            codec.seal(codec.open(row.secrets)),
+            row.id,
+          ]);
+          changed += 1;
+        }
+        return changed;
+      });
     },
     async removeEndpoint(id) {
       return ((await pool.query("DELETE FROM webhook_endpoints WHERE id = $1", [id])).rowCount ?? 0) > 0;

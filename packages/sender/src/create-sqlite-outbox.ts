@@ -1,5 +1,6 @@
 import { EventEmitter } from "node:events";
 import Database from "better-sqlite3";
+import { createSecretCodec } from "./create-secret-codec.js";
 import { decideAttempt } from "./decide-attempt.js";
 import type {
   ClaimedDelivery,
@@ -16,16 +17,17 @@ import {
   attemptValues,
   type DeliveryRow,
   type EndpointRow,
+  toEndpoint as endpointFromRow,
   type MessageRow,
   toAttempt,
   toDelivery,
   toDeliveryState,
-  toEndpoint,
   toEndpointState,
   toMessage,
   toRecordedAttempt,
 } from "./outbox-rows.js";
 import { type PreparedMessage, prepareMessage } from "./prepare-message.js";
+import type { SecretsCipher } from "./secrets-cipher.js";
 import { SQLITE_LEGACY_MIGRATION, SQLITE_SCHEMA } from "./sqlite-schema.js";
 import { WebhookIdTakenError } from "./webhook-id-taken-error.js";
 
@@ -41,6 +43,11 @@ export interface SqliteOutboxOptions {
    * such writes to the worker's poll.
    */
   watchIntervalMs?: number;
+  /**
+   * Encrypts endpoint tokens and signing secrets at rest (e.g. `createAesGcmCipher`). Values stored in
+   * plain text before still read; `reencryptEndpoints` converts them.
+   */
+  secretsCipher?: SecretsCipher;
 }
 
 /** The queue as seen through SQLite: `enqueue` writes synchronously, joining a transaction already open on the handle. */
@@ -53,6 +60,11 @@ export interface SqliteOutbox extends Outbox {
    * rolls back with it rather than committing its own rows without the message.
    */
   enqueueSync(message: MessageInput): EnqueueResult;
+  /**
+   * Rewrites every endpoint's token and secrets under the cipher's current key (plain ones included), in
+   * one transaction; answers how many endpoints changed.
+   */
+  reencryptEndpoints(): Promise<number>;
 }
 
 const hasColumn = (db: Database.Database, table: string, column: string) =>
@@ -159,6 +171,8 @@ export function createSqliteOutbox(
       throw new OutboxBusyError(`Cannot ${what} while the shared SQLite handle is inside a transaction`);
   }
 
+  const codec = createSecretCodec(options.secretsCipher);
+  const toEndpoint = (row: EndpointRow) => endpointFromRow(row, codec.open);
   const getEndpointRow = db.prepare<[number], EndpointRow>("SELECT * FROM webhook_endpoints WHERE id = ?");
   const getDeliveryRow = db.prepare<[number], DeliveryRow>("SELECT * FROM webhook_deliveries WHERE id = ?");
 
@@ -341,6 +355,24 @@ export function createSqliteOutbox(
     return { deliveries, attempts, messages };
   });
 
+  const reencrypt = db.transaction(() => {
+    const rows = db
+      .prepare<[], Pick<EndpointRow, "id" | "token" | "secrets">>(
+        "SELECT id, token, secrets FROM webhook_endpoints",
+      )
+      .all();
+    const update = db.prepare<[string, string, number]>(
+      "UPDATE webhook_endpoints SET token = ?, secrets = ? WHERE id = ?",
+    );
+    let changed = 0;
+    for (const row of rows) {
+      if (codec.isCurrent(row.token) && codec.isCurrent(row.secrets)) continue;
+      update.run(codec.seal(codec.open(row.token)), codec.seal(codec.open(row.secrets)), Number(row.id));
+      changed += 1;
+    }
+    return changed;
+  });
+
   function enqueueSync(message: MessageInput): EnqueueResult {
     const prepared = prepareMessage(message);
     const result = db.inTransaction ? enqueue(prepared) : enqueue.immediate(prepared);
@@ -363,7 +395,12 @@ export function createSqliteOutbox(
         .prepare<[string, string, string, number], EndpointRow>(
           "INSERT INTO webhook_endpoints (url, token, secrets, created_at) VALUES (?, ?, ?, ?) RETURNING *",
         )
-        .get(input.url, input.token, JSON.stringify(input.secrets), Date.now()) as EndpointRow;
+        .get(
+          input.url,
+          codec.seal(input.token),
+          codec.seal(JSON.stringify(input.secrets)),
+          Date.now(),
+        ) as EndpointRow;
       return toEndpoint(row);
     },
     async getEndpoint(id) {
@@ -371,7 +408,10 @@ export function createSqliteOutbox(
       return row ? toEndpoint(row) : undefined;
     },
     async listEndpoints() {
-      return db.prepare<[], EndpointRow>("SELECT * FROM webhook_endpoints ORDER BY id").all().map(toEndpoint);
+      return db
+        .prepare<[], EndpointRow>("SELECT * FROM webhook_endpoints ORDER BY id")
+        .all()
+        .map((row) => toEndpoint(row));
     },
     async setEndpointStatus(id, status, reason) {
       const row = db
@@ -389,7 +429,7 @@ export function createSqliteOutbox(
         .prepare<[string, number], EndpointRow>(
           "UPDATE webhook_endpoints SET secrets = ? WHERE id = ? RETURNING *",
         )
-        .get(JSON.stringify(secrets), id);
+        .get(codec.seal(JSON.stringify(secrets)), id);
       return row ? toEndpoint(row) : undefined;
     },
     async setEndpointToken(id, token) {
@@ -397,11 +437,26 @@ export function createSqliteOutbox(
         .prepare<[string, number], EndpointRow>(
           "UPDATE webhook_endpoints SET token = ? WHERE id = ? RETURNING *",
         )
-        .get(token, id);
+        .get(codec.seal(token), id);
       return row ? toEndpoint(row) : undefined;
     },
     async removeEndpoint(id) {
       return db.prepare("DELETE FROM webhook_endpoints WHERE id = ?").run(id).changes > 0;
+    },
+    async reencryptEndpoints() {
+      ownTransactionOnly("re-encrypt endpoints");
+      // The values replaced would otherwise stay readable in the file's free space and in the WAL:
+      // secure_delete zeroes what the updates free, and the checkpoint moves the pages into the file
+      // and empties the WAL.
+      const secureDelete = db.pragma("secure_delete", { simple: true }) as number;
+      db.pragma("secure_delete = ON");
+      try {
+        const changed = reencrypt.immediate();
+        db.pragma("wal_checkpoint(TRUNCATE)");
+        return changed;
+      } finally {
+        db.pragma(`secure_delete = ${secureDelete ? "ON" : "OFF"}`);
+      }
     },
     async claimDue(workerId, limit, leaseMs, claimOptions = {}) {
       if (limit <= 0) return [];

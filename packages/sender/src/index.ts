@@ -1,6 +1,12 @@
 export type { AttemptEvent } from "./attempt-event.js";
 export type { AttemptResult } from "./attempt-result.js";
 export {
+  type AesGcmCipherOptions,
+  createAesGcmCipher,
+  ENCRYPTED_PREFIX,
+  encryptionKeyId,
+} from "./create-aes-gcm-cipher.js";
+export {
   createDeliveryClient,
   DEFAULT_MAX_RESPONSE_BYTES,
   type DeliveryClient,
@@ -41,6 +47,7 @@ export {
 } from "./decide-attempt.js";
 export { type DeliveryMessage, deliver } from "./deliver.js";
 export { DnsTimeoutError } from "./dns-timeout-error.js";
+export { InvalidEncryptionKeyError } from "./invalid-encryption-key-error.js";
 export { InvalidMessageError } from "./invalid-message-error.js";
 export { InvalidRetentionError } from "./invalid-retention-error.js";
 export { isPublicAddress } from "./is-public-address.js";
@@ -71,6 +78,8 @@ export { EndpointNotFoundError } from "./outbox-errors.js";
 export { InvalidDurationError, parseDuration } from "./parse-duration.js";
 export { parseRetryAfter } from "./parse-retry-after.js";
 export { MAX_IDEMPOTENCY_KEY_LENGTH } from "./prepare-message.js";
+export type { SecretsCipher } from "./secrets-cipher.js";
+export { SecretsDecryptionError } from "./secrets-decryption-error.js";
 export type { SenderLogger } from "./sender-logger.js";
 export { type DeliveryHeaders, type SignDeliveryInput, signDelivery } from "./sign-delivery.js";
 export { SsrfBlockedError } from "./ssrf-blocked-error.js";

@@ -79,12 +79,15 @@ export function toMessage(row: MessageRow): MessageRecord {
   };
 }
 
-export function toEndpoint(row: EndpointRow): Endpoint {
+const asStored = (stored: string) => stored;
+
+/** `open` reads a stored token or secrets list back (decrypting it when the store has a cipher). */
+export function toEndpoint(row: EndpointRow, open: (stored: string) => string = asStored): Endpoint {
   return {
     id: Number(row.id),
     url: row.url,
-    token: row.token,
-    secrets: JSON.parse(row.secrets) as string[],
+    token: open(row.token),
+    secrets: JSON.parse(open(row.secrets)) as string[],
     status: row.status as EndpointStatus,
     disabledReason: row.disabled_reason,
     failingSince: row.failing_since === null ? null : date(row.failing_since),

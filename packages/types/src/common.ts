@@ -1,4 +1,5 @@
 export { type Ack, AckSchema } from "./ack.js";
+export { BEARER_TOKEN_PATTERN, BearerTokenSchema } from "./bearer-token.js";
 export type {
   SignedWebhook,
   SignWebhookInput,

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { IdSchema, ListDeliveriesQuerySchema, ReplayInputSchema } from "../admin-inputs.js";
 import { parseConfig } from "../parse-config.js";
 import { presentAttempt, presentDeliveries } from "../present.js";
-import { dbOption, jsonOption } from "./db-option.js";
+import { dbOption, encryptionKeyFileOption, jsonOption } from "./db-option.js";
 import { NotFoundError, print, withStore } from "./with-store.js";
 
 export function deliveriesCommand(): Command {
@@ -14,10 +14,11 @@ export function deliveriesCommand(): Command {
     .addOption(new Option("--status <status>", "pending, delivered or failed").env("PLANT_STORE_STATUS"))
     .addOption(new Option("--limit <n>", "at most this many").env("PLANT_STORE_LIMIT").default("100"))
     .addOption(dbOption())
+    .addOption(encryptionKeyFileOption())
     .addOption(jsonOption())
     .action(async (opts: { status?: string; limit: string; db: string; json?: boolean }) => {
       const query = parseConfig(ListDeliveriesQuerySchema, { status: opts.status, limit: opts.limit });
-      await withStore(opts.db, async ({ outbox, plants }) => {
+      await withStore(opts, async ({ outbox, plants }) => {
         const list = await presentDeliveries(
           plants,
           await outbox.listDeliveries({
@@ -42,9 +43,10 @@ export function deliveriesCommand(): Command {
     .description("Show one delivery with every attempt")
     .addArgument(new Argument("<id>", "delivery id"))
     .addOption(dbOption())
+    .addOption(encryptionKeyFileOption())
     .addOption(jsonOption())
     .action(async (id: string, opts: { db: string; json?: boolean }) => {
-      await withStore(opts.db, async ({ outbox, plants }) => {
+      await withStore(opts, async ({ outbox, plants }) => {
         const deliveryId = parseConfig(IdSchema, id);
         const delivery = await outbox.getDelivery(deliveryId);
         if (!delivery) throw new NotFoundError(`No delivery ${id}`);
@@ -68,9 +70,10 @@ export function deliveriesCommand(): Command {
     .description("Attempt one delivery again now, with a fresh schedule")
     .addArgument(new Argument("<id>", "delivery id"))
     .addOption(dbOption())
+    .addOption(encryptionKeyFileOption())
     .addOption(jsonOption())
     .action(async (id: string, opts: { db: string; json?: boolean }) => {
-      await withStore(opts.db, async ({ outbox, plants }) => {
+      await withStore(opts, async ({ outbox, plants }) => {
         const delivery = await outbox.retryDelivery(parseConfig(IdSchema, id));
         if (!delivery) throw new NotFoundError(`No delivery ${id}`);
         const [shown] = await presentDeliveries(plants, [delivery]);
@@ -95,11 +98,12 @@ export function replayCommand(): Command {
         .makeOptionMandatory(),
     )
     .addOption(dbOption())
+    .addOption(encryptionKeyFileOption())
     .addOption(jsonOption())
     .action(async (opts: { endpoint: string; since: string; db: string; json?: boolean }) => {
       // Keyed like the flags, so a problem names --endpoint (PLANT_STORE_ENDPOINT), not the API's field.
       const input = parseConfig(ReplayFlags, { endpoint: opts.endpoint, since: opts.since });
-      await withStore(opts.db, async ({ outbox }) => {
+      await withStore(opts, async ({ outbox }) => {
         const queued = await outbox.replay(input.endpoint, new Date(input.since));
         print(opts.json, { queued }, `${queued} deliveries queued for endpoint #${input.endpoint}`);
       });

@@ -2,9 +2,15 @@ import { generateWebhookSecret, WebhookSecretSchema } from "@plant-store/types";
 import { Argument, Command, Option } from "commander";
 import { z } from "zod";
 import { AddEndpointInputSchema, IdSchema } from "../admin-inputs.js";
+import { ConfigError } from "../config-error.js";
 import { parseConfig } from "../parse-config.js";
 import { presentEndpoint } from "../present.js";
-import { dbOption, jsonOption } from "./db-option.js";
+import {
+  ENCRYPTION_KEY_ENV,
+  ENCRYPTION_KEY_FILE_ENV,
+  resolveSecretsCipher,
+} from "../resolve-secrets-cipher.js";
+import { dbOption, encryptionKeyFileOption, jsonOption } from "./db-option.js";
 import { NotFoundError, print, withStore } from "./with-store.js";
 
 const MAX_SECRETS = 10;
@@ -33,6 +39,7 @@ export function endpointsCommand(): Command {
     )
     .addOption(new Option("--secret <whsec>", "signing secret (whsec_...)").env("PLANT_STORE_SECRET"))
     .addOption(dbOption())
+    .addOption(encryptionKeyFileOption())
     .addOption(jsonOption())
     .action(async (url: string, opts: { token: string; secret?: string; db: string; json?: boolean }) => {
       const input = parseConfig(AddEndpointInputSchema, {
@@ -41,7 +48,7 @@ export function endpointsCommand(): Command {
         ...(opts.secret ? { secret: opts.secret } : {}),
       });
       const generated = input.secret === undefined ? generateWebhookSecret() : undefined;
-      await withStore(opts.db, async ({ outbox }) => {
+      await withStore(opts, async ({ outbox }) => {
         const endpoint = await outbox.addEndpoint({
           url: input.url,
           token: input.token,
@@ -59,9 +66,10 @@ export function endpointsCommand(): Command {
     .command("list")
     .description("List endpoints (tokens and secrets are never shown)")
     .addOption(dbOption())
+    .addOption(encryptionKeyFileOption())
     .addOption(jsonOption())
     .action(async (opts: { db: string; json?: boolean }) => {
-      await withStore(opts.db, async ({ outbox }) => {
+      await withStore(opts, async ({ outbox }) => {
         const list = (await outbox.listEndpoints()).map(presentEndpoint);
         print(
           opts.json,
@@ -81,9 +89,10 @@ export function endpointsCommand(): Command {
       .description(`${name === "disable" ? "Stop" : "Resume"} deliveries to an endpoint`)
       .addArgument(new Argument("<id>", "endpoint id"))
       .addOption(dbOption())
+      .addOption(encryptionKeyFileOption())
       .addOption(jsonOption())
       .action(async (id: string, opts: { db: string; json?: boolean }) => {
-        await withStore(opts.db, async ({ outbox }) => {
+        await withStore(opts, async ({ outbox }) => {
           const endpoint = await outbox.setEndpointStatus(parseConfig(IdSchema, id), status);
           if (!endpoint) throw new NotFoundError(`No endpoint ${id}`);
           print(
@@ -104,6 +113,7 @@ export function endpointsCommand(): Command {
     .addArgument(new Argument("<id>", "endpoint id"))
     .addOption(new Option("--secret <whsec>", "the new secret (whsec_...)").env("PLANT_STORE_SECRET"))
     .addOption(dbOption())
+    .addOption(encryptionKeyFileOption())
     .addOption(jsonOption())
     .action(async (id: string, opts: { secret?: string; db: string; json?: boolean }) => {
       const endpointId = parseConfig(IdSchema, id);
@@ -111,7 +121,7 @@ export function endpointsCommand(): Command {
         ...(opts.secret === undefined ? {} : { secret: opts.secret }),
       });
       const generated = input.secret === undefined ? generateWebhookSecret() : undefined;
-      await withStore(opts.db, async ({ outbox }) => {
+      await withStore(opts, async ({ outbox }) => {
         const current = await outbox.getEndpoint(endpointId);
         if (!current) throw new NotFoundError(`No endpoint ${id}`);
         if (current.secrets.length >= MAX_SECRETS) {
@@ -144,11 +154,12 @@ export function endpointsCommand(): Command {
         .makeOptionMandatory(),
     )
     .addOption(dbOption())
+    .addOption(encryptionKeyFileOption())
     .addOption(jsonOption())
     .action(async (id: string, opts: { secret: string[]; db: string; json?: boolean }) => {
       const endpointId = parseConfig(IdSchema, id);
       const input = parseConfig(SetSecretsFlags, { secret: opts.secret });
-      await withStore(opts.db, async ({ outbox }) => {
+      await withStore(opts, async ({ outbox }) => {
         const endpoint = await outbox.setEndpointSecrets(endpointId, input.secret);
         if (!endpoint) throw new NotFoundError(`No endpoint ${id}`);
         print(
@@ -168,14 +179,41 @@ export function endpointsCommand(): Command {
         .makeOptionMandatory(),
     )
     .addOption(dbOption())
+    .addOption(encryptionKeyFileOption())
     .addOption(jsonOption())
     .action(async (id: string, opts: { token: string; db: string; json?: boolean }) => {
       const endpointId = parseConfig(IdSchema, id);
       const input = parseConfig(SetTokenFlags, { token: opts.token });
-      await withStore(opts.db, async ({ outbox }) => {
+      await withStore(opts, async ({ outbox }) => {
         const endpoint = await outbox.setEndpointToken(endpointId, input.token);
         if (!endpoint) throw new NotFoundError(`No endpoint ${id}`);
         print(opts.json, { endpoint: presentEndpoint(endpoint) }, `Endpoint #${endpoint.id} has a new token`);
+      });
+    });
+  // A key list rather than an --old-key/--new-key pair: the same setting every process already reads, so
+  // a running `serve` given "new,old" keeps reading old values while this converts them, and nothing
+  // ever needs two settings to be in step.
+  endpoints
+    .command("re-encrypt")
+    .description(
+      "Rewrite every endpoint's token and signing secrets under the first encryption key (values under the other keys, or stored in plain text, are read and converted)",
+    )
+    .addOption(dbOption())
+    .addOption(encryptionKeyFileOption())
+    .addOption(jsonOption())
+    .action(async (opts: { db: string; encryptionKeyFile?: string; json?: boolean }) => {
+      if (!resolveSecretsCipher(opts.encryptionKeyFile))
+        throw new ConfigError(
+          `Invalid configuration:\n  --encryption-key-file (${ENCRYPTION_KEY_FILE_ENV}) or ${ENCRYPTION_KEY_ENV}: re-encrypt needs the keys, the new one first`,
+        );
+      await withStore(opts, async (store) => {
+        const reencrypted = await store.reencryptEndpoints();
+        const total = (await store.outbox.listEndpoints()).length;
+        print(
+          opts.json,
+          { reencrypted, endpoints: total },
+          `Re-encrypted ${reencrypted} of ${total} endpoint${total === 1 ? "" : "s"} under the first key; once every store process has the new key first, the old key can go`,
+        );
       });
     });
   endpoints
@@ -183,9 +221,10 @@ export function endpointsCommand(): Command {
     .description("Remove an endpoint with its deliveries")
     .addArgument(new Argument("<id>", "endpoint id"))
     .addOption(dbOption())
+    .addOption(encryptionKeyFileOption())
     .addOption(jsonOption())
     .action(async (id: string, opts: { db: string; json?: boolean }) => {
-      await withStore(opts.db, async ({ outbox }) => {
+      await withStore(opts, async ({ outbox }) => {
         if (!(await outbox.removeEndpoint(parseConfig(IdSchema, id))))
           throw new NotFoundError(`No endpoint ${id}`);
         print(opts.json, { removed: Number(id) }, `Removed endpoint #${id}`);

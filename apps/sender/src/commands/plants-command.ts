@@ -3,7 +3,7 @@ import { z } from "zod";
 import { AddPlantInputSchema, IdempotencyKeySchema } from "../admin-inputs.js";
 import { parseConfig } from "../parse-config.js";
 import { presentPlant } from "../present.js";
-import { dbOption, jsonOption } from "./db-option.js";
+import { dbOption, encryptionKeyFileOption, jsonOption } from "./db-option.js";
 import { print, withStore } from "./with-store.js";
 
 export function plantsCommand(): Command {
@@ -20,6 +20,7 @@ export function plantsCommand(): Command {
       ).env("PLANT_STORE_IDEMPOTENCY_KEY"),
     )
     .addOption(dbOption())
+    .addOption(encryptionKeyFileOption())
     .addOption(jsonOption())
     .action(
       async (opts: { name: string; tag?: string; idempotencyKey?: string; db: string; json?: boolean }) => {
@@ -34,7 +35,7 @@ export function plantsCommand(): Command {
             idempotencyKey: opts.idempotencyKey,
           },
         );
-        await withStore(opts.db, async ({ plants }) => {
+        await withStore(opts, async ({ plants }) => {
           const { plant, queued, replayed } = await plants.add(input, idempotencyKey);
           print(
             opts.json,
@@ -50,9 +51,10 @@ export function plantsCommand(): Command {
     .command("list")
     .description("List plants, newest first")
     .addOption(dbOption())
+    .addOption(encryptionKeyFileOption())
     .addOption(jsonOption())
     .action(async (opts: { db: string; json?: boolean }) => {
-      await withStore(opts.db, async ({ plants }) => {
+      await withStore(opts, async ({ plants }) => {
         const list = (await plants.list(1000)).map(presentPlant);
         print(
           opts.json,

@@ -4,7 +4,7 @@ import { createLogger } from "../create-logger.js";
 import { parseConfig } from "../parse-config.js";
 import { runServe } from "../run-serve.js";
 import { ServeConfigSchema } from "../serve-config.js";
-import { dbOption } from "./db-option.js";
+import { dbOption, encryptionKeyFileOption } from "./db-option.js";
 import { flagOption } from "./flag-option.js";
 import { readFlag } from "./read-flag.js";
 
@@ -12,6 +12,7 @@ export function serveCommand(): Command {
   return new Command("serve")
     .description("Run the delivery worker and the admin API (GET /healthz, GET /metrics)")
     .addOption(dbOption())
+    .addOption(encryptionKeyFileOption())
     .addOption(
       new Option("--port <n>", "admin API port (0 = any free port)").env("PLANT_STORE_PORT").default("8780"),
     )

@@ -1,8 +1,13 @@
 import { openStore, type Store } from "../open-store.js";
+import { resolveSecretsCipher } from "../resolve-secrets-cipher.js";
 
-/** Runs one CLI command against the store's database and always closes it. */
-export async function withStore<T>(db: string, work: (store: Store) => Promise<T>): Promise<T> {
-  const store = await openStore(db);
+/** Runs one CLI command against the store's database (with its encryption key, if any) and always closes it. */
+export async function withStore<T>(
+  opts: { db: string; encryptionKeyFile?: string },
+  work: (store: Store) => Promise<T>,
+): Promise<T> {
+  const secretsCipher = resolveSecretsCipher(opts.encryptionKeyFile);
+  const store = await openStore(opts.db, { secretsCipher });
   try {
     return await work(store);
   } finally {

@@ -147,6 +147,169 @@ describe("the admin API under hostile input", () => {
     expect(await snapshot()).toBe(before);
   });
 
+  // A public address, so only the credentials can be the reason for a refusal.
+  const credentialUrlArb = fc
+    .record({
+      scheme: fc.constantFrom("http", "https", "HTTP"),
+      user: fc.oneof(fc.constant(""), fc.string({ unit: "grapheme-ascii", minLength: 1, maxLength: 12 })),
+      password: fc.oneof(fc.constant(""), fc.string({ unit: "grapheme-ascii", minLength: 1, maxLength: 12 })),
+      host: fc.constantFrom("93.184.216.34", "receiver.example", "[2606:4700::1111]"),
+    })
+    .filter(({ user, password }) => user !== "" || password !== "")
+    .map(({ scheme, user, password, host }) => ({
+      password,
+      url: `${scheme}://${encodeURIComponent(user)}${password === "" ? "" : `:${encodeURIComponent(password)}`}@${host}/plant/webhook`,
+    }));
+
+  it("refuses endpoint URLs carrying credentials with 400, never echoing them, and stores nothing", async () => {
+    const before = await snapshot();
+    await fc.assert(
+      fc.asyncProperty(credentialUrlArb, async ({ url, password }) => {
+        const { status, text } = await send(
+          "POST",
+          "/endpoints",
+          "application/json",
+          JSON.stringify({ url, token: "tok" }),
+        );
+        expect(status, url).toBe(400);
+        expectErrorBody(400, text);
+        expect(text).toContain("must not contain credentials");
+        if (password.length > 3) expect(text).not.toContain(encodeURIComponent(password));
+      }),
+      { numRuns: Math.min(RUNS, 100) },
+    );
+    // PATCH takes no url at all: an attempt to change it is an unknown field.
+    const patched = await send(
+      "PATCH",
+      "/endpoints/1",
+      "application/json",
+      JSON.stringify({ url: "http://user:pw@93.184.216.34/plant/webhook" }),
+    );
+    expect(patched.status).toBe(400);
+    expect(await snapshot()).toBe(before);
+  });
+
+  it("refuses URLs hiding a non-public address in unusual IPv6 forms with 400 and stores nothing", async () => {
+    const before = await snapshot();
+    const ipv4 = fc.constantFrom(
+      [127, 0, 0, 1],
+      [10, 1, 2, 3],
+      [192, 168, 0, 1],
+      [169, 254, 169, 254],
+      [172, 16, 0, 1],
+      [0, 0, 0, 0],
+      [100, 64, 0, 1],
+    );
+    const hex = ([a, b, c, d]: readonly number[]) =>
+      `${(((a ?? 0) << 8) | (b ?? 0)).toString(16)}:${(((c ?? 0) << 8) | (d ?? 0)).toString(16)}`;
+    const formArb = fc.oneof(
+      ipv4.map((v4) => `[::ffff:${v4.join(".")}]`),
+      ipv4.map((v4) => `[::ffff:${hex(v4)}]`),
+      ipv4.map((v4) => `[0:0:0:0:0:ffff:${hex(v4)}]`),
+      ipv4.map((v4) => `[0000:0000:0000:0000:0000:FFFF:${v4.join(".")}]`),
+      ipv4.map((v4) => `[::${v4.join(".")}]`),
+      ipv4.map((v4) => `[::${hex(v4)}]`),
+      ipv4.map((v4) => `[0:0:0:0:0:0:${v4.join(".")}]`),
+      fc.constantFrom(
+        "[::]",
+        "[::1]",
+        "[0:0:0:0:0:0:0:1]",
+        "[0000::0001]",
+        "[fe80::1]",
+        "[FE80::abcd:1]",
+        "[fc00::1]",
+        "[fd12:3456::1]",
+        "[ff02::1]",
+      ),
+    );
+    await fc.assert(
+      fc.asyncProperty(formArb, fc.constantFrom("http", "https"), async (host, scheme) => {
+        const url = `${scheme}://${host}:8443/plant/webhook`;
+        const { status, text } = await send(
+          "POST",
+          "/endpoints",
+          "application/json",
+          JSON.stringify({ url, token: "tok" }),
+        );
+        expect(status, url).toBe(400);
+        expectErrorBody(400, text);
+      }),
+      { numRuns: Math.min(RUNS, 100) },
+    );
+    expect(await snapshot()).toBe(before);
+  });
+
+  // Every class of code unit a token could carry that is not visible ASCII.
+  const byteClasses: Record<string, fc.Arbitrary<string>> = {
+    "C0 control (NUL, TAB, CR, LF...)": fc
+      .integer({ min: 0x00, max: 0x1f })
+      .map((c) => String.fromCharCode(c)),
+    space: fc.constant(" "),
+    DEL: fc.constant("\x7f"),
+    "C1 control and Latin-1": fc.integer({ min: 0x80, max: 0xff }).map((c) => String.fromCharCode(c)),
+    "other BMP": fc.integer({ min: 0x100, max: 0xd7ff }).map((c) => String.fromCharCode(c)),
+    "lone surrogate": fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c)),
+    "astral (emoji)": fc.integer({ min: 0x10000, max: 0x10ffff }).map((c) => String.fromCodePoint(c)),
+  };
+  const visibleAscii = fc.string({
+    unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)),
+    minLength: 1,
+    maxLength: 24,
+  });
+  const badTokenArb = fc
+    .tuple(
+      fc.constantFrom(...Object.keys(byteClasses)),
+      visibleAscii,
+      visibleAscii,
+      fc.constantFrom("start", "middle", "end", "alone"),
+    )
+    .chain(([kind, left, right, where]) =>
+      (byteClasses[kind] as fc.Arbitrary<string>).map((bad) => ({
+        kind,
+        token:
+          where === "alone"
+            ? bad
+            : where === "start"
+              ? `${bad}${left}`
+              : where === "end"
+                ? `${left}${bad}`
+                : `${left}${bad}${right}`,
+      })),
+    );
+
+  it("refuses endpoint tokens from every byte class outside visible ASCII with 400 on POST and PATCH, never echoing them", async () => {
+    const before = await snapshot();
+    const refused = async ({ kind, token }: { kind: string; token: string }) => {
+      for (const [method, path, body] of [
+        ["POST", "/endpoints", { url: "https://93.184.216.34/plant/webhook", token }],
+        ["PATCH", "/endpoints/1", { token }],
+      ] as const) {
+        const { status, text } = await send(method, path, "application/json", JSON.stringify(body));
+        expect(status, `${method} ${kind} ${JSON.stringify(token)}`).toBe(400);
+        expectErrorBody(400, text);
+        expect(text).toContain("token: must be visible ASCII");
+        if (token.length > 4) expect(JSON.parse(text).message).not.toContain(token);
+      }
+    };
+    // Every class at least once, whatever the random run draws; then random mixes.
+    for (const [kind, arb] of Object.entries(byteClasses))
+      for (const bad of fc.sample(arb, 3)) await refused({ kind, token: `tok${bad}en` });
+    await fc.assert(fc.asyncProperty(badTokenArb, refused), { numRuns: Math.min(RUNS, 150) });
+    expect(await snapshot()).toBe(before);
+  });
+
+  it("accepts any visible ASCII token on PATCH, and it is the one delivered", async () => {
+    await fc.assert(
+      fc.asyncProperty(visibleAscii, async (token) => {
+        const { status } = await send("PATCH", "/endpoints/1", "application/json", JSON.stringify({ token }));
+        expect(status, token).toBe(200);
+        expect((await outbox.getEndpoint(1))?.token).toBe(token);
+      }),
+      { numRuns: 30 },
+    );
+    await outbox.setEndpointToken(1, "tok");
+  });
+
   const idArb = fc.oneof(
     fc.string({ unit: "binary" }),
     fc.integer().map(String),

@@ -388,6 +388,7 @@ describe("plant-store configuration and help", () => {
       ["endpoints", "rotate-secret"],
       ["endpoints", "set-secrets"],
       ["endpoints", "set-token"],
+      ["endpoints", "re-encrypt"],
       ["deliveries", "list"],
       ["deliveries", "show"],
       ["deliveries", "retry"],
