@@ -1,5 +1,5 @@
 import { newWebhookId } from "@plant-store/sender";
-import type { PostgresOutbox } from "@plant-store/sender/postgres";
+import { type PostgresOutbox, withTransaction } from "@plant-store/sender/postgres";
 import type pg from "pg";
 import { createGroupCommit, type GroupOutcome } from "./create-group-commit.js";
 import { IdempotencyConflictError } from "./idempotency-conflict-error.js";
@@ -14,27 +14,12 @@ const UNIQUE_VIOLATION = "23505";
 // Serialises the table's creation (and a 0.1 migration) when several store processes start at once.
 const MIGRATION_LOCK = 0x706c6174;
 
-async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
-    const result = await work(client);
-    await client.query("COMMIT");
-    return result;
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
-}
-
 /** Plants in the outbox's PostgreSQL database: the plant and its message commit in one transaction. */
 export async function createPostgresPlantCatalog(
   pool: pg.Pool,
   outbox: PostgresOutbox,
 ): Promise<PlantCatalog> {
-  await inTransaction(pool, async (client) => {
+  await withTransaction(pool, async (client) => {
     // A complete schema is only looked at: DDL, even IF NOT EXISTS, takes locks a running store would wait on.
     const legacyPlants = () =>
       client.query(
@@ -94,7 +79,7 @@ export async function createPostgresPlantCatalog(
       }
     };
     try {
-      return await inTransaction(pool, async (client) => {
+      return await withTransaction(pool, async (client) => {
         const outcomes: Array<GroupOutcome<AddPlantResult>> = [];
         for (const item of items) outcomes.push(await settle(client, item));
         return outcomes;
@@ -103,7 +88,7 @@ export async function createPostgresPlantCatalog(
       if (items.length === 1) return [{ ok: false, error }];
       return Promise.all(
         items.map((item) =>
-          inTransaction(pool, (client) => settle(client, item)).catch((alone: unknown) => ({
+          withTransaction(pool, (client) => settle(client, item)).catch((alone: unknown) => ({
             ok: false as const,
             error: alone,
           })),

@@ -31,6 +31,7 @@ import { POSTGRES_LEGACY_MIGRATION, POSTGRES_SCHEMA, POSTGRES_SCHEMA_OBJECTS } f
 import { prepareMessage } from "./prepare-message.js";
 import type { SecretsCipher } from "./secrets-cipher.js";
 import { WebhookIdTakenError } from "./webhook-id-taken-error.js";
+import { withTransaction } from "./with-transaction.js";
 
 // Serialises schema creation when several store processes start at once.
 const MIGRATION_LOCK = 0x706c616e;
@@ -166,20 +167,7 @@ export async function createPostgresOutbox(
   let listening = false;
   let closed = false;
 
-  async function tx<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await pool.connect();
-    try {
-      await client.query("BEGIN");
-      const result = await work(client);
-      await client.query("COMMIT");
-      return result;
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
-  }
+  const tx = <T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> => withTransaction(pool, work);
 
   await createSchema(tx);
   const codec = createSecretCodec(options.secretsCipher);

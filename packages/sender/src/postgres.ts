@@ -5,3 +5,4 @@ export {
   type PostgresOutboxOptions,
 } from "./create-postgres-outbox.js";
 export { POSTGRES_SCHEMA } from "./postgres-schema.js";
+export { withTransaction } from "./with-transaction.js";

@@ -1,9 +1,15 @@
-import { startPostgres, startTestReceiver, type TestPostgres, type TestReceiver } from "@plant-store/testing";
+import {
+  endConnections,
+  startPostgres,
+  startTestReceiver,
+  type TestPostgres,
+  type TestReceiver,
+} from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createRetryPolicy, createSsrfGuard, createWorker, type Worker } from "../../src/index.js";
-import { createPostgresOutbox, type PostgresOutbox } from "../../src/postgres.js";
+import { createPostgresOutbox, type PostgresOutbox, withTransaction } from "../../src/postgres.js";
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -92,6 +98,31 @@ describe("a PostgreSQL outbox on the caller's own pool", () => {
       expect(again).toEqual({ ...first, duplicate: true, deliveries: 0 });
     } finally {
       client.release();
+    }
+  });
+});
+
+describe("withTransaction", () => {
+  it("survives the server ending the connection between two statements, and the pool goes on", async () => {
+    const url = await postgres.createDatabase();
+    const pool = new pg.Pool({ connectionString: url });
+    const lost: Error[] = [];
+    pool.on("error", (error) => lost.push(error));
+    try {
+      await expect(
+        withTransaction(pool, async (client) => {
+          await client.query("SELECT 1");
+          // Ended while no statement of ours runs: pg-pool does not listen to a checked-out client, so
+          // without withTransaction's listener this 'error' would be an uncaught exception.
+          expect(await endConnections(url)).toBeGreaterThan(0);
+          await pause(300);
+          await client.query("SELECT 2");
+        }),
+      ).rejects.toThrow();
+      expect((await pool.query<{ one: number }>("SELECT 1 AS one")).rows[0]?.one).toBe(1);
+      expect(pool.totalCount).toBe(1);
+    } finally {
+      await pool.end();
     }
   });
 });
