@@ -46,7 +46,7 @@ export async function createPostgresPlantCatalog(
       if (seen.rows[0]) return replayOf(seen.rows[0], hash);
     }
     // Refused before anything is written: in a group, only a database error can follow a write.
-    newPlantPayload({ id: 1, name, tag });
+    const payloadFor = newPlantPayload({ name, tag });
     const webhookId = newWebhookId();
     const inserted = await client.query<{ id: string }>(
       `INSERT INTO store_plants (name, tag, webhook_id, idempotency_key, request_hash, created_at)
@@ -54,10 +54,7 @@ export async function createPostgresPlantCatalog(
       [name, tag ?? null, webhookId, key ?? null, key === undefined ? null : hash],
     );
     const id = Number(inserted.rows[0]?.id);
-    const { deliveries } = await outbox.enqueue(
-      { payload: newPlantPayload({ id, name, tag }), webhookId },
-      { client },
-    );
+    const { deliveries } = await outbox.enqueue({ payload: payloadFor(id), webhookId }, { client });
     const row = await client.query<PlantRow>(
       "UPDATE store_plants SET queued = $1 WHERE id = $2 RETURNING *",
       [deliveries, id],

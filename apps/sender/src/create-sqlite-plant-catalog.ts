@@ -35,6 +35,8 @@ export function createSqlitePlantCatalog(outbox: SqliteOutbox): PlantCatalog {
         const seen = byKey.get(key);
         if (seen) return replayOf(seen, hash);
       }
+      // Refused before anything is written.
+      const payloadFor = newPlantPayload({ name, tag });
       const webhookId = newWebhookId();
       const { id } = insert.get(
         name,
@@ -46,8 +48,7 @@ export function createSqlitePlantCatalog(outbox: SqliteOutbox): PlantCatalog {
       ) as {
         id: number;
       };
-      // Throws for a payload the contract refuses, rolling the plant back with it.
-      const { deliveries } = outbox.enqueueSync({ payload: newPlantPayload({ id, name, tag }), webhookId });
+      const { deliveries } = outbox.enqueueSync({ payload: payloadFor(id), webhookId });
       return {
         plant: toStoredPlant(setQueued.get(deliveries, id) as PlantRow),
         queued: deliveries,

@@ -3,20 +3,20 @@ import { formatZodError } from "./format-zod-error.js";
 import { InvalidPlantError } from "./invalid-plant-error.js";
 
 /**
- * The New Plant payload for a stored plant, checked against the contract's schema before it is queued:
- * the queue sends whatever JSON it is given, so this is the last point where a plant that receivers would
- * refuse (and the store would retry for days) can be turned away.
+ * Checks a plant against the contract's schema before anything is written, and answers how to build its
+ * New Plant payload once the plant has its id: the queue sends whatever JSON it is given, so this is the
+ * last point where a plant that receivers would refuse (and the store would retry for days) can be turned away.
  */
 export function newPlantPayload(plant: {
-  id: number;
   name: string;
   tag?: string | null | undefined;
-}): NewPlant {
-  const payload =
+}): (id: number) => NewPlant {
+  const build = (id: number): NewPlant =>
     plant.tag === undefined || plant.tag === null
-      ? { id: plant.id, name: plant.name }
-      : { id: plant.id, name: plant.name, tag: plant.tag };
-  const parsed = NewPlantSchema.safeParse(payload);
+      ? { id, name: plant.name }
+      : { id, name: plant.name, tag: plant.tag };
+  // Any safe integer is a valid id: checking with 1 checks the name and tag.
+  const parsed = NewPlantSchema.safeParse(build(1));
   if (!parsed.success) throw new InvalidPlantError(formatZodError("Invalid plant", parsed.error));
-  return payload;
+  return build;
 }

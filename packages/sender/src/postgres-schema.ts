@@ -1,3 +1,5 @@
+import { LEGACY_OUTBOX_COPY, LEGACY_OUTBOX_DROP } from "./legacy-outbox-copy.js";
+
 /**
  * The PostgreSQL outbox schema; times are Unix milliseconds (BIGINT). Idempotent. Every table carries
  * the `webhook_` prefix, so the queue can live in the caller's own database beside tables of its own.
@@ -63,27 +65,14 @@ export const POSTGRES_SCHEMA_OBJECTS = [
 ].map((match) => match[1] as string);
 
 /**
- * Moves an outbox made by 0.1 (tables `plants`, `endpoints`, `deliveries`, `attempts`, which queued
- * plants) into the tables above, keeping every id, then drops the old queue tables. `plants` itself is
- * left to the application that owns it: its rows become messages with the same ids and bodies.
+ * Moves an outbox made by 0.1 into the tables above, keeping every id (the sequences then continue after
+ * them), then drops the old queue tables. The oldest 0.1 databases lack `endpoints.last_failure_at`.
  */
 export const POSTGRES_LEGACY_MIGRATION = `
 ALTER TABLE endpoints ADD COLUMN IF NOT EXISTS last_failure_at BIGINT;
-INSERT INTO webhook_messages (id, webhook_id, payload, created_at)
-  SELECT id, webhook_id, body, created_at FROM plants;
-INSERT INTO webhook_endpoints (id, url, token, secrets, status, disabled_reason, failing_since, last_failure_at, created_at)
-  SELECT id, url, token, secrets, status, disabled_reason, failing_since, last_failure_at, created_at FROM endpoints;
-INSERT INTO webhook_deliveries (id, message_id, endpoint_id, webhook_id, status, attempt_count, round_attempts,
-    next_attempt_at, lease_owner, lease_until, last_status, last_error, created_at, updated_at)
-  SELECT id, plant_id, endpoint_id, webhook_id, status, attempt_count, round_attempts,
-    next_attempt_at, lease_owner, lease_until, last_status, last_error, created_at, updated_at FROM deliveries;
-INSERT INTO webhook_attempts (id, delivery_id, attempt, worker_id, started_at, duration_ms, status, error, response_body, outcome)
-  SELECT id, delivery_id, attempt, worker_id, started_at, duration_ms, status, error, response_body, outcome FROM attempts;
+${LEGACY_OUTBOX_COPY}
 SELECT setval(pg_get_serial_sequence('webhook_messages', 'id'), COALESCE((SELECT max(id) FROM webhook_messages), 0) + 1, false);
 SELECT setval(pg_get_serial_sequence('webhook_endpoints', 'id'), COALESCE((SELECT max(id) FROM webhook_endpoints), 0) + 1, false);
 SELECT setval(pg_get_serial_sequence('webhook_deliveries', 'id'), COALESCE((SELECT max(id) FROM webhook_deliveries), 0) + 1, false);
 SELECT setval(pg_get_serial_sequence('webhook_attempts', 'id'), COALESCE((SELECT max(id) FROM webhook_attempts), 0) + 1, false);
-DROP TABLE attempts;
-DROP TABLE deliveries;
-DROP TABLE endpoints;
-`;
+${LEGACY_OUTBOX_DROP}`;

@@ -33,9 +33,10 @@ function serialise(payload: unknown): string {
  */
 export function prepareMessage(message: MessageInput): PreparedMessage {
   const payload = serialise(message.payload);
-  if (Buffer.byteLength(payload) > MAX_BODY_BYTES)
+  const bytes = Buffer.byteLength(payload);
+  if (bytes > MAX_BODY_BYTES)
     throw new InvalidMessageError(
-      `The payload is ${Buffer.byteLength(payload)} bytes as JSON; receivers accept at most ${MAX_BODY_BYTES}`,
+      `The payload is ${bytes} bytes as JSON; receivers accept at most ${MAX_BODY_BYTES}`,
     );
   if (message.webhookId !== undefined && !WebhookIdSchema.safeParse(message.webhookId).success)
     throw new InvalidMessageError(

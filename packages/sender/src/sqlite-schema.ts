@@ -1,3 +1,5 @@
+import { LEGACY_OUTBOX_COPY, LEGACY_OUTBOX_DROP } from "./legacy-outbox-copy.js";
+
 /**
  * The SQLite outbox schema; times are Unix milliseconds. Idempotent. Every table carries the `webhook_`
  * prefix, so the queue can live in the caller's own database beside tables of its own.
@@ -57,23 +59,5 @@ CREATE TABLE IF NOT EXISTS webhook_attempts (
 CREATE INDEX IF NOT EXISTS webhook_attempts_delivery ON webhook_attempts (delivery_id);
 `;
 
-/**
- * Moves an outbox made by 0.1 (tables `plants`, `endpoints`, `deliveries`, `attempts`, which queued
- * plants) into the tables above, keeping every id, then drops the old queue tables. `plants` itself is
- * left to the application that owns it: its rows become messages with the same ids and bodies.
- */
-export const SQLITE_LEGACY_MIGRATION = `
-INSERT INTO webhook_messages (id, webhook_id, payload, created_at)
-  SELECT id, webhook_id, body, created_at FROM plants;
-INSERT INTO webhook_endpoints (id, url, token, secrets, status, disabled_reason, failing_since, last_failure_at, created_at)
-  SELECT id, url, token, secrets, status, disabled_reason, failing_since, last_failure_at, created_at FROM endpoints;
-INSERT INTO webhook_deliveries (id, message_id, endpoint_id, webhook_id, status, attempt_count, round_attempts,
-    next_attempt_at, lease_owner, lease_until, last_status, last_error, created_at, updated_at)
-  SELECT id, plant_id, endpoint_id, webhook_id, status, attempt_count, round_attempts,
-    next_attempt_at, lease_owner, lease_until, last_status, last_error, created_at, updated_at FROM deliveries;
-INSERT INTO webhook_attempts (id, delivery_id, attempt, worker_id, started_at, duration_ms, status, error, response_body, outcome)
-  SELECT id, delivery_id, attempt, worker_id, started_at, duration_ms, status, error, response_body, outcome FROM attempts;
-DROP TABLE attempts;
-DROP TABLE deliveries;
-DROP TABLE endpoints;
-`;
+/** Moves an outbox made by 0.1 into the tables above, keeping every id, then drops the old queue tables. */
+export const SQLITE_LEGACY_MIGRATION = LEGACY_OUTBOX_COPY + LEGACY_OUTBOX_DROP;
