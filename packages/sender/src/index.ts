@@ -61,6 +61,7 @@ export {
   type DeliveryRecord,
   type DeliveryStatus,
   type Endpoint,
+  type EndpointAttemptStats,
   type EndpointStatus,
   type EnqueueResult,
   type ListDeliveriesOptions,
