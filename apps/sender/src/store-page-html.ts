@@ -92,7 +92,10 @@ const SCRIPT = String.raw`
   // Rows keyed by id: a row is rebuilt only when what it shows changed.
   function sync(tbody, items, key, build) {
     var keep = new Map();
-    Array.prototype.forEach.call(tbody.children, function (row) { keep.set(row.dataset.key, row); });
+    Array.from(tbody.children).forEach(function (row) {
+      if (keep.has(row.dataset.key)) row.remove();
+      else keep.set(row.dataset.key, row);
+    });
     var before = tbody.firstChild;
     items.forEach(function (item) {
       var id = key(item);
@@ -103,7 +106,10 @@ const SCRIPT = String.raw`
         var fresh = build(item);
         fresh.dataset.key = id;
         fresh.dataset.json = json;
-        if (row) tbody.replaceChild(fresh, row);
+        if (row) {
+          if (before === row) before = fresh;
+          tbody.replaceChild(fresh, row);
+        }
         row = fresh;
       }
       if (row !== before) tbody.insertBefore(row, before);
@@ -230,7 +236,7 @@ const SCRIPT = String.raw`
       rows.push({ kind: "delivery", delivery: delivery, open: expanded.has(delivery.id) });
       if (expanded.has(delivery.id)) rows.push({ kind: "details", delivery: delivery, details: details.get(delivery.id) || null });
     });
-    sync($("deliveries"), rows, function (row) { return row.kind[0] + row.delivery.id; },
+    sync($("deliveries"), rows, function (row) { return row.kind + "-" + row.delivery.id; },
       function (row) { return row.kind === "delivery" ? deliveryRow(row.delivery) : attemptsRow(row.delivery); });
     $("no-deliveries").hidden = last.deliveries.length > 0;
     var select = $("replay-endpoint");
