@@ -2,10 +2,13 @@ import type Router from "@koa/router";
 import type { Outbox } from "@plant-store/sender";
 import { generateWebhookSecret } from "@plant-store/types";
 import { z } from "zod";
-import { invalidInput, notFound } from "./admin-error.js";
+import { AdminError, invalidInput, notFound } from "./admin-error.js";
 import { IdSchema } from "./admin-inputs.js";
 import { formatZodError } from "./format-zod-error.js";
 import { presentEndpoint } from "./present.js";
+
+/** As many as `UpdateEndpointInputSchema` and `endpoints rotate-secret` allow. */
+const MAX_SECRETS = 10;
 
 /** The store page's success rate is over the last hour unless asked otherwise; at most a week back. */
 const EndpointHealthQuerySchema = z.strictObject({
@@ -51,20 +54,22 @@ export function addOperatorRoutes(admin: Router, outbox: Outbox): void {
     };
   });
 
-  // Rotation without a secret ever typed into a browser: the store draws the new secret and signs with
-  // it and the newest old one together (Standard Webhooks sends one signature per secret), so the
-  // receiver keeps verifying while it is given the new one. The old one is dropped by the next
-  // rotation, or at once with PATCH /endpoints/{id}.
+  // Rotation without a secret ever typed into a browser, as `endpoints rotate-secret` does it: the store
+  // draws the new secret and adds it to the current ones (Standard Webhooks sends one signature per
+  // secret), so the receiver keeps verifying while it is given the new one. The old ones are dropped
+  // with PATCH /endpoints/{id} (or `endpoints set-secrets`) once it has.
   admin.post("/endpoints/:id/rotate-secret", async (ctx) => {
     const id = parse(IdSchema, ctx.params.id, "id");
     const endpoint = await outbox.getEndpoint(id);
     if (!endpoint) throw notFound("Endpoint");
+    if (endpoint.secrets.length >= MAX_SECRETS)
+      throw new AdminError(
+        409,
+        "ERR_TOO_MANY_SECRETS",
+        `Endpoint ${id} already has ${MAX_SECRETS} secrets: drop old ones with PATCH /endpoints/${id} first`,
+      );
     const secret = generateWebhookSecret();
-    const previous = endpoint.secrets[0];
-    const rotated = await outbox.setEndpointSecrets(
-      id,
-      previous === undefined ? [secret] : [secret, previous],
-    );
+    const rotated = await outbox.setEndpointSecrets(id, [...endpoint.secrets, secret]);
     if (!rotated) throw notFound("Endpoint");
     // Shown exactly once, here, like a generated secret on POST /endpoints.
     ctx.body = { endpoint: presentEndpoint(rotated), secret };

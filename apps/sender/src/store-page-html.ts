@@ -145,7 +145,8 @@ const SCRIPT = String.raw`
       : button("Enable", "enable", function (b) { act(b, "POST", "/endpoints/" + endpoint.id + "/enable"); });
     var rotate = button("Rotate secret", "rotate", function (b) {
       act(b, "POST", "/endpoints/" + endpoint.id + "/rotate-secret", undefined, function (data) {
-        notice("New signing secret for endpoint " + endpoint.id + " (shown once; it now signs with this one and the previous one): " + data.secret);
+        notice("Endpoint " + endpoint.id + " now signs with " + data.endpoint.secretCount + " secrets. The new one, shown once: " +
+          data.secret + " (give it to the receiver, then drop the old ones with pnpm sender endpoints set-secrets or PATCH /endpoints/" + endpoint.id + ").");
       });
     });
     return el("tr", { "data-endpoint-id": endpoint.id, "data-status": endpoint.status }, [

@@ -371,7 +371,7 @@ describe("the admin API, checked against spec/admin-openapi.json", () => {
     expectDocumented("get", "/endpoint-health", anonymous.status, anonymous.body);
   });
 
-  it("rotates an endpoint's secret with a generated one, shown once, signing with it and the previous one", async () => {
+  it("rotates an endpoint's secret: a generated one, shown once, added to the current ones (at most 10)", async () => {
     const first = generateWebhookSecret();
     const endpoint = (
       await call("POST", "/endpoints", { url: "https://rotate.example/hook", token: "tok-r", secret: first })
@@ -379,24 +379,25 @@ describe("the admin API, checked against spec/admin-openapi.json", () => {
     const rotated = await call("POST", `/endpoints/${endpoint.id}/rotate-secret`);
     expectDocumented("post", "/endpoints/{id}/rotate-secret", rotated.status, rotated.body);
     expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).not.toBe(first);
     expect(rotated.body.endpoint.secretCount).toBe(2);
-    expect((await outbox.getEndpoint(endpoint.id))?.secrets).toEqual([rotated.body.secret, first]);
-    // A second rotation drops the oldest: never more than the new secret and the one before it.
-    const again = await call("POST", `/endpoints/${endpoint.id}/rotate-secret`);
-    expect((await outbox.getEndpoint(endpoint.id))?.secrets).toEqual([
-      again.body.secret,
-      rotated.body.secret,
-    ]);
-    expect(JSON.stringify((await call("GET", "/endpoints")).body)).not.toContain(again.body.secret);
+    expect((await outbox.getEndpoint(endpoint.id))?.secrets).toEqual([first, rotated.body.secret]);
+    expect(JSON.stringify((await call("GET", "/endpoints")).body)).not.toContain(rotated.body.secret);
+    for (let count = 3; count <= 10; count++)
+      expect((await call("POST", `/endpoints/${endpoint.id}/rotate-secret`)).body.endpoint.secretCount).toBe(
+        count,
+      );
+    const full = await call("POST", `/endpoints/${endpoint.id}/rotate-secret`);
+    expect(full.status).toBe(409);
+    expectDocumented("post", "/endpoints/{id}/rotate-secret", full.status, full.body);
+    expect(full.body.message).toMatch(/PATCH/);
+    expect((await outbox.getEndpoint(endpoint.id))?.secrets).toHaveLength(10);
     const missing = await call("POST", "/endpoints/999/rotate-secret");
     expect(missing.status).toBe(404);
     expectDocumented("post", "/endpoints/{id}/rotate-secret", missing.status, missing.body);
     const anonymous = await call("POST", `/endpoints/${endpoint.id}/rotate-secret`, undefined, "");
     expect(anonymous.status).toBe(401);
-    expect((await outbox.getEndpoint(endpoint.id))?.secrets).toEqual([
-      again.body.secret,
-      rotated.body.secret,
-    ]);
+    expectDocumented("post", "/endpoints/{id}/rotate-secret", anonymous.status, anonymous.body);
   });
 
   it("keeps the documented examples valid against their own schemas", () => {
