@@ -184,8 +184,8 @@ const SCRIPT = String.raw`
         expanded.add(delivery.id);
         act(b, "POST", "/deliveries/" + delivery.id + "/retry");
       }));
-    var last = delivery.lastStatus !== null ? "HTTP " + delivery.lastStatus : "";
-    if (delivery.lastError) last += (last ? " · " : "") + delivery.lastError;
+    var answer = delivery.lastStatus !== null ? "HTTP " + delivery.lastStatus : "";
+    if (delivery.lastError) answer += (answer ? " · " : "") + delivery.lastError;
     return el("tr", { "data-delivery-id": delivery.id, "data-status": shown }, [
       el("td", { text: delivery.id }),
       el("td", { className: "wrap", text: delivery.webhookId }),
@@ -196,7 +196,7 @@ const SCRIPT = String.raw`
         shown === "retrying" ? el("div", { className: "muted next", text: "next " + when(delivery.nextAttemptAt) }) : null,
       ]),
       el("td", { text: delivery.attempts }),
-      el("td", { className: "wrap last", text: last || "—", max: 300 }),
+      el("td", { className: "wrap last", text: answer || "—", max: 300 }),
       el("td", { className: "muted", text: when(delivery.updatedAt) }),
       el("td", {}, actions),
     ]);
@@ -225,26 +225,26 @@ const SCRIPT = String.raw`
     ]);
   }
 
-  var last = { endpoints: [], health: [], deliveries: [] };
+  var latest = { endpoints: [], health: [], deliveries: [] };
 
   function render() {
-    var health = new Map(last.health.map(function (h) { return [h.endpointId, h]; }));
-    sync($("endpoints"), last.endpoints.map(function (endpoint) { return { endpoint: endpoint, health: health.get(endpoint.id) || null }; }),
+    var health = new Map(latest.health.map(function (h) { return [h.endpointId, h]; }));
+    sync($("endpoints"), latest.endpoints.map(function (endpoint) { return { endpoint: endpoint, health: health.get(endpoint.id) || null }; }),
       function (item) { return "e" + item.endpoint.id; }, endpointRow);
-    $("no-endpoints").hidden = last.endpoints.length > 0;
+    $("no-endpoints").hidden = latest.endpoints.length > 0;
     var rows = [];
-    last.deliveries.forEach(function (delivery) {
+    latest.deliveries.forEach(function (delivery) {
       rows.push({ kind: "delivery", delivery: delivery, open: expanded.has(delivery.id) });
       if (expanded.has(delivery.id)) rows.push({ kind: "details", delivery: delivery, details: details.get(delivery.id) || null });
     });
     sync($("deliveries"), rows, function (row) { return row.kind + "-" + row.delivery.id; },
       function (row) { return row.kind === "delivery" ? deliveryRow(row.delivery) : attemptsRow(row.delivery); });
-    $("no-deliveries").hidden = last.deliveries.length > 0;
+    $("no-deliveries").hidden = latest.deliveries.length > 0;
     var select = $("replay-endpoint");
-    var ids = last.endpoints.map(function (endpoint) { return String(endpoint.id); });
+    var ids = latest.endpoints.map(function (endpoint) { return String(endpoint.id); });
     if (Array.prototype.map.call(select.options, function (o) { return o.value; }).join() !== ids.join()) {
       var chosen = select.value;
-      select.replaceChildren.apply(select, last.endpoints.map(function (endpoint) {
+      select.replaceChildren.apply(select, latest.endpoints.map(function (endpoint) {
         return el("option", { value: endpoint.id, text: "#" + endpoint.id + " " + endpoint.url, max: 80 });
       }));
       if (ids.indexOf(chosen) >= 0) select.value = chosen;
@@ -262,8 +262,8 @@ const SCRIPT = String.raw`
       api("GET", "/deliveries?limit=50" + (filter ? "&status=" + encodeURIComponent(filter) : "")),
     ])
       .then(function (answers) {
-        last = { endpoints: answers[0].endpoints, health: answers[1].endpoints, deliveries: answers[2].deliveries };
-        var shown = new Set(last.deliveries.map(function (d) { return d.id; }));
+        latest = { endpoints: answers[0].endpoints, health: answers[1].endpoints, deliveries: answers[2].deliveries };
+        var shown = new Set(latest.deliveries.map(function (d) { return d.id; }));
         return Promise.all(Array.from(expanded).filter(function (id) { return shown.has(id); }).map(function (id) {
           return api("GET", "/deliveries/" + id).then(function (data) { details.set(id, data); });
         }));
