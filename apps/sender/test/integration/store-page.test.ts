@@ -104,6 +104,7 @@ describe("the store page in headless Chromium", () => {
     // The endpoint's health: one attempt, none succeeded, failing since then.
     const endpointRow = page.locator(`tr[data-endpoint-id="${endpoint.id}"]`);
     await endpointRow.locator(".rate", { hasText: "0 % (0/1)" }).waitFor();
+    expect(await endpointRow.locator(".failing").textContent()).not.toBe("—");
 
     await row.locator('button[data-action="retry"]').click();
     const second = page.locator('tr.attempt[data-attempt="2"][data-status="200"]');
@@ -115,6 +116,8 @@ describe("the store page in headless Chromium", () => {
     expect(await page.locator("tr.attempt").count()).toBe(2);
     expect(calls).toBe(2);
     await endpointRow.locator(".rate", { hasText: "50 % (1/2)" }).waitFor();
+    // A 2xx ends the failing run.
+    await endpointRow.locator(".failing", { hasText: "—" }).waitFor();
     await page.close();
   });
 
