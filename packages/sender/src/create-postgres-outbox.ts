@@ -186,6 +186,11 @@ export interface PostgresEnqueueOptions {
 export interface PostgresOutbox extends Outbox {
   enqueue(message: MessageInput, options?: PostgresEnqueueOptions): Promise<EnqueueResult>;
   /**
+   * `enqueue` for several messages in one statement (one round trip whatever their number), one result
+   * per message in order; all or none. Every message is checked before anything is written.
+   */
+  enqueueMany(messages: readonly MessageInput[], options?: PostgresEnqueueOptions): Promise<EnqueueResult[]>;
+  /**
    * Rewrites every endpoint's token and secrets under the cipher's current key (plain ones included), in
    * one transaction that locks the rows; answers how many endpoints changed.
    */
@@ -262,6 +267,37 @@ export async function createPostgresOutbox(
       SELECT pg_notify('${OUTBOX_NOTIFY_CHANNEL}', '') FROM (SELECT 1 FROM d LIMIT 1) AS any_delivery
     )
     SELECT (SELECT id FROM m) AS id, (SELECT count(*) FROM d)::int AS deliveries, (SELECT count(*) FROM n) AS notified`;
+
+  // `enqueueSql` for many messages: the input keeps its order (ordinality), each message gets one
+  // delivery per active endpoint, and one NOTIFY covers them all.
+  const enqueueManySql = `WITH input AS (
+      SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS i(webhook_id, idempotency_key, payload, n)
+    ), m AS (
+      INSERT INTO webhook_messages (webhook_id, idempotency_key, payload, created_at)
+      SELECT webhook_id, idempotency_key, payload, ${NOW_MS} FROM input ORDER BY n
+      ON CONFLICT (idempotency_key) DO NOTHING RETURNING id, webhook_id, created_at
+    ), d AS (
+      INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, status, next_attempt_at, created_at, updated_at)
+      SELECT m.id, e.id, m.webhook_id, 'pending', m.created_at, m.created_at, m.created_at
+      FROM m CROSS JOIN webhook_endpoints e WHERE e.status = 'active' ORDER BY m.id, e.id RETURNING message_id
+    ), n AS (
+      SELECT pg_notify('${OUTBOX_NOTIFY_CHANNEL}', '') FROM (SELECT 1 FROM d LIMIT 1) AS any_delivery
+    )
+    SELECT m.id, m.webhook_id, COALESCE(per.deliveries, 0)::int AS deliveries, (SELECT count(*) FROM n) AS notified
+    FROM m LEFT JOIN (SELECT message_id, count(*) AS deliveries FROM d GROUP BY message_id) per ON per.message_id = m.id`;
+
+  /** A unique violation on the message's webhook id is the caller's: another message took that id. */
+  function webhookIdTaken(error: unknown, webhookIds: readonly string[]): unknown {
+    const { code, constraint } = error as { code?: unknown; constraint?: unknown };
+    if (code === UNIQUE_VIOLATION && constraint === "webhook_messages_webhook_id_key")
+      return new WebhookIdTakenError(
+        webhookIds.length === 1
+          ? `webhook id ${webhookIds[0]} is already taken by another message`
+          : "a webhook id is already taken by another message",
+        { cause: error },
+      );
+    return error;
+  }
 
   /**
    * Records a batch of attempts in one transaction with a fixed number of statements, whatever its size:
@@ -486,15 +522,7 @@ export async function createPostgresOutbox(
           prepared.payload,
         ]);
       } catch (error) {
-        const { code, constraint } = error as { code?: unknown; constraint?: unknown };
-        if (code === UNIQUE_VIOLATION && constraint === "webhook_messages_webhook_id_key")
-          throw new WebhookIdTakenError(
-            `webhook id ${prepared.webhookId} is already taken by another message`,
-            {
-              cause: error,
-            },
-          );
-        throw error;
+        throw webhookIdTaken(error, [prepared.webhookId]);
       }
       const row = result.rows[0];
       if (row?.id !== null && row?.id !== undefined)
@@ -511,6 +539,48 @@ export async function createPostgresOutbox(
         ])
       ).rows[0] as MessageRow;
       return { messageId: Number(first.id), webhookId: first.webhook_id, duplicate: true, deliveries: 0 };
+    },
+    async enqueueMany(messages, enqueueOptions = {}) {
+      if (messages.length === 0) return [];
+      const prepared = messages.map(prepareMessage);
+      const client: Pick<pg.ClientBase, "query"> = enqueueOptions.client ?? pool;
+      const webhookIds = prepared.map((message) => message.webhookId);
+      let result: pg.QueryResult<{ id: string; webhook_id: string; deliveries: number }>;
+      try {
+        result = await client.query(enqueueManySql, [
+          webhookIds,
+          prepared.map((message) => message.idempotencyKey),
+          prepared.map((message) => message.payload),
+        ]);
+      } catch (error) {
+        throw webhookIdTaken(error, webhookIds);
+      }
+      const added = new Map(result.rows.map((row) => [row.webhook_id, row]));
+      // Keys known before (or twice in this call): the key's first message, as `enqueue` answers.
+      const known = prepared.filter((message) => !added.has(message.webhookId));
+      const firsts =
+        known.length === 0
+          ? new Map<string, MessageRow>()
+          : new Map(
+              (
+                await client.query<MessageRow>(
+                  "SELECT * FROM webhook_messages WHERE idempotency_key = ANY($1::text[])",
+                  [known.map((message) => message.idempotencyKey)],
+                )
+              ).rows.map((row) => [row.idempotency_key as string, row]),
+            );
+      return prepared.map((message) => {
+        const row = added.get(message.webhookId);
+        if (row)
+          return {
+            messageId: Number(row.id),
+            webhookId: row.webhook_id,
+            duplicate: false,
+            deliveries: row.deliveries,
+          };
+        const first = firsts.get(message.idempotencyKey as string) as MessageRow;
+        return { messageId: Number(first.id), webhookId: first.webhook_id, duplicate: true, deliveries: 0 };
+      });
     },
     async getMessage(id) {
       const row = await one<MessageRow>("SELECT * FROM webhook_messages WHERE id = $1", [id]);

@@ -238,6 +238,48 @@ describe("PostgreSQL outbox times come from the database clock", () => {
   });
 });
 
+describe("enqueueMany", () => {
+  it("queues many messages in one statement, in order, one delivery per active endpoint, keys honoured", async () => {
+    const url = await postgres.createDatabase();
+    const outbox = await createPostgresOutbox(url);
+    try {
+      for (const name of ["a", "b"])
+        await outbox.addEndpoint({ url: `https://${name}.example/hook`, token: "t", secrets: [] });
+      const earlier = await outbox.enqueue({ payload: { n: 0 }, idempotencyKey: "known" });
+      const results = await outbox.enqueueMany([
+        { payload: { n: 1 } },
+        { payload: { n: 2 }, idempotencyKey: "known" },
+        { payload: { n: 3 }, idempotencyKey: "fresh", webhookId: "msg_chosen" },
+        { payload: { n: 4 }, idempotencyKey: "fresh" },
+      ]);
+      expect(results.map((r) => [r.duplicate, r.deliveries])).toEqual([
+        [false, 2],
+        [true, 0],
+        [false, 2],
+        [true, 0],
+      ]);
+      expect(results[1]?.messageId).toBe(earlier.messageId);
+      expect(results[2]?.webhookId).toBe("msg_chosen");
+      expect(results[3]?.messageId).toBe(results[2]?.messageId);
+      expect((await outbox.getMessage(results[0]?.messageId as number))?.payload).toBe('{"n":1}');
+      expect(await outbox.listDeliveries({ limit: 100 })).toHaveLength(6);
+      await expect(
+        outbox.enqueueMany([{ payload: { n: 5 }, webhookId: "msg_chosen" }]),
+      ).rejects.toMatchObject({
+        code: "ERR_WEBHOOK_ID_TAKEN",
+      });
+      await expect(outbox.enqueueMany([{ payload: { n: 6 } }, { payload: undefined }])).rejects.toMatchObject(
+        {
+          code: "ERR_INVALID_MESSAGE",
+        },
+      );
+      expect(await outbox.listDeliveries({ limit: 100 })).toHaveLength(6);
+    } finally {
+      await outbox.close();
+    }
+  });
+});
+
 describe("recording a batch and claiming its replacements in one transaction", () => {
   const attempt = { startedAt: new Date(), durationMs: 1, error: null, responseBody: "" };
 
