@@ -425,7 +425,8 @@ export async function createPostgresOutbox(
       // (still leased to this worker then) and the endpoints this batch disables are kept out of it
       // explicitly, so no row is written twice in one statement and no work goes to a disabled endpoint.
       const disabled = set.filter((row) => row[1] === "disabled").map((row) => row[0] as number);
-      ctes.push(...claimCtes(sql, claim, ids, disabled));
+      // The claim's parts first: a statement is told apart by its start (pg_stat_activity keeps 1 kB).
+      ctes.unshift(...claimCtes(sql, claim, ids, disabled));
       const rows = await client.query<DeliveryRow & ClaimedColumns>(
         `WITH ${ctes.join(",\n")}\n${CLAIM_UPDATE}`,
         sql.values,
