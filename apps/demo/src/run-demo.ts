@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateWebhookSecret } from "@plant-store/types";
-import { createDeliveryLedger, type PlantRecord } from "./create-delivery-ledger.js";
+import { createDeliveryLedger, type LedgerEntry } from "./create-delivery-ledger.js";
 import { DEMO_PLANTS } from "./demo-plants.js";
 import { parseHandledCount } from "./parse-handled-count.js";
 import { type RunningApp, resolveAppCli, spawnApp } from "./spawn-app.js";
@@ -104,9 +104,6 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
     const receiver = await spawnApp("receiver", resolveAppCli("plant-receiver"), [
       ...["--port", "0", "--host", "127.0.0.1", "--db", join(dataDir, "receiver.db")],
       ...["--token", receiverToken, "--secret", secret, "--read-token", readToken],
-      // The library's per-request "plant webhook received" line is written at debug level: it is
-      // how the demo counts handler calls per webhook id.
-      ...["--log-level", "debug"],
     ]);
     apps.push(receiver);
     const store = await spawnApp("store", resolveAppCli("plant-store"), [
@@ -145,7 +142,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
 
     // After the summary of a kept demo, plants added elsewhere (`pnpm sender plants add`) are shown too.
     let watching = false;
-    const report = (plant: PlantRecord) => {
+    const report = (plant: LedgerEntry) => {
       if (!plant.added && watching && plant.queuedAt !== undefined) {
         Object.assign(plant, { added: true, addedAt: plant.queuedAt });
       }

@@ -154,6 +154,20 @@ export interface ClaimOptions {
   excludeEndpointIds?: readonly number[];
 }
 
+/** A claim made together with a record (`recordAttemptsAndClaim`): `claimDue`'s arguments. */
+export interface ClaimRequest {
+  workerId: string;
+  limit: number;
+  leaseMs: number;
+  options?: ClaimOptions;
+}
+
+/** What `recordAttemptsAndClaim` did: one result per input in order, and the deliveries it claimed. */
+export interface RecordAndClaimResult {
+  recorded: RecordedAttempt[];
+  claimed: ClaimedDelivery[];
+}
+
 export interface SweepOptions {
   /** Finished deliveries (delivered or failed) last touched longer ago than this go, with their attempts. */
   olderThanMs: number;
@@ -208,6 +222,14 @@ export interface Outbox {
   recordAttempt(input: RecordAttemptInput): Promise<RecordedAttempt>;
   /** Several attempts in one transaction (all or none), one result per input in order. */
   recordAttempts(inputs: readonly RecordAttemptInput[]): Promise<RecordedAttempt[]>;
+  /**
+   * Optional: `recordAttempts` and then `claimDue` in one transaction (all or none), so the work that
+   * replaces finished attempts costs no commit of its own. A worker uses it when the store has it.
+   */
+  recordAttemptsAndClaim?(
+    inputs: readonly RecordAttemptInput[],
+    claim: ClaimRequest,
+  ): Promise<RecordAndClaimResult>;
   /** Gives a claimed delivery back untouched, due at once (used on shutdown). */
   release(deliveryId: number, workerId: string): Promise<void>;
   getDelivery(id: number): Promise<DeliveryRecord | undefined>;
