@@ -695,7 +695,15 @@ export async function createPostgresOutbox(
       });
     },
     async removeEndpoint(id) {
-      return ((await pool.query("DELETE FROM webhook_endpoints WHERE id = $1", [id])).rowCount ?? 0) > 0;
+      // Its deliveries go by cascade; their attempts, which have no foreign key, in the same statement.
+      const { rows } = await pool.query<{ removed: number }>(
+        `WITH attempts AS (
+           DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE endpoint_id = $1)
+         ), endpoint AS (DELETE FROM webhook_endpoints WHERE id = $1 RETURNING 1)
+         SELECT count(*)::int AS removed FROM endpoint`,
+        [id],
+      );
+      return (rows[0]?.removed ?? 0) > 0;
     },
     async claimDue(workerId, limit, leaseMs, claimOptions = {}) {
       return claimDue({ workerId, limit, leaseMs, options: claimOptions });

@@ -387,6 +387,42 @@ describe("recording a batch and claiming its replacements in one transaction", (
     }
   });
 
+  it("removes an endpoint with its deliveries and their attempts (attempts have no foreign key)", async () => {
+    const url = await postgres.createDatabase();
+    const outbox = await createPostgresOutbox(url);
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      const [gone, kept] = [
+        await outbox.addEndpoint({ url: "https://gone.example/hook", token: "t", secrets: [] }),
+        await outbox.addEndpoint({ url: "https://kept.example/hook", token: "t", secrets: [] }),
+      ];
+      await enqueuePlant(outbox, { name: "Both" });
+      const claimed = await outbox.claimDue("w1", 10, 60_000);
+      await outbox.recordAttempts(
+        claimed.map((delivery) => ({
+          deliveryId: delivery.id,
+          workerId: "w1",
+          leaseUntil: delivery.leaseUntil,
+          attempt: { ...attempt, status: 200 },
+          outcome: "delivered" as const,
+          endpointSucceeded: true,
+        })),
+      );
+      expect(await outbox.removeEndpoint(gone.id)).toBe(true);
+      const left = await admin.query<{ endpoint_id: string }>(
+        "SELECT d.endpoint_id FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id",
+      );
+      expect(left.rows.map((row) => Number(row.endpoint_id))).toEqual([kept.id]);
+      expect((await admin.query("SELECT count(*)::int AS n FROM webhook_attempts")).rows[0]).toEqual({
+        n: 1,
+      });
+    } finally {
+      await admin.end();
+      await outbox.close();
+    }
+  });
+
   it("claims nothing for an endpoint the same batch disables", async () => {
     const url = await postgres.createDatabase();
     const outbox = await createPostgresOutbox(url);
