@@ -19,12 +19,15 @@ import {
   attemptValues,
   type DeliveryRow,
   type EndpointRow,
+  type EndpointStatsRow,
   toEndpoint as endpointFromRow,
+  endpointStatsSql,
   type MessageRow,
   toAttempt,
   toDelivery,
   toDeliveryState,
   toEndpointState,
+  toEndpointStats,
   toMessage,
   toRecordedAttempt,
 } from "./outbox-rows.js";
@@ -751,6 +754,11 @@ export async function createPostgresOutbox(
           deliveryId,
         ])
       ).rows.map(toAttempt);
+    },
+    async endpointStats(since) {
+      return (await pool.query<EndpointStatsRow>(endpointStatsSql("$1"), [since.getTime()])).rows.map(
+        toEndpointStats,
+      );
     },
     async retryDelivery(id) {
       const row = await one<DeliveryRow>(

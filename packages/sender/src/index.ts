@@ -47,6 +47,7 @@ export {
 } from "./decide-attempt.js";
 export { type DeliveryMessage, deliver } from "./deliver.js";
 export { DnsTimeoutError } from "./dns-timeout-error.js";
+export { formatDuration } from "./format-duration.js";
 export { InvalidEncryptionKeyError } from "./invalid-encryption-key-error.js";
 export { InvalidMessageError } from "./invalid-message-error.js";
 export { InvalidRetentionError } from "./invalid-retention-error.js";
@@ -62,6 +63,7 @@ export {
   type DeliveryRecord,
   type DeliveryStatus,
   type Endpoint,
+  type EndpointAttemptStats,
   type EndpointStatus,
   type EnqueueResult,
   type ListDeliveriesOptions,

@@ -175,6 +175,17 @@ export interface SweepOptions {
   batchSize?: number;
 }
 
+/** One endpoint's attempts over a window (`Outbox.endpointStats`): what its success rate is made of. */
+export interface EndpointAttemptStats {
+  endpointId: number;
+  /** Attempts started in the window, whatever their outcome. */
+  attempts: number;
+  /** Those the endpoint answered with a 2xx. */
+  succeeded: number;
+  /** When the latest of them started. */
+  lastAttemptAt: Date;
+}
+
 /** What one `sweep` call deleted. */
 export interface SweepResult {
   deliveries: number;
@@ -224,6 +235,11 @@ export interface Outbox {
   getDelivery(id: number): Promise<DeliveryRecord | undefined>;
   listDeliveries(options?: ListDeliveriesOptions): Promise<DeliveryRecord[]>;
   listAttempts(deliveryId: number): Promise<AttemptRecord[]>;
+  /**
+   * Attempts started at or after `since`, counted per endpoint (endpoints with none are left out): an
+   * operator's "success rate over the last hour". Attempts removed by retention are not counted.
+   */
+  endpointStats(since: Date): Promise<EndpointAttemptStats[]>;
   /** Makes one delivery due now with a fresh schedule; undefined when there is none. */
   retryDelivery(id: number): Promise<DeliveryRecord | undefined>;
   /** Queues again every retained message enqueued since `since` for one endpoint; returns how many deliveries. */
