@@ -34,6 +34,7 @@ import {
 import { POSTGRES_LEGACY_MIGRATION, POSTGRES_SCHEMA, POSTGRES_SCHEMA_OBJECTS } from "./postgres-schema.js";
 import { prepareMessage } from "./prepare-message.js";
 import type { SecretsCipher } from "./secrets-cipher.js";
+import { StaleReadError } from "./stale-read-error.js";
 import { WebhookIdTakenError } from "./webhook-id-taken-error.js";
 import { withTransaction } from "./with-transaction.js";
 
@@ -93,7 +94,14 @@ const DELIVERY_WRITE_TYPES = [
   "int[]",
   "text[]",
   "bigint[]",
+  // What the record read, which the write requires to be still so.
+  "text[]",
+  "text[]",
+  "bigint[]",
+  "int[]",
+  "bigint[]",
 ];
+
 const ENDPOINT_WRITE_TYPES = ["bigint[]", "text[]", "text[]", "bigint[]", "bigint[]"];
 
 /** Numbered parameters for a statement put together from parts. */
@@ -303,16 +311,35 @@ export async function createPostgresOutbox(
   }
 
   /**
+   * `recordBatch` read without locks first: a row lock costs a WAL record per delivery, and a batch's
+   * deliveries are normally held by this worker alone (its lease). Its writes are guarded by what it
+   * read, so a row changed in between (a lease taken over, a retry by an operator) rolls the whole
+   * transaction back, and the batch is recorded again under locks.
+   */
+  async function recordInTransaction(
+    inputs: readonly RecordAttemptInput[],
+    claim?: ClaimRequest,
+  ): Promise<{ recorded: RecordedAttempt[]; claimed: ClaimedDelivery[] }> {
+    try {
+      return await tx((client) => recordBatch(client, inputs, claim, false));
+    } catch (error) {
+      if (!(error instanceof StaleReadError)) throw error;
+      return tx((client) => recordBatch(client, inputs, claim, true));
+    }
+  }
+
+  /**
    * Records a batch of attempts in one transaction with a fixed number of statements, whatever its size:
-   * the rows are read under their locks (deliveries, then the endpoints of failed attempts, each in id
-   * order, so two workers' batches cannot deadlock on each other), `decideAttempts` decides, and one
-   * statement writes each row once and, given a claim, claims the work that replaces them: two round
-   * trips and one commit for a whole batch and its replacements.
+   * the delivery rows are read (under their locks when `locked`, in id order, so two workers' batches
+   * cannot deadlock on each other), the endpoints of failed attempts under their locks, `decideAttempts`
+   * decides, and one statement writes each row once, only if it still is as read, and, given a claim,
+   * claims the work that replaces them: two round trips and one commit for a batch and its replacements.
    */
   async function recordBatch(
     client: pg.PoolClient,
     inputs: readonly RecordAttemptInput[],
-    claim?: ClaimRequest,
+    claim: ClaimRequest | undefined,
+    locked: boolean,
   ): Promise<{ recorded: RecordedAttempt[]; claimed: ClaimedDelivery[] }> {
     // Read before the statement starts, so a retry's delay is counted from no earlier than the worker's
     // own now: the retry lands on the database clock, never before the worker decided it should.
@@ -320,7 +347,7 @@ export async function createPostgresOutbox(
     const ids = [...new Set(inputs.map((input) => input.deliveryId))].sort((a, b) => a - b);
     const rows = (
       await client.query<DeliveryRow & { now_ms: string }>(
-        `SELECT *, ${NOW_MS} AS now_ms FROM webhook_deliveries WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE`,
+        `SELECT *, ${NOW_MS} AS now_ms FROM webhook_deliveries WHERE id = ANY($1::bigint[]) ORDER BY id${locked ? " FOR UPDATE" : ""}`,
         [ids],
       )
     ).rows;
@@ -369,19 +396,27 @@ export async function createPostgresOutbox(
     }
     const writes = [...batch.deliveries];
     if (writes.length > 0) {
-      const [a, b, c, d, e, f, g, h, i] = columns(
-        writes.map(([id, write]) => [
-          id,
-          write.attempts,
-          write.rounds,
-          write.finished !== undefined,
-          write.finished?.status ?? null,
-          write.finished?.nextAttemptAt ?? null,
-          write.finished?.lastStatus ?? null,
-          write.finished?.lastError ?? null,
-          write.finished?.updatedAt ?? null,
-        ]),
-        9,
+      const [a, b, c, d, e, f, g, h, i, j, k, l, m, n] = columns(
+        writes.map(([id, write]) => {
+          const read = deliveries.get(id);
+          return [
+            id,
+            write.attempts,
+            write.rounds,
+            write.finished !== undefined,
+            write.finished?.status ?? null,
+            write.finished?.nextAttemptAt ?? null,
+            write.finished?.lastStatus ?? null,
+            write.finished?.lastError ?? null,
+            write.finished?.updatedAt ?? null,
+            read?.status,
+            read?.leaseOwner ?? null,
+            read?.leaseUntil ?? null,
+            read?.attemptCount,
+            read?.nextAttemptAt,
+          ];
+        }),
+        14,
       ).map((values, index) => sql.param(values, DELIVERY_WRITE_TYPES[index] as string));
       ctes.push(`deliveries AS (
         UPDATE webhook_deliveries d SET
@@ -392,9 +427,13 @@ export async function createPostgresOutbox(
           lease_owner = CASE WHEN u.finished THEN NULL ELSE d.lease_owner END,
           lease_until = CASE WHEN u.finished THEN NULL ELSE d.lease_until END,
           updated_at = COALESCE(u.updated_at, d.updated_at)
-        FROM unnest(${a}, ${b}, ${c}, ${d}, ${e}, ${f}, ${g}, ${h}, ${i})
-          AS u(id, attempts, rounds, finished, status, next_attempt_at, last_status, last_error, updated_at)
-        WHERE d.id = u.id RETURNING 1)`);
+        FROM unnest(${a}, ${b}, ${c}, ${d}, ${e}, ${f}, ${g}, ${h}, ${i}, ${j}, ${k}, ${l}, ${m}, ${n})
+          AS u(id, attempts, rounds, finished, status, next_attempt_at, last_status, last_error, updated_at,
+               read_status, read_owner, read_until, read_count, read_next)
+        WHERE d.id = u.id AND d.status = u.read_status AND d.lease_owner IS NOT DISTINCT FROM u.read_owner
+          AND d.lease_until IS NOT DISTINCT FROM u.read_until AND d.attempt_count = u.read_count
+          AND d.next_attempt_at = u.read_next
+        RETURNING 1)`);
     }
     const cleared = [...batch.endpoints].filter(([, write]) => write.kind === "clear").map(([id]) => id);
     if (cleared.length > 0)
@@ -430,12 +469,22 @@ export async function createPostgresOutbox(
       const disabled = set.filter((row) => row[1] === "disabled").map((row) => row[0] as number);
       // The claim's parts first: a statement is told apart by its start (pg_stat_activity keeps 1 kB).
       ctes.unshift(...claimCtes(sql, claim, ids, disabled));
-      const rows = await client.query<DeliveryRow & ClaimedColumns>(
-        `WITH ${ctes.join(",\n")}\n${CLAIM_UPDATE}`,
+      ctes.push(`claimed AS (${CLAIM_UPDATE})`);
+    }
+    if (ctes.length > 0) {
+      const written = writes.length > 0 ? "(SELECT count(*) FROM deliveries)::int" : "0";
+      const { rows } = await client.query<{ written: number } & Partial<DeliveryRow & ClaimedColumns>>(
+        claim === undefined || claim.limit <= 0
+          ? `WITH ${ctes.join(",\n")}\nSELECT ${written} AS written`
+          : `WITH ${ctes.join(",\n")}\nSELECT ${written} AS written, claimed.* FROM (SELECT 1) AS one LEFT JOIN claimed ON true`,
         sql.values,
       );
-      claimed = toClaimed(rows.rows);
-    } else if (ctes.length > 0) await client.query(`WITH ${ctes.join(",\n")}\nSELECT 1`, sql.values);
+      if ((rows[0]?.written ?? 0) !== writes.length)
+        throw new StaleReadError("a delivery changed between the record's read and its write");
+      claimed = toClaimed(
+        rows.filter((row) => row.id !== null && row.id !== undefined) as Array<DeliveryRow & ClaimedColumns>,
+      );
+    }
     const recorded = batch.decisions.map((decision, index) =>
       decision
         ? toRecordedAttempt(decision)
@@ -649,22 +698,30 @@ export async function createPostgresOutbox(
       });
     },
     async removeEndpoint(id) {
-      return ((await pool.query("DELETE FROM webhook_endpoints WHERE id = $1", [id])).rowCount ?? 0) > 0;
+      // Its deliveries go by cascade; their attempts, which have no foreign key, in the same statement.
+      const { rows } = await pool.query<{ removed: number }>(
+        `WITH attempts AS (
+           DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE endpoint_id = $1)
+         ), endpoint AS (DELETE FROM webhook_endpoints WHERE id = $1 RETURNING 1)
+         SELECT count(*)::int AS removed FROM endpoint`,
+        [id],
+      );
+      return (rows[0]?.removed ?? 0) > 0;
     },
     async claimDue(workerId, limit, leaseMs, claimOptions = {}) {
       return claimDue({ workerId, limit, leaseMs, options: claimOptions });
     },
     async recordAttempt(input) {
-      const { recorded } = await tx((client) => recordBatch(client, [input]));
+      const { recorded } = await recordInTransaction([input]);
       return recorded[0] as RecordedAttempt;
     },
     async recordAttempts(inputs) {
       if (inputs.length === 0) return [];
-      return (await tx((client) => recordBatch(client, inputs))).recorded;
+      return (await recordInTransaction(inputs)).recorded;
     },
     async recordAttemptsAndClaim(inputs, claim) {
       if (inputs.length === 0) return { recorded: [], claimed: await claimDue(claim) };
-      return tx((client) => recordBatch(client, inputs, claim));
+      return recordInTransaction(inputs, claim);
     },
     async release(deliveryId, workerId) {
       await pool.query(
