@@ -246,7 +246,7 @@ describe("createVerifier", () => {
     expect(attempt({ maxBodyBytes: 0 })).toThrow("maxBodyBytes: must be a positive integer");
     expect(attempt({ maxBodyBytes: 2.5 })).toThrow("maxBodyBytes: must be a positive integer");
     expect(attempt({ maxBodyBytes: 1 })).not.toThrow();
-    expect(attempt({ secrets: ["whsk_" + Buffer.alloc(32, 1).toString("base64")] })).toThrow(
+    expect(attempt({ secrets: [`whsk_${Buffer.alloc(32, 1).toString("base64")}`] })).toThrow(
       "secrets[0]: a whsk_ signing key belongs to the sender; give the receiver its whpk_ public key",
     );
     expect(attempt({ tokens: [], secrets: [], maxBodyBytes: 0 })).toThrow(
