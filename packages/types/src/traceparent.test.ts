@@ -45,7 +45,11 @@ describe("parseTraceparent", () => {
 describe("formatTraceparent", () => {
   it("writes version 00 with two-digit flags", () => {
     expect(
-      formatTraceparent({ traceId: "4bf92f3577b34da6a3ce929d0e0e4736", parentId: "00f067aa0ba902b7", flags: 1 }),
+      formatTraceparent({
+        traceId: "4bf92f3577b34da6a3ce929d0e0e4736",
+        parentId: "00f067aa0ba902b7",
+        flags: 1,
+      }),
     ).toBe(EXAMPLE);
   });
 

@@ -27,13 +27,13 @@ const ZERO_PARENT_ID = "0".repeat(16);
  */
 export function parseTraceparent(value: string | undefined | null): Traceparent | undefined {
   if (typeof value !== "string" || value.length < 55) return undefined;
-  let match = VERSION_00.exec(value);
-  if (match === null) {
+  let fields = VERSION_00.exec(value)?.slice(1);
+  if (fields === undefined) {
     const later = LATER_VERSION.exec(value);
     if (later === null || later[1] === "00" || later[1] === "ff") return undefined;
-    match = [later[0], later[2] as string, later[3] as string, later[4] as string] as RegExpExecArray;
+    fields = later.slice(2);
   }
-  const [, traceId, parentId, flags] = match as unknown as [string, string, string, string];
+  const [traceId, parentId, flags] = fields as [string, string, string];
   if (traceId === ZERO_TRACE_ID || parentId === ZERO_PARENT_ID) return undefined;
   return { traceId, parentId, flags: Number.parseInt(flags, 16) };
 }
