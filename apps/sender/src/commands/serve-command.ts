@@ -1,9 +1,12 @@
 import { DELIVERY_TIMEOUT_MS } from "@plant-store/types";
 import { Command, Option } from "commander";
+import { ConfigError } from "../config-error.js";
 import { createLogger } from "../create-logger.js";
 import { parseConfig } from "../parse-config.js";
+import { resolveTracingSettings } from "../resolve-tracing-settings.js";
 import { runServe } from "../run-serve.js";
 import { ServeConfigSchema } from "../serve-config.js";
+import { startTracing } from "../start-tracing.js";
 import { dbOption, encryptionKeyFileOption } from "./db-option.js";
 import { flagOption } from "./flag-option.js";
 import { readFlag } from "./read-flag.js";
@@ -71,19 +74,46 @@ export function serveCommand(): Command {
         .env("PLANT_STORE_RETENTION")
         .default("30d"),
     )
+    .addOption(
+      new Option(
+        "--otel-endpoint <url>",
+        "export OpenTelemetry spans over OTLP/HTTP to this collector base URL (/v1/traces is appended); service name from OTEL_SERVICE_NAME, default plant-store",
+      ).env("OTEL_EXPORTER_OTLP_ENDPOINT"),
+    )
     .action(async (raw: Record<string, unknown>) => {
       const config = parseConfig(ServeConfigSchema, {
         ...raw,
         allowPrivateTargets: readFlag(raw.allowPrivateTargets, "PLANT_STORE_ALLOW_PRIVATE_TARGETS"),
       });
+      const traced = resolveTracingSettings(
+        raw.otelEndpoint as string | undefined,
+        process.env,
+        "plant-store",
+      );
+      if (!traced.ok) throw new ConfigError(`Invalid configuration:\n  ${traced.problem}`);
       const logger = createLogger();
+      // Registered before the outbox opens, so the first enqueue and attempt are recorded.
+      const tracing = traced.settings && (await startTracing(traced.settings));
+      // The origin only: a URL's user info would be a credential.
+      if (traced.settings)
+        logger.info(
+          { serviceName: traced.settings.serviceName, collector: new URL(traced.settings.tracesUrl).origin },
+          "exporting traces",
+        );
       const store = await runServe(config, logger);
+      // The attempts in flight have ended once the store stopped: their spans go out before the process does.
+      const stopStore = async () => {
+        await store.stop();
+        await tracing
+          ?.shutdown()
+          .catch((error: unknown) => logger.warn({ err: error }, "could not export the last spans"));
+      };
       let stopping = false;
       const shutdown = (signal: string) => {
         if (stopping) return;
         stopping = true;
         logger.info({ signal }, "stopping");
-        store.stop().then(
+        stopStore().then(
           () => {
             logger.info({}, "stopped");
             logger.flush();
