@@ -80,6 +80,10 @@ describe("one trace from the store to the receiver's handler, both apps exportin
     const db = join(dir, "store.db");
     const receiver = await startReceiver(0);
     apps.push(receiver);
+    const received: Array<Record<string, unknown>> = [];
+    receiver.onLine((line) => {
+      if (line.msg === "plant received") received.push(line);
+    });
     const store = await startStore(["--db", db, "--otel-endpoint", collector.url], exportEnv);
     apps.push(store);
     await subscribe(store.url, receiver.url);
@@ -114,6 +118,8 @@ describe("one trace from the store to the receiver's handler, both apps exportin
       "http.response.status_code": 200,
     });
     expect(handle.attributes).toMatchObject({ "webhook.id": webhookId, "webhook.duplicate": false });
+    // The receiver's log line names the trace, to go from a log to the trace.
+    expect(received).toMatchObject([{ webhookId, traceId: enqueue.traceId }]);
     expect(collector.refused).toEqual([]);
   });
 

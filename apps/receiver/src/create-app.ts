@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { Router } from "@koa/router";
 import type { DedupStore, PlantWebhookOutcome, ReceiverLogger } from "@plant-store/receiver";
 import { createPlantWebhookRouter } from "@plant-store/receiver";
+import { parseTraceparent } from "@plant-store/types";
 import Koa from "koa";
 import { createMetrics } from "./create-metrics.js";
 import type { PlantEvents } from "./create-plant-events.js";
@@ -94,7 +95,13 @@ export function createApp(
       // Already stored: a redelivery after a crash between storing and acknowledging.
       if (stored === undefined) return;
       logger.info(
-        { plantId: stored.id, webhookId: stored.webhookId, name: truncateForLog(stored.name) },
+        {
+          plantId: stored.id,
+          webhookId: stored.webhookId,
+          name: truncateForLog(stored.name),
+          // The sender's trace, to find this delivery in a tracing backend.
+          traceId: parseTraceparent(delivery.traceparent)?.traceId,
+        },
         "plant received",
       );
       events.publish(stored);
