@@ -91,7 +91,13 @@ export function createWorker(options: WorkerOptions): Worker {
   let unsubscribe: (() => void) | undefined;
 
   // The claim loop and the parts that wake it refer to each other; `claims` is only called later.
-  const records = createRecordBatcher({ outbox, leaseMs, isRunning, logger });
+  const records = createRecordBatcher({
+    outbox,
+    leaseMs,
+    isRunning,
+    logger,
+    claimTicket: (freeing) => claims.ticket(freeing),
+  });
   const retryTimer = createRetryTimer({ pollIntervalMs, isRunning, onDue: () => claims.tick() });
   const run = createAttemptRunner({
     workerId,

@@ -3,6 +3,13 @@ import { LEGACY_OUTBOX_COPY, LEGACY_OUTBOX_DROP } from "./legacy-outbox-copy.js"
 /**
  * The PostgreSQL outbox schema; times are Unix milliseconds (BIGINT). Idempotent. Every table carries
  * the `webhook_` prefix, so the queue can live in the caller's own database beside tables of its own.
+ *
+ * Written for little WAL per delivery: finishing a delivery changes its status, which no HOT update can
+ * carry, so every index of the table gets a new entry. Hence few indexes, partial where they can be: the
+ * claim's index holds pending rows only and the sweep's finished rows only, one unique index on
+ * (message, endpoint) serves both de-duplication and the message's cascade, and an attempt lives in its
+ * primary key (delivery, id) alone. Databases made before keep their attempts' extra index; their
+ * deliveries' old indexes are replaced here.
  */
 export const POSTGRES_SCHEMA = `
 CREATE TABLE IF NOT EXISTS webhook_messages (
@@ -41,14 +48,19 @@ CREATE TABLE IF NOT EXISTS webhook_deliveries (
   last_status INTEGER,
   last_error TEXT,
   created_at BIGINT NOT NULL,
-  updated_at BIGINT NOT NULL,
-  UNIQUE (webhook_id, endpoint_id)
+  updated_at BIGINT NOT NULL
 ) WITH (fillfactor = 70);
-CREATE INDEX IF NOT EXISTS webhook_deliveries_endpoint_due ON webhook_deliveries (endpoint_id, status, next_attempt_at, id);
-CREATE INDEX IF NOT EXISTS webhook_deliveries_message ON webhook_deliveries (message_id);
-CREATE INDEX IF NOT EXISTS webhook_deliveries_finished ON webhook_deliveries (status, updated_at);
+CREATE UNIQUE INDEX IF NOT EXISTS webhook_deliveries_message_endpoint ON webhook_deliveries (message_id, endpoint_id);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_pending_due ON webhook_deliveries (endpoint_id, next_attempt_at, id)
+  WHERE status = 'pending';
+CREATE INDEX IF NOT EXISTS webhook_deliveries_finished_at ON webhook_deliveries (updated_at)
+  WHERE status IN ('delivered', 'failed');
+DROP INDEX IF EXISTS webhook_deliveries_endpoint_due;
+DROP INDEX IF EXISTS webhook_deliveries_message;
+DROP INDEX IF EXISTS webhook_deliveries_finished;
+ALTER TABLE webhook_deliveries DROP CONSTRAINT IF EXISTS webhook_deliveries_webhook_id_endpoint_id_key;
 CREATE TABLE IF NOT EXISTS webhook_attempts (
-  id BIGSERIAL PRIMARY KEY,
+  id BIGSERIAL,
   delivery_id BIGINT NOT NULL REFERENCES webhook_deliveries (id) ON DELETE CASCADE,
   attempt INTEGER NOT NULL,
   worker_id TEXT NOT NULL,
@@ -57,9 +69,9 @@ CREATE TABLE IF NOT EXISTS webhook_attempts (
   status INTEGER,
   error TEXT,
   response_body TEXT NOT NULL,
-  outcome TEXT NOT NULL
+  outcome TEXT NOT NULL,
+  PRIMARY KEY (delivery_id, id)
 );
-CREATE INDEX IF NOT EXISTS webhook_attempts_delivery ON webhook_attempts (delivery_id);
 `;
 
 /** Every table and index `POSTGRES_SCHEMA` creates: when all exist, start-up runs no DDL at all. */

@@ -1,7 +1,6 @@
+import { ConfigError, createLogger, stopOnSignals } from "@plant-store/app-shell";
 import { DELIVERY_TIMEOUT_MS } from "@plant-store/types";
 import { Command, Option } from "commander";
-import { ConfigError } from "../config-error.js";
-import { createLogger } from "../create-logger.js";
 import { parseConfig } from "../parse-config.js";
 import { resolveTracingSettings } from "../resolve-tracing-settings.js";
 import { runServe } from "../run-serve.js";
@@ -90,8 +89,8 @@ export function serveCommand(): Command {
         process.env,
         "plant-store",
       );
-      if (!traced.ok) throw new ConfigError(`Invalid configuration:\n  ${traced.problem}`);
-      const logger = createLogger();
+      if (!traced.ok) throw new ConfigError([traced.problem]);
+      const logger = createLogger({ name: "plant-store", level: process.env.LOG_LEVEL ?? "info" });
       // Registered before the outbox opens, so the first enqueue and attempt are recorded.
       const tracing = traced.settings && (await startTracing(traced.settings));
       // The origin only: a URL's user info would be a credential.
@@ -101,32 +100,15 @@ export function serveCommand(): Command {
           "exporting traces",
         );
       const store = await runServe(config, logger);
-      // The attempts in flight have ended once the store stopped: their spans go out before the process does.
-      const stopStore = async () => {
-        await store.stop();
-        await tracing
-          ?.shutdown()
-          .catch((error: unknown) => logger.warn({ err: error }, "could not export the last spans"));
-      };
-      let stopping = false;
-      const shutdown = (signal: string) => {
-        if (stopping) return;
-        stopping = true;
-        logger.info({ signal }, "stopping");
-        stopStore().then(
-          () => {
-            logger.info({}, "stopped");
-            logger.flush();
-            process.exit(0);
-          },
-          (error: unknown) => {
-            logger.error({ err: error }, "could not stop cleanly");
-            logger.flush();
-            process.exit(1);
-          },
-        );
-      };
-      process.on("SIGTERM", () => shutdown("SIGTERM"));
-      process.on("SIGINT", () => shutdown("SIGINT"));
+      stopOnSignals({
+        logger,
+        // The attempts in flight have ended once the store stopped: their spans go out before the process does.
+        stop: async () => {
+          await store.stop();
+          await tracing
+            ?.shutdown()
+            .catch((error: unknown) => logger.warn({ err: error }, "could not export the last spans"));
+        },
+      });
     });
 }
