@@ -19,8 +19,11 @@ CREATE TABLE IF NOT EXISTS webhook_messages (
   webhook_id TEXT NOT NULL UNIQUE,
   idempotency_key TEXT UNIQUE,
   payload TEXT NOT NULL,
-  created_at BIGINT NOT NULL
+  created_at BIGINT NOT NULL,
+  traceparent TEXT
 );
+-- Added in 0.3: messages queued before carry no trace context (NULL).
+ALTER TABLE webhook_messages ADD COLUMN IF NOT EXISTS traceparent TEXT;
 CREATE INDEX IF NOT EXISTS webhook_messages_created_at ON webhook_messages (created_at);
 CREATE TABLE IF NOT EXISTS webhook_endpoints (
   id BIGSERIAL PRIMARY KEY,

@@ -5,7 +5,7 @@ import {
   type TestPostgres,
   waitFor,
 } from "@plant-store/testing";
-import { generateWebhookSecret } from "@plant-store/types";
+import { generateWebhookSecret, parseTraceparent } from "@plant-store/types";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
@@ -487,6 +487,38 @@ describe("PostgreSQL outbox schema upgrade", () => {
     } finally {
       await pool.end();
       await receiver.close();
+    }
+  });
+});
+
+describe("PostgreSQL outbox made before trace contexts were kept", () => {
+  it("gains the traceparent column on open: old messages claim without one, new ones keep theirs", async () => {
+    const url = await postgres.createDatabase();
+    const before = await createPostgresOutbox(url);
+    await before.addEndpoint({ url: "http://127.0.0.1:9/hook", token: "t", secrets: [] });
+    await before.close();
+    // The 0.2 layout: no traceparent column, and a message queued then.
+    const pool = new pg.Pool({ connectionString: url });
+    try {
+      await pool.query(`ALTER TABLE webhook_messages DROP COLUMN traceparent;
+        INSERT INTO webhook_messages (webhook_id, payload, created_at) VALUES ('msg_old', '{}', 0);
+        INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, status, next_attempt_at, created_at, updated_at)
+        VALUES (1, 1, 'msg_old', 'pending', 0, 0, 0)`);
+      const outbox = await createPostgresOutbox(url);
+      try {
+        const [old] = await outbox.claimDue("me", 10, 60_000);
+        expect(old?.webhookId).toBe("msg_old");
+        expect(old?.traceparent).toBeUndefined();
+        const queued = await outbox.enqueue({ payload: { id: 2, name: "New" } });
+        const stored = (await outbox.getMessage(queued.messageId))?.traceparent;
+        expect(parseTraceparent(stored)).toBeDefined();
+        const [claimed] = await outbox.claimDue("me", 10, 60_000);
+        expect(claimed?.traceparent).toBe(stored);
+      } finally {
+        await outbox.close();
+      }
+    } finally {
+      await pool.end();
     }
   });
 });
