@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { readAppEvent } from "@plant-store/app-shell";
 import { waitFor } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import {
@@ -122,6 +123,21 @@ describe("pnpm demo", () => {
       };
       expect(plants).toHaveLength(3);
       expect(existsSync(join(dataDir, "store.db"))).toBe(true);
+      // The store's page is printed with the admin token in its fragment; the page itself is public
+      // and static, and the token from the fragment opens the admin API it calls.
+      const [, storePage, adminToken] = /store's page\s+(http:\S+)\/#token=(\S+)/.exec(stdout) ?? [];
+      expect(storePage).toBe(storeUrl);
+      const page = await fetch(`${storePage}/`);
+      expect([page.status, page.headers.get("content-type")]).toEqual([200, "text/html; charset=utf-8"]);
+      const admin = { headers: { authorization: `Bearer ${decodeURIComponent(adminToken ?? "")}` } };
+      const { endpoints } = (await (await fetch(`${storeUrl}/endpoint-health`, admin)).json()) as {
+        endpoints: Array<{ attempts: number; succeeded: number }>;
+      };
+      // Its health figures: the three plants, each answered with a 2xx (a retried one adds an attempt).
+      expect(endpoints).toHaveLength(1);
+      expect(endpoints[0]?.succeeded).toBe(3);
+      expect(endpoints[0]?.attempts).toBeGreaterThanOrEqual(3);
+      expect(stdout).toMatch(/receiver's page\s+http:\S+\?read_token=/);
 
       process.kill(-(child.pid as number), "SIGINT");
       expect(await exit, `${stdout}\n${stderr}`).toStrictEqual({ code: 0, signal: null });
@@ -153,7 +169,7 @@ describe("the built apps as separate processes", () => {
   let receiver: RunningApp;
   let store: RunningApp;
   const storeCli = resolveAppCli("plant-store");
-  /** Handler calls per webhook id, from the receiver library's per-request line (debug level). */
+  /** Handler calls per webhook id, from the receiver's `webhook.handled` events. */
   const handlerCalls = new Map<string, number>();
   /** The webhook ids the store logged as delivered, from its attempt lines. */
   const deliveredIds = new Set<string>();
@@ -162,26 +178,19 @@ describe("the built apps as separate processes", () => {
     receiver = await spawnApp("receiver", resolveAppCli("plant-receiver"), [
       ...["--port", "0", "--db", join(dir, "receiver.db"), "--token", token, "--secret", secret],
       ...["--read-token", readToken],
-      ...["--log-level", "debug"],
     ]);
     receiver.onLine((line: AppLogLine) => {
-      if (
-        line.msg === "plant webhook received" &&
-        line.duplicate === false &&
-        typeof line.webhookId === "string"
-      )
-        handlerCalls.set(line.webhookId, (handlerCalls.get(line.webhookId) ?? 0) + 1);
+      const event = readAppEvent(line);
+      if (event?.event === "webhook.handled" && event.outcome === "received" && event.webhookId)
+        handlerCalls.set(event.webhookId, (handlerCalls.get(event.webhookId) ?? 0) + 1);
     });
     store = await spawnApp("store", storeCli, [
       ...["serve", "--port", "0", "--db", storeDb, "--admin-token", adminToken, "--allow-private-targets"],
     ]);
     store.onLine((line: AppLogLine) => {
-      if (
-        line.msg === "delivery attempt" &&
-        line.outcome === "delivered" &&
-        typeof line.webhookId === "string"
-      )
-        deliveredIds.add(line.webhookId);
+      const event = readAppEvent(line);
+      if (event?.event === "delivery.attempted" && event.outcome === "delivered")
+        deliveredIds.add(event.webhookId);
     });
     await run(process.execPath, [
       ...[

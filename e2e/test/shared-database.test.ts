@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
+import { readAppEvent } from "@plant-store/app-shell";
 import { startPostgres, type TestPostgres, waitFor } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import pg from "pg";
@@ -33,8 +34,9 @@ describe("the store and the receiver on one PostgreSQL database", () => {
     ]);
     apps.push(receiver);
     receiver.onLine((line: AppLogLine) => {
-      if (line.msg === "plant received" && typeof line.webhookId === "string")
-        received.set(line.webhookId, (received.get(line.webhookId) ?? 0) + 1);
+      const event = readAppEvent(line);
+      if (event?.event === "plant.stored")
+        received.set(event.webhookId, (received.get(event.webhookId) ?? 0) + 1);
     });
     const storeCli = resolveAppCli("plant-store");
     const store = await spawnApp("store", storeCli, [

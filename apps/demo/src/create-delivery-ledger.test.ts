@@ -2,26 +2,30 @@ import { describe, expect, it } from "vitest";
 import { createDeliveryLedger } from "./create-delivery-ledger.js";
 
 const attempt = (messageId: number, webhookId: string, outcome: string, attempt = 1) => ({
-  msg: "delivery attempt",
+  event: "delivery.attempted",
+  deliveryId: messageId,
   messageId,
+  endpointId: 1,
   webhookId,
   attempt,
   status: outcome === "delivered" ? 200 : 500,
+  error: null,
   durationMs: 3.2,
   outcome,
   queuedAt: "2026-01-01T00:00:00.000Z",
 });
 const stored = (plantId: number, webhookId: string) => ({
-  msg: "plant received",
+  event: "plant.stored",
   plantId,
   webhookId,
   name: `Plant ${plantId}`,
   time: 1_000,
 });
 const handled = (webhookId: string, duplicate = false) => ({
-  msg: "plant webhook received",
+  event: "webhook.handled",
+  outcome: duplicate ? "duplicate" : "received",
+  status: 200,
   webhookId,
-  duplicate,
 });
 
 /** The lines of one clean delivery of plant `id`, in the order the pipes usually bring them. */
@@ -107,5 +111,20 @@ describe("createDeliveryLedger", () => {
       notDelivered: "retrying",
     });
     expect(ledger.storeLine({ msg: "listening", url: "http://127.0.0.1:1" })).toBeUndefined();
+  });
+
+  it("reads the apps' events, not their message text", () => {
+    const ledger = createDeliveryLedger();
+    // The old message texts without an event: reworded or not, they count for nothing.
+    ledger.receiverLine({ msg: "plant webhook received", webhookId: "msg_1", duplicate: false });
+    ledger.receiverLine({ msg: "plant received", plantId: 1, webhookId: "msg_1", name: "Plant 1" });
+    ledger.storeLine({ msg: "delivery attempt", webhookId: "msg_1", outcome: "delivered" });
+    expect(ledger.plants.size).toBe(0);
+    expect(ledger.handlerCalls("msg_1")).toBe(0);
+    // The same facts as events, under any message text.
+    ledger.receiverLine({ ...handled("msg_1"), msg: "reworded" });
+    ledger.receiverLine({ ...stored(1, "msg_1"), msg: "reworded" });
+    ledger.storeLine({ ...attempt(1, "msg_1", "delivered"), msg: "reworded" });
+    expect(ledger.verdict(1)).toStrictEqual({ arrived: 1, duplicates: 0, ok: true });
   });
 });

@@ -1,7 +1,8 @@
+import { readAppEvent } from "@plant-store/app-shell";
 import type { AppLogLine } from "./spawn-app.js";
 
 /** What the demo knows about one plant, from the admin API and both apps' log lines. */
-export interface PlantRecord {
+export interface LedgerEntry {
   /** The plant's id: from the admin API's answer or the receiver's line (the store's lines name the webhook id). */
   id?: number;
   /** Set once the admin API answered (or, in a kept demo, once the store queued it); lines can come first. */
@@ -18,7 +19,7 @@ export interface PlantRecord {
   lastDurationMs: number;
   /** The store logged an attempt that the receiver acknowledged. */
   delivered: boolean;
-  /** Rows the receiver app stored for this plant ("plant received"). */
+  /** Rows the receiver app stored for this plant (`plant.stored` events). */
   stored: number;
   /** When the receiver stored it. */
   receivedAt?: number;
@@ -27,7 +28,7 @@ export interface PlantRecord {
 
 /** The plant one of the store's attempt lines was about, and the outcome unless it was delivered. */
 export interface AttemptSeen {
-  plant: PlantRecord;
+  plant: LedgerEntry;
   /** `retrying`, `failed`…; absent when the attempt delivered the plant. */
   notDelivered?: string;
 }
@@ -42,17 +43,17 @@ export interface ExactlyOnceVerdict {
 
 export interface DeliveryLedger {
   /** Every plant, by the webhook id of its New Plant event (the one key both apps' lines carry). */
-  readonly plants: ReadonlyMap<string, PlantRecord>;
+  readonly plants: ReadonlyMap<string, LedgerEntry>;
   /** The plant of a webhook id, created empty on first mention; `id` when the caller knows it. */
-  plant(webhookId: string, id?: number): PlantRecord;
+  plant(webhookId: string, id?: number): LedgerEntry;
   /** Feeds one of the store's log lines; returns what it said when it was about a delivery attempt. */
   storeLine(line: AppLogLine): AttemptSeen | undefined;
   /** Feeds one of the receiver's log lines; returns the plant it was about, when known. */
-  receiverLine(line: AppLogLine): PlantRecord | undefined;
+  receiverLine(line: AppLogLine): LedgerEntry | undefined;
   /** How many times the receiver's handler ran for a webhook id (its successful, non-duplicate answers). */
   handlerCalls(webhookId: string | undefined): number;
   /** Both sides have spoken: the store logged the delivered attempt and the receiver ran the handler and stored it. */
-  isComplete(plant: PlantRecord): boolean;
+  isComplete(plant: LedgerEntry): boolean;
   /**
    * Every plant added arrived exactly once: one handler call for its webhook id, one stored row, no
    * webhook id handled twice, and (when given) the receiver's own count of handler calls from its
@@ -62,16 +63,16 @@ export interface DeliveryLedger {
 }
 
 /**
- * Bookkeeping for the demo's "exactly once". The receiver app stores plants with one row per webhook
- * id, so a second handler call would never show in its stored plants; what the demo counts instead
- * is the receiver library's per-request debug line ("plant webhook received", `duplicate: false`),
- * written once for each request whose handler ran to completion, keyed by webhook id.
+ * Bookkeeping for the demo's "exactly once", from the apps' events (never their message text). The
+ * receiver app stores plants with one row per webhook id, so a second handler call would never show
+ * in its stored plants; what the demo counts instead is the receiver's `webhook.handled` event with
+ * outcome `received`, written once for each request whose handler ran to completion.
  */
 export function createDeliveryLedger(): DeliveryLedger {
-  const plants = new Map<string, PlantRecord>();
+  const plants = new Map<string, LedgerEntry>();
   const handled = new Map<string, number>();
 
-  const plant = (webhookId: string, id?: number): PlantRecord => {
+  const plant = (webhookId: string, id?: number): LedgerEntry => {
     let record = plants.get(webhookId);
     if (!record) {
       record = {
@@ -100,30 +101,32 @@ export function createDeliveryLedger(): DeliveryLedger {
     plant,
     handlerCalls,
     storeLine(line) {
-      if (line.msg !== "delivery attempt" || typeof line.webhookId !== "string") return undefined;
-      const record = plant(line.webhookId);
-      if (typeof line.queuedAt === "string") record.queuedAt = Date.parse(line.queuedAt);
-      record.attempts = typeof line.attempt === "number" ? line.attempt : record.attempts + 1;
-      record.lastStatus = typeof line.status === "number" ? line.status : null;
-      record.lastError = typeof line.error === "string" ? line.error : null;
-      record.lastDurationMs = typeof line.durationMs === "number" ? Math.round(line.durationMs) : 0;
-      if (line.outcome === "delivered") {
+      const event = readAppEvent(line);
+      if (event?.event !== "delivery.attempted") return undefined;
+      const record = plant(event.webhookId);
+      record.queuedAt = Date.parse(event.queuedAt);
+      record.attempts = event.attempt;
+      record.lastStatus = event.status;
+      record.lastError = event.error;
+      record.lastDurationMs = Math.round(event.durationMs);
+      if (event.outcome === "delivered") {
         record.delivered = true;
         return { plant: record };
       }
-      return { plant: record, notDelivered: String(line.outcome) };
+      return { plant: record, notDelivered: event.outcome };
     },
     receiverLine(line) {
-      if (line.msg === "plant webhook received" && line.duplicate === false) {
-        if (typeof line.webhookId !== "string") return undefined;
-        handled.set(line.webhookId, (handled.get(line.webhookId) ?? 0) + 1);
-        return plants.get(line.webhookId);
+      const event = readAppEvent(line);
+      if (event?.event === "webhook.handled") {
+        if (event.outcome !== "received" || event.webhookId === undefined) return undefined;
+        handled.set(event.webhookId, (handled.get(event.webhookId) ?? 0) + 1);
+        return plants.get(event.webhookId);
       }
-      if (line.msg !== "plant received" || typeof line.webhookId !== "string") return undefined;
-      const record = plant(line.webhookId, typeof line.plantId === "number" ? line.plantId : undefined);
+      if (event?.event !== "plant.stored") return undefined;
+      const record = plant(event.webhookId, event.plantId);
       record.stored += 1;
-      record.receivedAt = typeof line.time === "number" ? line.time : Date.now();
-      if (!record.name && typeof line.name === "string") record.name = line.name;
+      record.receivedAt = event.time ?? Date.now();
+      if (!record.name) record.name = event.name;
       return record;
     },
     isComplete(record) {

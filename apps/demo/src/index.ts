@@ -3,7 +3,7 @@ export {
   createDeliveryLedger,
   type DeliveryLedger,
   type ExactlyOnceVerdict,
-  type PlantRecord,
+  type LedgerEntry,
 } from "./create-delivery-ledger.js";
 export { DEMO_PLANTS } from "./demo-plants.js";
 export { parseHandledCount } from "./parse-handled-count.js";

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateWebhookSecret } from "@plant-store/types";
-import { createDeliveryLedger, type PlantRecord } from "./create-delivery-ledger.js";
+import { createDeliveryLedger, type LedgerEntry } from "./create-delivery-ledger.js";
 import { DEMO_PLANTS } from "./demo-plants.js";
 import { parseHandledCount } from "./parse-handled-count.js";
 import { type RunningApp, resolveAppCli, spawnApp } from "./spawn-app.js";
@@ -104,9 +104,6 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
     const receiver = await spawnApp("receiver", resolveAppCli("plant-receiver"), [
       ...["--port", "0", "--host", "127.0.0.1", "--db", join(dataDir, "receiver.db")],
       ...["--token", receiverToken, "--secret", secret, "--read-token", readToken],
-      // The library's per-request "plant webhook received" line is written at debug level: it is
-      // how the demo counts handler calls per webhook id.
-      ...["--log-level", "debug"],
     ]);
     apps.push(receiver);
     const store = await spawnApp("store", resolveAppCli("plant-store"), [
@@ -120,7 +117,13 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
     write("Plant Store demo\n");
     const livePageUrl = `${receiver.url}/?read_token=${readToken}`;
     write(`  receiver  ${receiver.url}   live page: ${livePageUrl}\n`);
-    write(`  store     ${store.url}   (admin API; metrics at ${store.url}/metrics)\n`);
+    // The admin token rides in the URL fragment, which the browser never sends: the page takes it once,
+    // keeps it in the tab's sessionStorage and removes it from the address bar.
+    const storePageUrl = `${store.url}/#token=${encodeURIComponent(adminToken)}`;
+    write(`  store     ${store.url}   store page: ${storePageUrl}\n`);
+    write(
+      `            (admin API with Authorization: Bearer ${adminToken}; metrics at ${store.url}/metrics)\n`,
+    );
     write(`  data      ${dataDir}\n`);
 
     const ledger = createDeliveryLedger();
@@ -139,7 +142,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
 
     // After the summary of a kept demo, plants added elsewhere (`pnpm sender plants add`) are shown too.
     let watching = false;
-    const report = (plant: PlantRecord) => {
+    const report = (plant: LedgerEntry) => {
       if (!plant.added && watching && plant.queuedAt !== undefined) {
         Object.assign(plant, { added: true, addedAt: plant.queuedAt });
       }
@@ -237,7 +240,10 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
     );
 
     if (options.keep) {
-      write(`\nBoth apps keep running. Open ${livePageUrl} and add more plants with:\n`);
+      write("\nBoth apps keep running. Open them in a browser:\n");
+      write(`  the store's page      ${storePageUrl}\n`);
+      write(`  the receiver's page   ${livePageUrl}\n`);
+      write("Add more plants with:\n");
       write(`  pnpm sender plants add --name "Aloe vera" --tag succulent --db ${storeDb}\n`);
       write(
         ownsDataDir

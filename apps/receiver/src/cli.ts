@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 import type { AddressInfo } from "node:net";
+import { createLogger, logPoolError, stopOnSignals } from "@plant-store/app-shell";
 import { Command, CommanderError, Option } from "commander";
 import { createApp } from "./create-app.js";
 import { createHttpServer } from "./create-http-server.js";
-import { createLogger } from "./create-logger.js";
 import { createPlantEvents } from "./create-plant-events.js";
 import {
   ConfigError,
   DEFAULT_EVENT_STREAM_LIMITS,
+  DEFAULT_SERVER,
   DEFAULT_TIMEOUTS,
   LOG_LEVELS,
   loadConfig,
@@ -25,10 +26,12 @@ const program = new Command("plant-receiver")
   .addOption(
     new Option("--port <port>", "port to listen on (0 picks a free one)")
       .env("PLANT_RECEIVER_PORT")
-      .default("8781"),
+      .default(DEFAULT_SERVER.port),
   )
   .addOption(
-    new Option("--host <host>", "address to listen on").env("PLANT_RECEIVER_HOST").default("127.0.0.1"),
+    new Option("--host <host>", "address to listen on")
+      .env("PLANT_RECEIVER_HOST")
+      .default(DEFAULT_SERVER.host),
   )
   .addOption(
     new Option("--token <token>", "accepted bearer token; repeat for rotation (env: comma-separated)")
@@ -54,31 +57,34 @@ const program = new Command("plant-receiver")
   .addOption(
     new Option("--db <target>", `SQLite file, :memory:, or postgres://... URL. Warning: ${MEMORY_DB_WARNING}`)
       .env("PLANT_RECEIVER_DB")
-      .default("./data/receiver.db"),
+      .default(DEFAULT_SERVER.db),
   )
   .addOption(
     // Checked by loadConfig with everything else, not by commander's .choices(), which would exit
     // before the other settings are looked at.
     new Option("--log-level <level>", `log level: ${LOG_LEVELS.join(", ")}`)
       .env("PLANT_RECEIVER_LOG_LEVEL")
-      .default("info"),
+      .default(DEFAULT_SERVER.logLevel),
   )
   .addOption(
     new Option(
-      "--headers-timeout <ms>",
+      "--headers-timeout <duration>",
       "cut off a client that has not sent its request head within this time (408)",
     )
       .env("PLANT_RECEIVER_HEADERS_TIMEOUT_MS")
       .default(DEFAULT_TIMEOUTS.headersTimeoutMs),
   )
   .addOption(
-    new Option("--body-timeout <ms>", "answer 408 to a webhook whose body has not arrived within this time")
+    new Option(
+      "--body-timeout <duration>",
+      "answer 408 to a webhook whose body has not arrived within this time",
+    )
       .env("PLANT_RECEIVER_BODY_TIMEOUT_MS")
       .default(DEFAULT_TIMEOUTS.bodyTimeoutMs),
   )
   .addOption(
     new Option(
-      "--request-timeout <ms>",
+      "--request-timeout <duration>",
       "cut off a client that has not sent its whole request within this time (408)",
     )
       .env("PLANT_RECEIVER_REQUEST_TIMEOUT_MS")
@@ -86,7 +92,7 @@ const program = new Command("plant-receiver")
   )
   .addOption(
     new Option(
-      "--db-busy-timeout <ms>",
+      "--db-busy-timeout <duration>",
       "how long a database statement may wait for a lock (SQLite busy timeout, PostgreSQL statement_timeout) before answering 500",
     )
       .env("PLANT_RECEIVER_DB_BUSY_TIMEOUT_MS")
@@ -140,16 +146,10 @@ function readConfig(): ReceiverConfig {
 async function main(): Promise<void> {
   const config = readConfig();
 
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger({ name: "plant-receiver", level: config.logLevel });
   const storage = await openStorage(config.db, {
     busyTimeoutMs: config.dbBusyTimeoutMs,
-    // Code and message only: pg attaches the pooled client, connection parameters and password
-    // included, to the errors of idle connections, and pino would print every field of `err`.
-    onError: (error) =>
-      logger.warn(
-        { err: { code: (error as { code?: unknown }).code, message: error.message } },
-        "database connection lost",
-      ),
+    onError: logPoolError(logger),
   });
   if (storage.kind === "memory") logger.warn({}, MEMORY_DB_WARNING);
   if (config.readTokens.length === 0) {
@@ -171,23 +171,12 @@ async function main(): Promise<void> {
     logger,
   });
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, "stopping");
-    // Stop accepting, end the SSE streams (they would hold close() open forever), and let requests
-    // in flight finish; keep-alive sockets are closed as soon as they are idle.
-    server.close(async (error) => {
-      clearInterval(idle);
-      clearTimeout(deadline);
-      await storage
-        .close()
-        .catch((closeError: unknown) => logger.error({ err: closeError }, "closing storage failed"));
-      logger.info({}, "stopped");
-      logger.flush();
-      process.exit(error ? 1 : 0);
-    });
+  // Stop accepting, end the SSE streams (they would hold close() open forever), and let requests
+  // in flight finish; keep-alive sockets are closed as soon as they are idle.
+  const stop = async () => {
+    const closed = new Promise<void>((resolve, reject) =>
+      server.close((error) => (error ? reject(error) : resolve())),
+    );
     events.close();
     server.closeIdleConnections();
     const idle = setInterval(() => server.closeIdleConnections(), 100);
@@ -195,9 +184,17 @@ async function main(): Promise<void> {
       logger.warn({}, "requests still running after 10 s; closing their connections");
       server.closeAllConnections();
     }, 10_000);
+    try {
+      await closed;
+    } finally {
+      clearInterval(idle);
+      clearTimeout(deadline);
+      await storage
+        .close()
+        .catch((closeError: unknown) => logger.error({ err: closeError }, "closing storage failed"));
+    }
   };
-  process.on("SIGTERM", () => stop("SIGTERM"));
-  process.on("SIGINT", () => stop("SIGINT"));
+  stopOnSignals({ logger, stop });
 
   server.listen(Number(config.port), config.host, () => {
     const { port } = server.address() as AddressInfo;

@@ -1,8 +1,15 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { Router } from "@koa/router";
+import {
+  createErrorBoundary,
+  mountRouter,
+  type PlantStored,
+  type WebhookHandled,
+} from "@plant-store/app-shell";
 import type { DedupStore, PlantWebhookOutcome, ReceiverLogger } from "@plant-store/receiver";
 import { createPlantWebhookRouter } from "@plant-store/receiver";
 import Koa from "koa";
+import { createDeliveryLog } from "./create-delivery-log.js";
 import { createMetrics } from "./create-metrics.js";
 import type { PlantEvents } from "./create-plant-events.js";
 import { createReadAccess } from "./create-read-access.js";
@@ -33,30 +40,14 @@ export function createApp(
   /** Per webhook request: the storage error that makes its answer a 400 rather than a 500. */
   const notStorable = new AsyncLocalStorage<{ error?: PlantNotStorableError }>();
   const metrics = createMetrics();
+  const deliveryLog = createDeliveryLog({ requests: metrics.requests });
   const app = new Koa();
   app.proxy = false;
   // Koa's default handler prints errors to stderr; ours are logged by the boundary below.
   app.silent = true;
 
   // The error boundary: anything unexpected becomes the spec's error body and a log line.
-  app.use(async (ctx, next) => {
-    try {
-      await next();
-    } catch (error) {
-      // Client errors thrown by Koa or its middleware (http-errors with `expose`) keep their status;
-      // a 5xx would tell the sender to retry something that can never succeed.
-      const { status, expose, message } = error as { status?: unknown; expose?: unknown; message?: unknown };
-      if (typeof status === "number" && status >= 400 && status < 500 && expose === true) {
-        logger.warn({ status, path: truncateForLog(ctx.path) }, "request refused");
-        ctx.status = status;
-        ctx.body = { error: status, message: typeof message === "string" ? message : "Bad request" };
-        return;
-      }
-      logger.error({ err: error, path: truncateForLog(ctx.path) }, "request failed");
-      ctx.status = 500;
-      ctx.body = { error: 500, message: "Internal error" };
-    }
-  });
+  app.use(createErrorBoundary({ logger, describePath: truncateForLog }));
 
   // Counts every request the webhook router answered, recognised by the outcome it leaves behind
   // rather than by the path: like any @koa/router route it also answers `/plant/webhook/` and
@@ -70,9 +61,20 @@ export function createApp(
       if (state !== undefined) {
         metrics.requests.inc({ outcome: state.outcome, status: String(ctx.status) });
         metrics.duration.observe({ outcome: state.outcome }, (performance.now() - started) / 1000);
+        const event: WebhookHandled = {
+          event: "webhook.handled",
+          outcome: state.outcome,
+          status: ctx.status,
+          ...(state.webhookId === undefined ? {} : { webhookId: state.webhookId }),
+          ...(state.code === undefined ? {} : { code: state.code }),
+        };
+        logger.info(event, "webhook handled");
       }
     }
   });
+
+  // The live page's per-delivery details (webhook id, attempt, duplicate, time to answer).
+  app.use(deliveryLog.middleware);
 
   const webhook = createPlantWebhookRouter({
     path: WEBHOOK_PATH,
@@ -93,10 +95,14 @@ export function createApp(
       }
       // Already stored: a redelivery after a crash between storing and acknowledging.
       if (stored === undefined) return;
-      logger.info(
-        { plantId: stored.id, webhookId: stored.webhookId, name: truncateForLog(stored.name) },
-        "plant received",
-      );
+      const event: PlantStored = {
+        event: "plant.stored",
+        plantId: stored.id,
+        webhookId: stored.webhookId,
+        name: truncateForLog(stored.name),
+        ...(stored.tag === null ? {} : { tag: truncateForLog(stored.tag) }),
+      };
+      logger.info(event, "plant received");
       events.publish(stored);
     },
   });
@@ -132,6 +138,9 @@ export function createApp(
       return;
     }
     ctx.body = { plants: await plantStore.list(limit) };
+  });
+  pages.get("/deliveries", readAccess, async (ctx) => {
+    ctx.body = await deliveryLog.snapshot();
   });
   pages.get("/healthz", async (ctx) => {
     try {
@@ -187,20 +196,8 @@ export function createApp(
   });
 
   app.use(webhook.routes());
-  app.use(pages.routes());
-  // Not koa-router's allowedMethods(): it answers 501 (a 5xx, "retry later") to any method its router
-  // does not implement, on any path, and keeps this fallback's 404 body under its 405 status.
-  app.use((ctx) => {
-    const matched = (ctx as { matched?: { methods: string[] }[] }).matched ?? [];
-    const allow = [...new Set(matched.flatMap((layer) => layer.methods))];
-    if (allow.length === 0) {
-      ctx.status = 404;
-      ctx.body = { error: 404, message: "Not found" };
-      return;
-    }
-    ctx.status = 405;
-    ctx.set("Allow", allow.join(", "));
-    ctx.body = { error: 405, message: `Method not allowed; use ${allow.join(" or ")}` };
-  });
+  // A wrong method on a page is a 405 with Allow, a path nobody serves a 404: never koa-router's 501
+  // (a 5xx tells the sender to retry), and always the spec's Error body.
+  mountRouter(app, pages);
   return app;
 }

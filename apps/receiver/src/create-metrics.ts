@@ -1,4 +1,5 @@
-import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import { createRegistry } from "@plant-store/app-shell";
+import { Counter, Histogram, type Registry } from "prom-client";
 
 export interface Metrics {
   registry: Registry;
@@ -6,10 +7,9 @@ export interface Metrics {
   duration: Histogram<"outcome">;
 }
 
-/** A registry of its own (not prom-client's global one), so several apps can live in one process. */
+/** The receiver's webhook metrics, in a registry of its own. */
 export function createMetrics(): Metrics {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  const registry = createRegistry();
   return {
     registry,
     requests: new Counter({

@@ -1,6 +1,5 @@
 export { type AppDeps, createApp, WEBHOOK_PATH } from "./create-app.js";
 export { createHttpServer, type HttpServerOptions } from "./create-http-server.js";
-export { createLogger, REDACT_PATHS } from "./create-logger.js";
 export { createMetrics, type Metrics } from "./create-metrics.js";
 export {
   createPlantEvents,
@@ -16,6 +15,7 @@ export {
   CONFIG_SOURCES,
   ConfigError,
   DEFAULT_EVENT_STREAM_LIMITS,
+  DEFAULT_SERVER,
   DEFAULT_TIMEOUTS,
   LOG_LEVELS,
   loadConfig,

@@ -49,8 +49,8 @@ describe("loadConfig", () => {
     ).toThrow(
       expect.objectContaining({
         problems: [
-          "--body-timeout / PLANT_RECEIVER_BODY_TIMEOUT_MS: must be at least 1 ms",
-          "--headers-timeout / PLANT_RECEIVER_HEADERS_TIMEOUT_MS: must not be longer than --request-timeout",
+          "--body-timeout (PLANT_RECEIVER_BODY_TIMEOUT_MS): must be at least 1ms",
+          "--headers-timeout (PLANT_RECEIVER_HEADERS_TIMEOUT_MS): must not be longer than --request-timeout",
         ],
       }),
     );
@@ -86,12 +86,12 @@ describe("loadConfig", () => {
     expect(error).toBeInstanceOf(ConfigError);
     const { problems, message } = error as ConfigError;
     expect(problems).toEqual([
-      "--port / PLANT_RECEIVER_PORT: must be 0 to 65535",
-      "--host / PLANT_RECEIVER_HOST: must not be empty",
-      "--token / PLANT_RECEIVER_TOKENS: at least one bearer token is required",
-      "--secret / PLANT_RECEIVER_SECRETS (value 1): must be whsec_ followed by base64 of at least 16 bytes, or a whpk_ ed25519 public key",
-      "--db / PLANT_RECEIVER_DB: must not be empty",
-      expect.stringMatching(/^--log-level \/ PLANT_RECEIVER_LOG_LEVEL: must be one of fatal, error/),
+      "--port (PLANT_RECEIVER_PORT): must be 0 to 65535",
+      "--host (PLANT_RECEIVER_HOST): must not be empty",
+      "--token (PLANT_RECEIVER_TOKENS): at least one bearer token is required",
+      "--secret (PLANT_RECEIVER_SECRETS) (value 1): must be whsec_ followed by base64 of at least 16 bytes, or a whpk_ ed25519 public key",
+      "--db (PLANT_RECEIVER_DB): must not be empty",
+      expect.stringMatching(/^--log-level \(PLANT_RECEIVER_LOG_LEVEL\): must be one of fatal, error/),
     ]);
     expect(message).not.toContain("whsec_short");
   });
@@ -114,8 +114,8 @@ describe("loadConfig", () => {
     ).toThrow(
       expect.objectContaining({
         problems: [
-          "--read-token / PLANT_RECEIVER_READ_TOKENS (value 1): must be printable ASCII without spaces",
-          "--max-event-streams / PLANT_RECEIVER_MAX_EVENT_STREAMS: must be at least 1",
+          "--read-token (PLANT_RECEIVER_READ_TOKENS) (value 1): must be printable ASCII without spaces",
+          "--max-event-streams (PLANT_RECEIVER_MAX_EVENT_STREAMS): must be at least 1",
         ],
       }),
     );

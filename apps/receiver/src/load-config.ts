@@ -1,5 +1,8 @@
-import { parseWebhookKey } from "@plant-store/types";
+import { ConfigError, durationSetting, parseSettings } from "@plant-store/app-shell";
+import { DELIVERY_TIMEOUT_MS, MIN_SECRET_BYTES, parseWebhookKey } from "@plant-store/types";
 import { z } from "zod";
+
+export { ConfigError };
 
 /** Where each setting comes from, for messages that tell the user what to fix. */
 export const CONFIG_SOURCES = {
@@ -27,18 +30,27 @@ export const DEFAULT_EVENT_STREAM_LIMITS = {
   maxEventStreamsPerClient: "10",
 } as const;
 
+/** Where the receiver listens and stores by default (the demo's layout). */
+export const DEFAULT_SERVER = {
+  port: "8781",
+  host: "127.0.0.1",
+  db: "./data/receiver.db",
+  logLevel: "info",
+} as const;
+
 /** Why `--db :memory:` is not for production; said at start-up and in `--help`. */
 export const MEMORY_DB_WARNING =
   "--db :memory: forgets the webhook ids it has seen when the process stops: a request captured before a restart can be replayed, and is handled again, for the 5 minutes its timestamp stays valid";
 
 /**
- * Defaults sized around the sender, which gives up on an answer after 15 s (DELIVERY_TIMEOUT_MS):
- * a body still arriving after that is wasted, and nobody legitimate needs 10 s to send headers.
+ * Defaults sized around the sender, which gives up on an answer after DELIVERY_TIMEOUT_MS: a body
+ * still arriving after that is wasted, and nobody legitimate needs 10 s to send headers. In
+ * milliseconds, as the flags have always taken them (a duration such as `15s` works too).
  */
 export const DEFAULT_TIMEOUTS = {
   headersTimeoutMs: "10000",
-  bodyTimeoutMs: "15000",
-  requestTimeoutMs: "30000",
+  bodyTimeoutMs: String(DELIVERY_TIMEOUT_MS),
+  requestTimeoutMs: String(2 * DELIVERY_TIMEOUT_MS),
   dbBusyTimeoutMs: "5000",
 } as const;
 
@@ -61,11 +73,7 @@ export interface RawReceiverOptions {
   maxEventStreamsPerClient?: string | undefined;
 }
 
-const milliseconds = z.coerce
-  .number({ error: "must be a number of milliseconds" })
-  .int("must be a whole number of milliseconds")
-  .min(1, "must be at least 1 ms")
-  .max(3_600_000, "must be at most 3600000 ms (an hour)");
+const milliseconds = durationSetting({ min: 1, max: 3_600_000 });
 
 // Env vars carry lists comma-separated; flags may also repeat. Both end up here as one list.
 const list = z
@@ -107,7 +115,7 @@ const ConfigSchema = z
             } catch {
               return false;
             }
-          }, "must be whsec_ followed by base64 of at least 16 bytes, or a whpk_ ed25519 public key"),
+          }, `must be whsec_ followed by base64 of at least ${MIN_SECRET_BYTES} bytes, or a whpk_ ed25519 public key`),
         )
         .min(1, "at least one signing secret is required"),
     ),
@@ -133,41 +141,26 @@ const ConfigSchema = z
 
 export type ReceiverConfig = z.output<typeof ConfigSchema>;
 
-/** Every configuration problem at once; the message never contains a value (they may be secrets). */
-export class ConfigError extends Error {
-  override readonly name = "ConfigError";
-  readonly code = "ERR_INVALID_CONFIG";
-  readonly problems: readonly string[];
-  constructor(problems: readonly string[]) {
-    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
-    this.problems = problems;
-  }
-}
-
 /** Validates the whole configuration once, at start-up. Throws `ConfigError` listing every problem. */
 export function loadConfig(raw: RawReceiverOptions): ReceiverConfig {
-  const result = ConfigSchema.safeParse({
-    port: raw.port ?? "8781",
-    host: raw.host ?? "127.0.0.1",
-    tokens: raw.token,
-    secrets: raw.secret,
-    readTokens: raw.readToken,
-    db: raw.db ?? "./data/receiver.db",
-    logLevel: raw.logLevel ?? "info",
-    headersTimeoutMs: raw.headersTimeout ?? DEFAULT_TIMEOUTS.headersTimeoutMs,
-    bodyTimeoutMs: raw.bodyTimeout ?? DEFAULT_TIMEOUTS.bodyTimeoutMs,
-    requestTimeoutMs: raw.requestTimeout ?? DEFAULT_TIMEOUTS.requestTimeoutMs,
-    dbBusyTimeoutMs: raw.dbBusyTimeout ?? DEFAULT_TIMEOUTS.dbBusyTimeoutMs,
-    maxEventStreams: raw.maxEventStreams ?? DEFAULT_EVENT_STREAM_LIMITS.maxEventStreams,
-    maxEventStreamsPerClient:
-      raw.maxEventStreamsPerClient ?? DEFAULT_EVENT_STREAM_LIMITS.maxEventStreamsPerClient,
-  });
-  if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => {
-    const key = issue.path[0] as keyof typeof CONFIG_SOURCES;
-    const source = CONFIG_SOURCES[key];
-    const where = issue.path.length > 1 ? ` (value ${Number(issue.path[1]) + 1})` : "";
-    return `${source.flag} / ${source.env}${where}: ${issue.message}`;
-  });
-  throw new ConfigError(problems);
+  return parseSettings(
+    ConfigSchema,
+    {
+      port: raw.port ?? DEFAULT_SERVER.port,
+      host: raw.host ?? DEFAULT_SERVER.host,
+      tokens: raw.token,
+      secrets: raw.secret,
+      readTokens: raw.readToken,
+      db: raw.db ?? DEFAULT_SERVER.db,
+      logLevel: raw.logLevel ?? DEFAULT_SERVER.logLevel,
+      headersTimeoutMs: raw.headersTimeout ?? DEFAULT_TIMEOUTS.headersTimeoutMs,
+      bodyTimeoutMs: raw.bodyTimeout ?? DEFAULT_TIMEOUTS.bodyTimeoutMs,
+      requestTimeoutMs: raw.requestTimeout ?? DEFAULT_TIMEOUTS.requestTimeoutMs,
+      dbBusyTimeoutMs: raw.dbBusyTimeout ?? DEFAULT_TIMEOUTS.dbBusyTimeoutMs,
+      maxEventStreams: raw.maxEventStreams ?? DEFAULT_EVENT_STREAM_LIMITS.maxEventStreams,
+      maxEventStreamsPerClient:
+        raw.maxEventStreamsPerClient ?? DEFAULT_EVENT_STREAM_LIMITS.maxEventStreamsPerClient,
+    },
+    (key) => CONFIG_SOURCES[key as keyof typeof CONFIG_SOURCES],
+  );
 }

@@ -14,5 +14,3 @@ export const unauthorized = () =>
   new AdminError(401, "ERR_UNAUTHORIZED", "Missing or wrong admin token (Authorization: Bearer <token>)");
 export const notFound = (what: string) => new AdminError(404, "ERR_NOT_FOUND", `${what} not found`);
 export const invalidInput = (message: string) => new AdminError(400, "ERR_INVALID_INPUT", message);
-export const methodNotAllowed = (method: string, path: string) =>
-  new AdminError(405, "ERR_METHOD_NOT_ALLOWED", `${method} is not allowed on ${path}`);

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { ConfigError } from "@plant-store/app-shell";
 import {
   EndpointNotFoundError,
   InvalidEncryptionKeyError,
@@ -11,7 +12,6 @@ import { plantsCommand } from "./commands/plants-command.js";
 import { resolveJsonFlag } from "./commands/resolve-json-flag.js";
 import { serveCommand } from "./commands/serve-command.js";
 import { NotFoundError } from "./commands/with-store.js";
-import { ConfigError } from "./config-error.js";
 import { IdempotencyConflictError } from "./idempotency-conflict-error.js";
 import { InvalidPlantError } from "./invalid-plant-error.js";
 

@@ -1,11 +1,13 @@
 import Router from "@koa/router";
+import { createErrorBoundary, mountRouter } from "@plant-store/app-shell";
 import { EndpointNotFoundError, type Outbox, SsrfBlockedError } from "@plant-store/sender";
 import { generateWebhookSecret } from "@plant-store/types";
 import Koa from "koa";
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import type { z } from "zod";
-import { AdminError, invalidInput, methodNotAllowed, notFound, unauthorized } from "./admin-error.js";
+import { addOperatorRoutes } from "./add-operator-routes.js";
+import { invalidInput, notFound, unauthorized } from "./admin-error.js";
 import {
   AddEndpointInputSchema,
   AddPlantInputSchema,
@@ -17,12 +19,11 @@ import {
 } from "./admin-inputs.js";
 import { checkAdminToken } from "./check-admin-token.js";
 import { formatZodError } from "./format-zod-error.js";
-import { IdempotencyConflictError } from "./idempotency-conflict-error.js";
-import { InvalidPlantError } from "./invalid-plant-error.js";
 import type { PlantCatalog } from "./plant-catalog.js";
 import { presentAttempt, presentDeliveries, presentEndpoint, presentPlant } from "./present.js";
 import { readJsonBody } from "./read-json-body.js";
 import { storageUnavailableCode } from "./storage-unavailable-code.js";
+import { STORE_PAGE_HEADERS, STORE_PAGE_HTML } from "./store-page-html.js";
 
 export interface AdminAppOptions {
   outbox: Outbox;
@@ -47,8 +48,8 @@ function parse<T extends z.ZodType>(schema: T, value: unknown, what: string): z.
 
 /**
  * The Plant Store's admin API (documented in spec/admin-openapi.json). The first middleware is the
- * error boundary: known errors become `{error, message}` with their status; anything else a
- * generic 500 and a log line, never a stack or a secret.
+ * error boundary: errors with a status and code become `{error, message}` with their status; anything
+ * else a generic 500 and a log line, never a stack or a secret.
  */
 export function createAdminApp(options: AdminAppOptions): Koa {
   const { outbox, plants, logger } = options;
@@ -56,37 +57,21 @@ export function createAdminApp(options: AdminAppOptions): Koa {
   const app = new Koa();
   const router = new Router();
 
-  app.use(async (ctx, next) => {
-    try {
-      await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw notFound(`${ctx.method} ${ctx.path}`);
-      // The router answers a known path with a wrong method in plain text (405, or 501 for a method it
-      // has never heard of): give it the Error body like every other refusal, keeping its Allow header.
-      if (ctx.status === 405 || ctx.status === 501) throw methodNotAllowed(ctx.method, ctx.path);
-    } catch (error) {
-      if (error instanceof AdminError) {
-        ctx.status = error.status;
-        ctx.body = { error: error.status, message: error.message };
-        return;
-      }
-      if (error instanceof InvalidPlantError || error instanceof IdempotencyConflictError) {
-        ctx.status = error instanceof InvalidPlantError ? 400 : 409;
-        ctx.body = { error: ctx.status, message: error.message };
-        return;
-      }
-      const storage = storageUnavailableCode(error);
-      if (storage) {
-        logger?.error({ err: error, method: ctx.method, path: ctx.path }, "store database unavailable");
-        ctx.status = 503;
-        ctx.set("retry-after", "5");
-        ctx.body = { error: 503, message: `The store's database is unavailable (${storage}); try again` };
-        return;
-      }
-      logger?.error({ err: error, method: ctx.method, path: ctx.path }, "admin request failed");
-      ctx.status = 500;
-      ctx.body = { error: 500, message: "Internal error" };
-    }
-  });
+  app.use(
+    createErrorBoundary({
+      ...(logger ? { logger } : {}),
+      // A database that cannot read or write right now: the request changed nothing, try again.
+      classify: (error) => {
+        const storage = storageUnavailableCode(error);
+        if (storage === undefined) return undefined;
+        return {
+          status: 503,
+          message: `The store's database is unavailable (${storage}); try again`,
+          headers: { "retry-after": "5" },
+        };
+      },
+    }),
+  );
 
   router.get("/healthz", (ctx) => {
     ctx.body = { ok: true };
@@ -94,6 +79,11 @@ export function createAdminApp(options: AdminAppOptions): Koa {
   router.get("/metrics", async (ctx) => {
     ctx.type = options.registry.contentType;
     ctx.body = await options.registry.metrics();
+  });
+  // The store page holds no data: it asks for the admin token and calls the routes below with it.
+  router.get("/", (ctx) => {
+    ctx.set(STORE_PAGE_HEADERS);
+    ctx.body = STORE_PAGE_HTML;
   });
 
   const admin = new Router();
@@ -212,7 +202,9 @@ export function createAdminApp(options: AdminAppOptions): Koa {
     }
   });
 
-  app.use(router.routes()).use(router.allowedMethods());
-  app.use(admin.routes()).use(admin.allowedMethods());
+  addOperatorRoutes(admin, outbox);
+
+  mountRouter(app, router);
+  mountRouter(app, admin);
   return app;
 }

@@ -1,5 +1,6 @@
+import { createRegistry } from "@plant-store/app-shell";
 import type { AttemptEvent } from "@plant-store/sender";
-import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import { Counter, Histogram, type Registry } from "prom-client";
 
 export interface StoreMetrics {
   registry: Registry;
@@ -8,8 +9,7 @@ export interface StoreMetrics {
 
 /** Prometheus metrics of the delivery pipeline, in a registry of this app's own. */
 export function createMetrics(): StoreMetrics {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  const registry = createRegistry();
   const attempts = new Counter({
     name: "plant_store_delivery_attempts_total",
     help: "Delivery attempts by outcome (delivered, retrying, failed, disabled)",

@@ -1,7 +1,7 @@
+import { ConfigError } from "@plant-store/app-shell";
 import { DELIVERY_TIMEOUT_MS } from "@plant-store/types";
 import { describe, expect, it } from "vitest";
 import { serveCommand } from "./commands/serve-command.js";
-import { ConfigError } from "./config-error.js";
 import { parseConfig } from "./parse-config.js";
 import { ServeConfigSchema } from "./serve-config.js";
 

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
+import { ConfigError } from "@plant-store/app-shell";
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "./config-error.js";
 import { resolveSecretsCipher } from "./resolve-secrets-cipher.js";
 
 describe("resolveSecretsCipher", () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
+import { ConfigError } from "@plant-store/app-shell";
 import { createAesGcmCipher, type SecretsCipher } from "@plant-store/sender";
-import { ConfigError } from "./config-error.js";
 
 export const ENCRYPTION_KEY_ENV = "PLANT_STORE_ENCRYPTION_KEY";
 export const ENCRYPTION_KEY_FILE_ENV = "PLANT_STORE_ENCRYPTION_KEY_FILE";
@@ -21,15 +21,15 @@ function parseKeys(text: string, where: string): Buffer[] {
     .split("\n")
     .flatMap((line) => line.replace(/#.*/, "").split(/[\s,]+/))
     .filter((entry) => entry !== "");
-  if (entries.length === 0) throw new ConfigError(`Invalid configuration:\n  ${where}: holds no key`);
+  if (entries.length === 0) throw new ConfigError([`${where}: holds no key`]);
   const problems: string[] = [];
   const keys = entries.map((entry, index) => {
     const key = decodeKey(entry);
     // The position only: a key, even a malformed one, is never printed.
-    if (!key) problems.push(`  ${where}: key ${index + 1} is not 32 bytes as 64 hex digits or base64`);
+    if (!key) problems.push(`${where}: key ${index + 1} is not 32 bytes as 64 hex digits or base64`);
     return key as Buffer;
   });
-  if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n${problems.join("\n")}`);
+  if (problems.length > 0) throw new ConfigError(problems);
   return keys;
 }
 
@@ -46,15 +46,15 @@ export function resolveSecretsCipher(
   const inline = env[ENCRYPTION_KEY_ENV];
   const flag = `--encryption-key-file (${ENCRYPTION_KEY_FILE_ENV})`;
   if (keyFile !== undefined && keyFile !== "" && inline !== undefined && inline !== "")
-    throw new ConfigError(`Invalid configuration:\n  ${flag}: give it or ${ENCRYPTION_KEY_ENV}, not both`);
+    throw new ConfigError([`${flag}: give it or ${ENCRYPTION_KEY_ENV}, not both`]);
   if (keyFile !== undefined && keyFile !== "") {
     let text: string;
     try {
       text = readFileSync(keyFile, "utf8");
     } catch (error) {
-      throw new ConfigError(
-        `Invalid configuration:\n  ${flag}: cannot read ${keyFile} (${(error as NodeJS.ErrnoException).code ?? "error"})`,
-      );
+      throw new ConfigError([
+        `${flag}: cannot read ${keyFile} (${(error as NodeJS.ErrnoException).code ?? "error"})`,
+      ]);
     }
     return createAesGcmCipher({ keys: parseKeys(text, flag) });
   }

@@ -1,4 +1,5 @@
 import type { AddressInfo } from "node:net";
+import { type DeliveryAttempted, logPoolError } from "@plant-store/app-shell";
 import { createDeliveryClient, createRetryPolicy, createSsrfGuard, createWorker } from "@plant-store/sender";
 import type { Logger } from "pino";
 import { createAdminApp } from "./create-admin-app.js";
@@ -15,17 +16,8 @@ export interface RunningStore {
 
 /** Starts the worker and the admin API on one outbox. */
 export async function runServe(config: ServeConfig, logger: Logger): Promise<RunningStore> {
-  // Code and message only: pg attaches the pooled client, connection parameters and password
-  // included, to the errors of idle connections, and pino would print every field of `err`.
   const secretsCipher = resolveSecretsCipher(config.encryptionKeyFile);
-  const store = await openStore(config.db, {
-    onError: (error) =>
-      logger.warn(
-        { err: { code: (error as { code?: unknown }).code, message: error.message } },
-        "database connection lost",
-      ),
-    secretsCipher,
-  });
+  const store = await openStore(config.db, { onError: logPoolError(logger), secretsCipher });
   const { outbox, plants } = store;
   try {
     // Every endpoint read once now: a wrong or missing key stops the start, instead of failing every claim.
@@ -56,7 +48,12 @@ export async function runServe(config: ServeConfig, logger: Logger): Promise<Run
     logger,
     // Finished deliveries older than this go in small batches; a delivery still pending never does.
     retention: { maxAgeMs: config.retention },
-    onAttempt: (event) => metrics.observe(event),
+    onAttempt: (attempt) => {
+      metrics.observe(attempt);
+      // The stable record of each attempt for programs following the log (the demo, tests, benchmarks).
+      const event: DeliveryAttempted = { event: "delivery.attempted", ...attempt, workerId: worker.id };
+      logger.info(event, "delivery attempted");
+    },
   });
   const app = createAdminApp({
     outbox,

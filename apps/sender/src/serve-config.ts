@@ -1,16 +1,10 @@
-import { createRetrySchedule, parseDuration } from "@plant-store/sender";
+import { durationSetting } from "@plant-store/app-shell";
+import { createRetrySchedule } from "@plant-store/sender";
 import { DELIVERY_TIMEOUT_MS } from "@plant-store/types";
 import { z } from "zod";
 import { BooleanSetting } from "./boolean-setting.js";
 
-const duration = z.string().transform((text, ctx) => {
-  try {
-    return parseDuration(text);
-  } catch (error) {
-    ctx.addIssue({ code: "custom", message: (error as Error).message });
-    return z.NEVER;
-  }
-});
+const duration = durationSetting();
 
 const positiveInt = z.coerce.number().int().min(1).max(1000);
 
@@ -37,15 +31,10 @@ export const ServeConfigSchema = z
     perEndpointConcurrency: positiveInt,
     lease: duration,
     // The contract promises receivers the store waits at most DELIVERY_TIMEOUT_MS for an answer.
-    timeout: duration.pipe(
-      z
-        .number()
-        .min(1, "must be at least 1ms")
-        .max(DELIVERY_TIMEOUT_MS, `must be at most ${DELIVERY_TIMEOUT_MS / 1000}s (the contract's limit)`),
-    ),
+    timeout: durationSetting({ min: 1, max: DELIVERY_TIMEOUT_MS, maxReason: "the contract's limit" }),
     disableAfter: duration,
     pollInterval: duration,
-    retention: duration.pipe(z.number().min(1000, "must be at least 1s")),
+    retention: durationSetting({ min: 1000 }),
   })
   .refine((config) => config.lease > 2 * config.timeout, {
     // A claim must outlast a wait for a free slot plus the attempt, or a second worker could take it mid-attempt.

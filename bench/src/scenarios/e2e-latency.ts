@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
+import { readAppEvent } from "@plant-store/app-shell";
 import type { RunningApp } from "plant-store-demo";
 import { Pool } from "undici";
 import { createBenchCredentials } from "../bench-credentials.js";
@@ -22,7 +23,7 @@ export class ArrivalTimeoutError extends Error {
 export const e2eLatency: Scenario = {
   name: NAME,
   description:
-    "Both apps as processes: latency from POST /plants returning to the receiver app logging `plant received`, at one plant per 10 ms and under saturation; baseline: a bare signed POST round trip to the same receiver",
+    "Both apps as processes: latency from POST /plants returning to the receiver app reporting `plant.stored`, at one plant per 10 ms and under saturation; baseline: a bare signed POST round trip to the same receiver",
   async run(context) {
     const names = [
       "light.p50",
@@ -75,9 +76,10 @@ export const e2eLatency: Scenario = {
       const arrivals = new Map<string, number>();
       const waiters = new Map<string, () => void>();
       receiver.onLine((line) => {
-        if (line.msg !== "plant received" || typeof line.name !== "string") return;
-        arrivals.set(line.name, now());
-        waiters.get(line.name)?.();
+        const event = readAppEvent(line);
+        if (event?.event !== "plant.stored") return;
+        arrivals.set(event.name, now());
+        waiters.get(event.name)?.();
       });
       const arrival = (name: string, timeoutMs = 30_000) =>
         new Promise<number>((resolve, reject) => {

@@ -1,6 +1,7 @@
 import type { Scenario } from "../scenario.js";
 import { backlog } from "./backlog.js";
 import { e2eLatency } from "./e2e-latency.js";
+import { endpointHealth } from "./endpoint-health.js";
 import { fanout } from "./fanout.js";
 import { postgresScale } from "./postgres-scale.js";
 import { receiverThroughput } from "./receiver-throughput.js";
@@ -20,4 +21,5 @@ export const scenarios: readonly Scenario[] = [
   postgresScale,
   senderDrain,
   senderIngest,
+  endpointHealth,
 ];

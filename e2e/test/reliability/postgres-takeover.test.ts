@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { readAppEvent } from "@plant-store/app-shell";
 import { startPostgres, type TestPostgres, waitFor } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import pg from "pg";
@@ -59,10 +60,13 @@ describe("three plant-store serve processes on one PostgreSQL, one killed with S
     const [victim, ...survivors] = stores as [(typeof stores)[0], ...typeof stores];
     const ids = await addPlants(victim.url, PLANTS, "Shared plant");
 
-    const victimAttempt = await waitFor(
-      () => victim.lines.find((line) => line.msg === "delivery attempt"),
-      30_000,
-    );
+    const victimAttempt = await waitFor(() => {
+      for (const line of victim.lines) {
+        const event = readAppEvent(line);
+        if (event?.event === "delivery.attempted") return event;
+      }
+      return undefined;
+    }, 30_000);
     const victimId = String(victimAttempt.workerId);
     const client = new pg.Client({ connectionString: db });
     await client.connect();

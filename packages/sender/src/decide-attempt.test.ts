@@ -107,10 +107,10 @@ describe("decideAttempt", () => {
     const failing: EndpointState = { status: "active", failingSince: 0, lastFailureAt: 9_999 };
     const decision = decideAttempt(input({ disableAfterMs: 10_000 }), delivery, failing, clock);
     expect(decision.outcome).toBe("disabled");
-    expect(decision.disabledEndpoint).toBe("failing continuously for 10 s");
+    expect(decision.disabledEndpoint).toBe("failing continuously for 10s");
     expect(decision.endpoint).toMatchObject({
       kind: "failed",
-      disabledReason: "failing continuously for 10 s",
+      disabledReason: "failing continuously for 10s",
     });
     expect(decision.delivery).toMatchObject({ status: "failed" });
     const notYet = decideAttempt(input({ disableAfterMs: 10_001 }), delivery, failing, clock);

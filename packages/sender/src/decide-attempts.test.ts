@@ -101,10 +101,10 @@ describe("decideAttempts", () => {
       { storeNow: 60_000, callerNow: 60_000 },
     );
     expect(batch.decisions.map((decision) => decision?.outcome)).toEqual(["disabled", "retrying"]);
-    expect(batch.decisions[0]?.disabledEndpoint).toBe("failing continuously for 1 min");
+    expect(batch.decisions[0]?.disabledEndpoint).toBe("failing continuously for 1m");
     expect(batch.endpoints.get(1)).toMatchObject({
       status: "disabled",
-      disabledReason: "failing continuously for 1 min",
+      disabledReason: "failing continuously for 1m",
     });
   });
 

@@ -47,6 +47,7 @@ export {
 } from "./decide-attempt.js";
 export { type DeliveryMessage, deliver } from "./deliver.js";
 export { DnsTimeoutError } from "./dns-timeout-error.js";
+export { formatDuration } from "./format-duration.js";
 export { InvalidEncryptionKeyError } from "./invalid-encryption-key-error.js";
 export { InvalidMessageError } from "./invalid-message-error.js";
 export { InvalidRetentionError } from "./invalid-retention-error.js";
@@ -58,9 +59,11 @@ export {
   type AttemptRecord,
   type ClaimedDelivery,
   type ClaimOptions,
+  type ClaimRequest,
   type DeliveryRecord,
   type DeliveryStatus,
   type Endpoint,
+  type EndpointAttemptStats,
   type EndpointStatus,
   type EnqueueResult,
   type ListDeliveriesOptions,
@@ -68,6 +71,7 @@ export {
   type MessageRecord,
   OUTBOX_NOTIFY_CHANNEL,
   type Outbox,
+  type RecordAndClaimResult,
   type RecordAttemptInput,
   type RecordedAttempt,
   type SweepOptions,

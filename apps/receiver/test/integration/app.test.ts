@@ -231,9 +231,9 @@ describe("plant-receiver configuration", () => {
     });
     expect(code).toBe(2);
     expect(stdout).toBe("");
-    expect(stderr).toContain("--port / PLANT_RECEIVER_PORT");
-    expect(stderr).toContain("--token / PLANT_RECEIVER_TOKENS: at least one bearer token is required");
-    expect(stderr).toContain("--secret / PLANT_RECEIVER_SECRETS");
+    expect(stderr).toContain("--port (PLANT_RECEIVER_PORT)");
+    expect(stderr).toContain("--token (PLANT_RECEIVER_TOKENS): at least one bearer token is required");
+    expect(stderr).toContain("--secret (PLANT_RECEIVER_SECRETS)");
     expect(stderr).not.toContain("not-a-secret");
   });
 
@@ -255,9 +255,9 @@ describe("plant-receiver configuration", () => {
     expect(code).toBe(2);
     expect(stdout).toBe("");
     for (const problem of [
-      "--log-level / PLANT_RECEIVER_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent",
-      "--port / PLANT_RECEIVER_PORT: must be 0 to 65535",
-      "--body-timeout / PLANT_RECEIVER_BODY_TIMEOUT_MS: must be a number of milliseconds",
+      "--log-level (PLANT_RECEIVER_LOG_LEVEL): must be one of fatal, error, warn, info, debug, trace, silent",
+      "--port (PLANT_RECEIVER_PORT): must be 0 to 65535",
+      "--body-timeout (PLANT_RECEIVER_BODY_TIMEOUT_MS): must be a number of milliseconds",
       "--tokens: unknown option",
       "1 unexpected argument",
     ]) {
@@ -274,9 +274,9 @@ describe("plant-receiver configuration", () => {
       PLANT_RECEIVER_LOG_LEVEL: "loud",
     });
     expect(code).toBe(2);
-    expect(stderr).toContain("--log-level / PLANT_RECEIVER_LOG_LEVEL: must be one of");
+    expect(stderr).toContain("--log-level (PLANT_RECEIVER_LOG_LEVEL): must be one of");
     expect(stderr).toContain("--secret: needs a value");
-    expect(stderr).toContain("--secret / PLANT_RECEIVER_SECRETS: at least one signing secret is required");
+    expect(stderr).toContain("--secret (PLANT_RECEIVER_SECRETS): at least one signing secret is required");
   });
 
   it("documents every flag and its environment variable in --help", async () => {

@@ -1,8 +1,8 @@
+import { ConfigError } from "@plant-store/app-shell";
 import { generateWebhookSecret, WebhookSecretSchema } from "@plant-store/types";
 import { Argument, Command, Option } from "commander";
 import { z } from "zod";
 import { AddEndpointInputSchema, IdSchema } from "../admin-inputs.js";
-import { ConfigError } from "../config-error.js";
 import { parseConfig } from "../parse-config.js";
 import { presentEndpoint } from "../present.js";
 import {
@@ -203,9 +203,9 @@ export function endpointsCommand(): Command {
     .addOption(jsonOption())
     .action(async (opts: { db: string; encryptionKeyFile?: string; json?: boolean }) => {
       if (!resolveSecretsCipher(opts.encryptionKeyFile))
-        throw new ConfigError(
-          `Invalid configuration:\n  --encryption-key-file (${ENCRYPTION_KEY_FILE_ENV}) or ${ENCRYPTION_KEY_ENV}: re-encrypt needs the keys, the new one first`,
-        );
+        throw new ConfigError([
+          `--encryption-key-file (${ENCRYPTION_KEY_FILE_ENV}) or ${ENCRYPTION_KEY_ENV}: re-encrypt needs the keys, the new one first`,
+        ]);
       await withStore(opts, async (store) => {
         const reencrypted = await store.reencryptEndpoints();
         const total = (await store.outbox.listEndpoints()).length;

@@ -1,6 +1,6 @@
+import { createLogger, stopOnSignals } from "@plant-store/app-shell";
 import { DELIVERY_TIMEOUT_MS } from "@plant-store/types";
 import { Command, Option } from "commander";
-import { createLogger } from "../create-logger.js";
 import { parseConfig } from "../parse-config.js";
 import { runServe } from "../run-serve.js";
 import { ServeConfigSchema } from "../serve-config.js";
@@ -76,27 +76,8 @@ export function serveCommand(): Command {
         ...raw,
         allowPrivateTargets: readFlag(raw.allowPrivateTargets, "PLANT_STORE_ALLOW_PRIVATE_TARGETS"),
       });
-      const logger = createLogger();
+      const logger = createLogger({ name: "plant-store", level: process.env.LOG_LEVEL ?? "info" });
       const store = await runServe(config, logger);
-      let stopping = false;
-      const shutdown = (signal: string) => {
-        if (stopping) return;
-        stopping = true;
-        logger.info({ signal }, "stopping");
-        store.stop().then(
-          () => {
-            logger.info({}, "stopped");
-            logger.flush();
-            process.exit(0);
-          },
-          (error: unknown) => {
-            logger.error({ err: error }, "could not stop cleanly");
-            logger.flush();
-            process.exit(1);
-          },
-        );
-      };
-      process.on("SIGTERM", () => shutdown("SIGTERM"));
-      process.on("SIGINT", () => shutdown("SIGINT"));
+      stopOnSignals({ logger, stop: () => store.stop() });
     });
 }

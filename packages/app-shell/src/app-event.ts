@@ -1,0 +1,68 @@
+import { z } from "zod";
+
+/**
+ * What the apps report on their JSON log stream under a stable `event` field, for programs that
+ * follow them (the demo, e2e tests, benchmarks): they read these fields, never the message text,
+ * which is for people and may be reworded.
+ */
+const DeliveryAttemptedSchema = z.object({
+  event: z.literal("delivery.attempted"),
+  deliveryId: z.number(),
+  webhookId: z.string(),
+  messageId: z.number(),
+  endpointId: z.number(),
+  /** 1-based over the delivery's life. */
+  attempt: z.number(),
+  status: z.number().nullable(),
+  error: z.string().nullable(),
+  durationMs: z.number(),
+  outcome: z.enum(["delivered", "retrying", "failed", "disabled"]),
+  /** ISO time the delivery was queued. */
+  queuedAt: z.string(),
+  nextAttemptAt: z.string().optional(),
+  /** The worker that made the attempt. */
+  workerId: z.string().optional(),
+});
+
+const WebhookHandledSchema = z.object({
+  event: z.literal("webhook.handled"),
+  /** `received`: the handler ran to completion for a webhook id not seen before. */
+  outcome: z.enum(["received", "duplicate", "rejected", "failed"]),
+  status: z.number(),
+  webhookId: z.string().optional(),
+  code: z.string().optional(),
+});
+
+const PlantStoredSchema = z.object({
+  event: z.literal("plant.stored"),
+  plantId: z.number(),
+  webhookId: z.string(),
+  name: z.string(),
+  tag: z.string().optional(),
+});
+
+const AppEventSchema = z.discriminatedUnion("event", [
+  DeliveryAttemptedSchema,
+  WebhookHandledSchema,
+  PlantStoredSchema,
+]);
+
+/** The store finished one delivery attempt (what the worker's `onAttempt` carries). */
+export type DeliveryAttempted = z.infer<typeof DeliveryAttemptedSchema>;
+/** The receiver answered one webhook request (what `ctx.state.plantWebhook` carries, and the status). */
+export type WebhookHandled = z.infer<typeof WebhookHandledSchema>;
+/** The receiver stored a plant it had not stored before. */
+export type PlantStored = z.infer<typeof PlantStoredSchema>;
+export type AppEvent = z.infer<typeof AppEventSchema>;
+
+/**
+ * The event a parsed log line carries, with the log line's `time` (ms), or undefined for a line that
+ * is not an event. A line with an `event` field whose fields do not fit is not an event either.
+ */
+export function readAppEvent(line: unknown): (AppEvent & { time?: number }) | undefined {
+  if (line === null || typeof line !== "object" || !("event" in line)) return undefined;
+  const result = AppEventSchema.safeParse(line);
+  if (!result.success) return undefined;
+  const time = (line as { time?: unknown }).time;
+  return typeof time === "number" ? { ...result.data, time } : result.data;
+}
