@@ -59,6 +59,7 @@ export {
   type AttemptRecord,
   type ClaimedDelivery,
   type ClaimOptions,
+  DELIVERY_STATUSES,
   type DeliveryRecord,
   type DeliveryStatus,
   type Endpoint,
