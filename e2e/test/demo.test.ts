@@ -117,6 +117,21 @@ describe("pnpm demo", () => {
       };
       expect(plants).toHaveLength(3);
       expect(existsSync(join(dataDir, "store.db"))).toBe(true);
+      // The store's page is printed with the admin token in its fragment; the page itself is public
+      // and static, and the token from the fragment opens the admin API it calls.
+      const [, storePage, adminToken] = /store's page\s+(http:\S+)\/#token=(\S+)/.exec(stdout) ?? [];
+      expect(storePage).toBe(storeUrl);
+      const page = await fetch(`${storePage}/`);
+      expect([page.status, page.headers.get("content-type")]).toEqual([200, "text/html; charset=utf-8"]);
+      const admin = { headers: { authorization: `Bearer ${decodeURIComponent(adminToken ?? "")}` } };
+      const { endpoints } = (await (await fetch(`${storeUrl}/endpoint-health`, admin)).json()) as {
+        endpoints: Array<{ attempts: number; succeeded: number }>;
+      };
+      // Its health figures: the three plants, each answered with a 2xx (a retried one adds an attempt).
+      expect(endpoints).toHaveLength(1);
+      expect(endpoints[0]?.succeeded).toBe(3);
+      expect(endpoints[0]?.attempts).toBeGreaterThanOrEqual(3);
+      expect(stdout).toMatch(/receiver's page\s+http:\S+\?read_token=/);
 
       process.kill(-(child.pid as number), "SIGINT");
       expect(await exit, `${stdout}\n${stderr}`).toStrictEqual({ code: 0, signal: null });

@@ -117,7 +117,13 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
     write("Plant Store demo\n");
     const livePageUrl = `${receiver.url}/?read_token=${readToken}`;
     write(`  receiver  ${receiver.url}   live page: ${livePageUrl}\n`);
-    write(`  store     ${store.url}   (admin API; metrics at ${store.url}/metrics)\n`);
+    // The admin token rides in the URL fragment, which the browser never sends: the page takes it once,
+    // keeps it in the tab's sessionStorage and removes it from the address bar.
+    const storePageUrl = `${store.url}/#token=${encodeURIComponent(adminToken)}`;
+    write(`  store     ${store.url}   store page: ${storePageUrl}\n`);
+    write(
+      `            (admin API with Authorization: Bearer ${adminToken}; metrics at ${store.url}/metrics)\n`,
+    );
     write(`  data      ${dataDir}\n`);
 
     const ledger = createDeliveryLedger();
@@ -234,7 +240,10 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
     );
 
     if (options.keep) {
-      write(`\nBoth apps keep running. Open ${livePageUrl} and add more plants with:\n`);
+      write("\nBoth apps keep running. Open them in a browser:\n");
+      write(`  the store's page      ${storePageUrl}\n`);
+      write(`  the receiver's page   ${livePageUrl}\n`);
+      write("Add more plants with:\n");
       write(`  pnpm sender plants add --name "Aloe vera" --tag succulent --db ${storeDb}\n`);
       write(
         ownsDataDir

@@ -9,6 +9,7 @@ import {
 import type { DedupStore, PlantWebhookOutcome, ReceiverLogger } from "@plant-store/receiver";
 import { createPlantWebhookRouter } from "@plant-store/receiver";
 import Koa from "koa";
+import { createDeliveryLog } from "./create-delivery-log.js";
 import { createMetrics } from "./create-metrics.js";
 import type { PlantEvents } from "./create-plant-events.js";
 import { createReadAccess } from "./create-read-access.js";
@@ -39,6 +40,7 @@ export function createApp(
   /** Per webhook request: the storage error that makes its answer a 400 rather than a 500. */
   const notStorable = new AsyncLocalStorage<{ error?: PlantNotStorableError }>();
   const metrics = createMetrics();
+  const deliveryLog = createDeliveryLog({ requests: metrics.requests });
   const app = new Koa();
   app.proxy = false;
   // Koa's default handler prints errors to stderr; ours are logged by the boundary below.
@@ -70,6 +72,9 @@ export function createApp(
       }
     }
   });
+
+  // The live page's per-delivery details (webhook id, attempt, duplicate, time to answer).
+  app.use(deliveryLog.middleware);
 
   const webhook = createPlantWebhookRouter({
     path: WEBHOOK_PATH,
@@ -136,6 +141,9 @@ export function createApp(
     ctx.body = {
       plants: (await plantStore.list(limit)).map((plant) => ({ ...plant, tag: plant.tag ?? null })),
     };
+  });
+  pages.get("/deliveries", readAccess, async (ctx) => {
+    ctx.body = await deliveryLog.snapshot();
   });
   pages.get("/healthz", async (ctx) => {
     try {

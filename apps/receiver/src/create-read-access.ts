@@ -9,7 +9,7 @@ export const READ_TOKEN_PARAM = "read_token";
 const digest = (value: string) => createHash("sha256").update(value).digest();
 
 /**
- * Guards the read side (`/`, `/plants`, `/events`, `/metrics`): the request must carry one of
+ * Guards the read side (`/`, `/plants`, `/deliveries`, `/events`, `/metrics`): the request must carry one of
  * `readTokens` as `Authorization: Bearer …` (scripts, Prometheus) or in the `plant_receiver_read`
  * cookie (the live page). `GET /?read_token=…` checks the token, sets the cookie and redirects to
  * `/`, so the token leaves the address bar and history. Every configured token is compared, in
@@ -33,7 +33,7 @@ export function createReadAccess(readTokens: readonly string[]) {
       ctx.body = {
         error: 403,
         message:
-          "The read side is off: start the receiver with --read-token to use /, /plants, /events and /metrics",
+          "The read side is off: start the receiver with --read-token to use /, /plants, /deliveries, /events and /metrics",
       };
       return;
     }

@@ -6,6 +6,7 @@ import Koa from "koa";
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import type { z } from "zod";
+import { addOperatorRoutes } from "./add-operator-routes.js";
 import { invalidInput, notFound, unauthorized } from "./admin-error.js";
 import {
   AddEndpointInputSchema,
@@ -22,6 +23,7 @@ import type { PlantCatalog } from "./plant-catalog.js";
 import { presentAttempt, presentDeliveries, presentEndpoint, presentPlant } from "./present.js";
 import { readJsonBody } from "./read-json-body.js";
 import { storageUnavailableCode } from "./storage-unavailable-code.js";
+import { STORE_PAGE_HEADERS, STORE_PAGE_HTML } from "./store-page-html.js";
 
 export interface AdminAppOptions {
   outbox: Outbox;
@@ -77,6 +79,11 @@ export function createAdminApp(options: AdminAppOptions): Koa {
   router.get("/metrics", async (ctx) => {
     ctx.type = options.registry.contentType;
     ctx.body = await options.registry.metrics();
+  });
+  // The store page holds no data: it asks for the admin token and calls the routes below with it.
+  router.get("/", (ctx) => {
+    ctx.set(STORE_PAGE_HEADERS);
+    ctx.body = STORE_PAGE_HTML;
   });
 
   const admin = new Router();
@@ -194,6 +201,8 @@ export function createAdminApp(options: AdminAppOptions): Koa {
       throw error;
     }
   });
+
+  addOperatorRoutes(admin, outbox);
 
   mountRouter(app, router);
   mountRouter(app, admin);

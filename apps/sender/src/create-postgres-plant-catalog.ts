@@ -37,6 +37,105 @@ export async function createPostgresPlantCatalog(
     }
   });
 
+  /**
+   * A whole group in at most four statements: the keys it carries looked up at once, its plants' ids
+   * drawn, every message and delivery queued (`enqueueMany`) and every plant inserted, each a multi-row
+   * statement. A key seen before answers as `replayOf` says; a key twice in one group answers the
+   * second as a repeat of the first.
+   */
+  async function addGroup(
+    client: pg.PoolClient,
+    items: readonly AddRequest[],
+  ): Promise<Array<GroupOutcome<AddPlantResult>>> {
+    const keys = [...new Set(items.flatMap((item) => (item.key === undefined ? [] : [item.key])))];
+    const seen = new Map(
+      keys.length === 0
+        ? []
+        : (
+            await client.query<PlantRow & { idempotency_key: string }>(
+              "SELECT * FROM store_plants WHERE idempotency_key = ANY($1::text[])",
+              [keys],
+            )
+          ).rows.map((row) => [row.idempotency_key, row]),
+    );
+    type New = { item: AddRequest; hash: string; webhookId: string; payloadFor: (id: number) => unknown };
+    const fresh: New[] = [];
+    const firstOfKey = new Map<string, New>();
+    const plan = items.map((item): GroupOutcome<AddPlantResult> | New | { repeatOf: New; hash: string } => {
+      const hash = requestHash({ name: item.name, tag: item.tag });
+      try {
+        const row = item.key === undefined ? undefined : seen.get(item.key);
+        if (row) return { ok: true, value: replayOf(row, hash) };
+        const first = item.key === undefined ? undefined : firstOfKey.get(item.key);
+        if (first) return { repeatOf: first, hash };
+        // Refused before anything is written.
+        const added: New = { item, hash, webhookId: newWebhookId(), payloadFor: newPlantPayload(item) };
+        fresh.push(added);
+        if (item.key !== undefined) firstOfKey.set(item.key, added);
+        return added;
+      } catch (error) {
+        if (error instanceof IdempotencyConflictError || error instanceof InvalidPlantError)
+          return { ok: false, error };
+        throw error;
+      }
+    });
+    const stored = new Map<New, AddPlantResult>();
+    if (fresh.length > 0) {
+      const ids = (
+        await client.query<{ id: string }>(
+          "SELECT nextval(pg_get_serial_sequence('store_plants', 'id')) AS id FROM generate_series(1, $1::int)",
+          [fresh.length],
+        )
+      ).rows.map((row) => Number(row.id));
+      const queued = await outbox.enqueueMany(
+        fresh.map((added, index) => ({
+          payload: added.payloadFor(ids[index] as number),
+          webhookId: added.webhookId,
+        })),
+        { client },
+      );
+      const rows = await client.query<PlantRow>(
+        `INSERT INTO store_plants (id, name, tag, webhook_id, idempotency_key, request_hash, queued, created_at)
+         SELECT *, (extract(epoch FROM statement_timestamp()) * 1000)::bigint
+         FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[])
+         RETURNING *`,
+        [
+          ids,
+          fresh.map((added) => added.item.name),
+          fresh.map((added) => added.item.tag ?? null),
+          fresh.map((added) => added.webhookId),
+          fresh.map((added) => added.item.key ?? null),
+          fresh.map((added) => (added.item.key === undefined ? null : added.hash)),
+          queued.map((result) => result.deliveries),
+        ],
+      );
+      const byWebhookId = new Map(rows.rows.map((row) => [row.webhook_id, row]));
+      fresh.forEach((added, index) => {
+        const row = byWebhookId.get(added.webhookId) as PlantRow;
+        stored.set(added, {
+          plant: toCatalogPlant(row),
+          queued: queued[index]?.deliveries ?? 0,
+          replayed: false,
+        });
+      });
+    }
+    return plan.map((step) => {
+      if ("ok" in step) return step;
+      if ("repeatOf" in step) {
+        const first = stored.get(step.repeatOf) as AddPlantResult;
+        if (step.hash !== step.repeatOf.hash)
+          return {
+            ok: false,
+            error: new IdempotencyConflictError(
+              "This Idempotency-Key was already used with a different plant",
+            ),
+          };
+        return { ok: true, value: { ...first, replayed: true } };
+      }
+      return { ok: true, value: stored.get(step) as AddPlantResult };
+    });
+  }
+
   async function addIn(client: pg.PoolClient, { name, tag, key }: AddRequest): Promise<AddPlantResult> {
     const hash = requestHash({ name, tag });
     if (key !== undefined) {
@@ -63,37 +162,29 @@ export async function createPostgresPlantCatalog(
   }
 
   // Requests arriving while a transaction is prepared or committed share the next one: one WAL flush
-  // for all. A refusal (409, 400) happens before its plant writes anything, so it leaves the group
-  // intact; a database error rolls the whole group back, and each of its plants is then tried alone.
+  // for all, and a fixed number of statements whatever the group's size (addGroup). A refusal (409, 400)
+  // is decided before anything is written, so it leaves the group intact; a database error rolls the
+  // whole group back, and each of its plants is then tried alone.
   const addGrouped = createGroupCommit<AddRequest, AddPlantResult>(async (items) => {
-    const settle = async (client: pg.PoolClient, item: AddRequest): Promise<GroupOutcome<AddPlantResult>> => {
-      try {
-        return { ok: true, value: await addIn(client, item) };
-      } catch (error) {
-        if (error instanceof IdempotencyConflictError || error instanceof InvalidPlantError)
-          return { ok: false, error };
-        throw error;
-      }
-    };
     try {
-      return await withTransaction(pool, async (client) => {
-        const outcomes: Array<GroupOutcome<AddPlantResult>> = [];
-        for (const item of items) outcomes.push(await settle(client, item));
-        return outcomes;
-      });
+      return await withTransaction(pool, (client) => addGroup(client, items));
     } catch (error) {
       if (items.length === 1) return [{ ok: false, error }];
       return Promise.all(
         items.map((item) =>
-          withTransaction(pool, (client) => settle(client, item)).catch((alone: unknown) => ({
-            ok: false as const,
-            error: alone,
-          })),
+          withTransaction(pool, async (client): Promise<GroupOutcome<AddPlantResult>> => {
+            try {
+              return { ok: true, value: await addIn(client, item) };
+            } catch (alone) {
+              if (alone instanceof IdempotencyConflictError || alone instanceof InvalidPlantError)
+                return { ok: false, error: alone };
+              throw alone;
+            }
+          }).catch((alone: unknown) => ({ ok: false as const, error: alone })),
         ),
       );
     }
   });
-
   return {
     async add(input, idempotencyKey) {
       try {

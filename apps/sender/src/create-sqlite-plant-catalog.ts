@@ -1,6 +1,8 @@
 import { newWebhookId } from "@plant-store/sender";
 import type { SqliteOutbox } from "@plant-store/sender/sqlite";
 import { createGroupCommit, type GroupOutcome } from "./create-group-commit.js";
+import { IdempotencyConflictError } from "./idempotency-conflict-error.js";
+import { InvalidPlantError } from "./invalid-plant-error.js";
 import { newPlantPayload } from "./new-plant-payload.js";
 import type { AddPlantResult, AddRequest, PlantCatalog } from "./plant-catalog.js";
 import { type PlantRow, replayOf, toCatalogPlant } from "./plant-row.js";
@@ -28,50 +30,60 @@ export function createSqlitePlantCatalog(outbox: SqliteOutbox): PlantCatalog {
     "UPDATE store_plants SET queued = ? WHERE id = ? RETURNING *",
   );
 
-  const add = db.transaction(
-    (name: string, tag: string | undefined, key: string | undefined): AddPlantResult => {
-      const hash = requestHash({ name, tag });
-      if (key !== undefined) {
-        const seen = byKey.get(key);
-        if (seen) return replayOf(seen, hash);
-      }
-      // Refused before anything is written.
-      const payloadFor = newPlantPayload({ name, tag });
-      const webhookId = newWebhookId();
-      const { id } = insert.get(
-        name,
-        tag ?? null,
-        webhookId,
-        key ?? null,
-        key === undefined ? null : hash,
-        Date.now(),
-      ) as {
-        id: number;
-      };
-      const { deliveries } = outbox.enqueueSync({ payload: payloadFor(id), webhookId });
-      return {
-        plant: toCatalogPlant(setQueued.get(deliveries, id) as PlantRow),
-        queued: deliveries,
-        replayed: false,
-      };
-    },
-  );
+  function addIn(name: string, tag: string | undefined, key: string | undefined): AddPlantResult {
+    const hash = requestHash({ name, tag });
+    if (key !== undefined) {
+      const seen = byKey.get(key);
+      if (seen) return replayOf(seen, hash);
+    }
+    // Refused before anything is written.
+    const payloadFor = newPlantPayload({ name, tag });
+    const webhookId = newWebhookId();
+    const { id } = insert.get(
+      name,
+      tag ?? null,
+      webhookId,
+      key ?? null,
+      key === undefined ? null : hash,
+      Date.now(),
+    ) as {
+      id: number;
+    };
+    const { deliveries } = outbox.enqueueSync({ payload: payloadFor(id), webhookId });
+    return {
+      plant: toCatalogPlant(setQueued.get(deliveries, id) as PlantRow),
+      queued: deliveries,
+      replayed: false,
+    };
+  }
+  const addAlone = db.transaction(addIn);
 
-  // Requests arriving together share one transaction; each plant is a savepoint of its own, so a
-  // refused one (409, 400) leaves the others in.
-  const addGrouped = createGroupCommit<AddRequest, AddPlantResult>(async (items) =>
-    db
-      .transaction(() =>
-        items.map((item): GroupOutcome<AddPlantResult> => {
-          try {
-            return { ok: true, value: add(item.name, item.tag, item.key) };
-          } catch (error) {
-            return { ok: false, error };
-          }
-        }),
-      )
-      .immediate(),
-  );
+  // Requests arriving together share one transaction. A refusal (409, 400) is decided before its plant
+  // writes anything, so it leaves the group intact without a savepoint per plant (one statement pair
+  // less per plant); any other error rolls the whole group back, and each plant is then tried alone.
+  const addGrouped = createGroupCommit<AddRequest, AddPlantResult>(async (items) => {
+    const settle = (item: AddRequest, add: typeof addIn): GroupOutcome<AddPlantResult> => {
+      try {
+        return { ok: true, value: add(item.name, item.tag, item.key) };
+      } catch (error) {
+        if (error instanceof IdempotencyConflictError || error instanceof InvalidPlantError)
+          return { ok: false, error };
+        throw error;
+      }
+    };
+    try {
+      return db.transaction(() => items.map((item) => settle(item, addIn))).immediate();
+    } catch (error) {
+      if (items.length === 1) return [{ ok: false, error }];
+      return items.map((item) => {
+        try {
+          return settle(item, (name, tag, key) => addAlone.immediate(name, tag, key));
+        } catch (alone) {
+          return { ok: false, error: alone };
+        }
+      });
+    }
+  });
 
   return {
     async add(input, idempotencyKey) {

@@ -4,6 +4,7 @@ import {
   type NewPlant,
   TIMESTAMP_TOLERANCE_SECONDS,
 } from "@plant-store/types";
+import type { ConstantTimeEqual } from "./constant-time-equal.js";
 import { createMemoryDedupStore } from "./create-memory-dedup-store.js";
 import { createOnceRunner } from "./create-once-runner.js";
 import {
@@ -17,7 +18,6 @@ import { InvalidReceiverOptionsError } from "./errors/invalid-receiver-options-e
 import { MethodNotAllowedError } from "./errors/method-not-allowed-error.js";
 import type { IncomingHeaders } from "./header-value.js";
 import type { ReceiverLogger } from "./receiver-logger.js";
-import type { TokenDigest } from "./token-digest.js";
 import { WebhookError } from "./webhook-error.js";
 
 export interface ReceiverOptions extends VerifierOptions {
@@ -90,8 +90,11 @@ const DUPLICATE_BODY = JSON.stringify({ received: true, duplicate: true });
  * method, bearer token, content type, body (size, deadline), signature and timestamp, JSON, schema,
  * de-duplication, handler. Adapters only read the request and write the answer.
  */
-export function createDeliveryHandler(options: ReceiverOptions, tokenDigest: TokenDigest): DeliveryHandler {
-  const steps = createVerificationSteps(options, tokenDigest);
+export function createDeliveryHandler(
+  options: ReceiverOptions,
+  tokenEqual: ConstantTimeEqual,
+): DeliveryHandler {
+  const steps = createVerificationSteps(options, tokenEqual);
   const path = options.path ?? "/plant/webhook";
   if (typeof path !== "string" || !path.startsWith("/")) {
     throw new InvalidReceiverOptionsError("Invalid receiver options: path: must start with /");

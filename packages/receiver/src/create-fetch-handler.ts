@@ -4,10 +4,10 @@ import {
   type PlantWebhookOutcome,
   type ReceiverOptions,
 } from "./create-delivery-handler.js";
-import { createWebTokenDigest } from "./create-web-token-digest.js";
 import type { IncomingHeaders } from "./header-value.js";
 import { readFetchBody } from "./read-fetch-body.js";
 import { RECEIVED_HEADERS } from "./received-headers.js";
+import { webConstantTimeEqual } from "./web-constant-time-equal.js";
 
 export interface FetchHandlerOptions extends ReceiverOptions {
   /** Called with each answered delivery's outcome, e.g. for metrics. */
@@ -23,7 +23,7 @@ export interface FetchHandlerOptions extends ReceiverOptions {
  * `webhook-id`, `webhook-signature` or `Authorization` never passes its check, so it is refused too.
  */
 export function createFetchHandler(options: FetchHandlerOptions): (request: Request) => Promise<Response> {
-  const handler = createDeliveryHandler(options, createWebTokenDigest());
+  const handler = createDeliveryHandler(options, webConstantTimeEqual);
   const { onOutcome } = options;
 
   return async (request) => {

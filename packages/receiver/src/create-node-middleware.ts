@@ -6,7 +6,7 @@ import {
   type ReceiverOptions,
 } from "./create-delivery-handler.js";
 import { createHeaderCollector } from "./create-header-collector.js";
-import { createNodeTokenDigest } from "./create-node-token-digest.js";
+import { nodeConstantTimeEqual } from "./node-constant-time-equal.js";
 import { readRawBody } from "./read-raw-body.js";
 import { RECEIVED_HEADERS } from "./received-headers.js";
 
@@ -36,7 +36,7 @@ function pathOf(url: string | undefined): string {
  * already read the body, the answer is 500 `ERR_BODY_ALREADY_CONSUMED`, saying so.
  */
 export function createNodeMiddleware(options: NodeMiddlewareOptions): NodeMiddleware {
-  const handler = createDeliveryHandler(options, createNodeTokenDigest());
+  const handler = createDeliveryHandler(options, nodeConstantTimeEqual);
   const collectHeaders = createHeaderCollector(RECEIVED_HEADERS);
   const { onOutcome } = options;
 

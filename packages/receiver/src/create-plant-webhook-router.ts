@@ -2,7 +2,7 @@ import { Router, type RouterInstance } from "@koa/router";
 import type { Context } from "koa";
 import { createDeliveryHandler, JSON_TYPE, type ReceiverOptions } from "./create-delivery-handler.js";
 import { createHeaderCollector } from "./create-header-collector.js";
-import { createNodeTokenDigest } from "./create-node-token-digest.js";
+import { nodeConstantTimeEqual } from "./node-constant-time-equal.js";
 import { readRawBody } from "./read-raw-body.js";
 import { RECEIVED_HEADERS } from "./received-headers.js";
 
@@ -13,7 +13,7 @@ export type { PlantWebhookOutcome, ReceiverOptions } from "./create-delivery-han
  * it reads the raw bytes itself, because the signature covers exactly those bytes.
  */
 export function createPlantWebhookRouter(options: ReceiverOptions): RouterInstance {
-  const handler = createDeliveryHandler(options, createNodeTokenDigest());
+  const handler = createDeliveryHandler(options, nodeConstantTimeEqual);
   const collectHeaders = createHeaderCollector(RECEIVED_HEADERS);
 
   const handle = async (ctx: Context): Promise<void> => {

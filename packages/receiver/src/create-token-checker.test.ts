@@ -15,15 +15,23 @@ vi.mock("node:crypto", async (importOriginal) => {
 });
 
 const { createTokenChecker } = await import("./create-token-checker.js");
-const { createNodeTokenDigest } = await import("./create-node-token-digest.js");
+const { nodeConstantTimeEqual } = await import("./node-constant-time-equal.js");
+const { webConstantTimeEqual } = await import("./web-constant-time-equal.js");
 const { InvalidTokenError } = await import("./errors/invalid-token-error.js");
+const { MissingTokenError } = await import("./errors/missing-token-error.js");
 
 const accepted = [
   "tok_live_4f9a1c2e8b7d",
   "t",
   "a-much-longer-rotated-token-with-64-characters-0123456789abcdefgh",
+  // Same length as the first: two accepted tokens share one length.
+  "tok_live_0000000000Zz",
 ];
-const check = createTokenChecker(accepted, createNodeTokenDigest());
+type Checker = ReturnType<typeof createTokenChecker>;
+// A checker made per call: code under test that ran while the file loads would count as run by no
+// test at all in mutation testing, which then reruns every test for each of its mutants.
+const check: Checker = (headers) => createTokenChecker(accepted, nodeConstantTimeEqual)(headers);
+const checkOnWeb: Checker = (headers) => createTokenChecker(accepted, webConstantTimeEqual)(headers);
 
 /** Every prefix, every one-character change at each position, and extensions of each accepted token. */
 function candidates(): string[] {
@@ -40,34 +48,126 @@ function candidates(): string[] {
   return [...out];
 }
 
-function outcome(token: string): "accepted" | "refused" {
+function outcome(checker: Checker, authorization: string | string[] | undefined) {
   try {
-    check({ authorization: `Bearer ${token}` });
+    checker({ authorization });
     return "accepted";
   } catch (error) {
-    expect(error).toBeInstanceOf(InvalidTokenError);
-    return "refused";
+    if (error instanceof MissingTokenError) return "missing";
+    if (error instanceof InvalidTokenError) return "invalid";
+    throw error;
   }
 }
 
 describe("createTokenChecker comparison shape", () => {
-  it("compares fixed-length digests against every accepted token, whatever the candidate's length or matching prefix", () => {
+  it("compares once per accepted token, at that token's length, whatever the candidate's length or matching prefix", () => {
     const tried = candidates();
-    expect(tried.length).toBeGreaterThan(150);
+    expect(tried.length).toBeGreaterThan(200);
     for (const token of tried) {
       comparisons.length = 0;
-      const result = outcome(token);
-      expect(result).toBe(accepted.includes(token) ? "accepted" : "refused");
-      // Same number of comparisons (no early exit on a match or a mismatch), all of 32-byte
-      // HMAC-SHA256 digests: the work done cannot depend on how much of a token matched.
-      expect(comparisons).toEqual(accepted.map(() => [32, 32]));
+      const expected = accepted.includes(token) ? "accepted" : "invalid";
+      expect(outcome(check, `Bearer ${token}`), token).toBe(expected);
+      // One comparison per accepted token (no early exit on a match or a mismatch), always of two
+      // buffers of the accepted token's length: the work cannot depend on how much of a token matched.
+      expect(comparisons).toEqual(accepted.map((t) => [t.length, t.length]));
     }
   });
 
+  it("decides the same on the Web build's comparison", () => {
+    for (const token of candidates()) {
+      expect(outcome(checkOnWeb, `Bearer ${token}`), token).toBe(outcome(check, `Bearer ${token}`));
+    }
+  });
+
+  it("accepts the second of two tokens of one length, and a token presented right after a longer one", () => {
+    // One checker for every call: its per-length buffers are reused from one request to the next.
+    const check = createTokenChecker(accepted, nodeConstantTimeEqual);
+    expect(outcome(check, `Bearer ${accepted[3]}`)).toBe("accepted");
+    expect(outcome(check, `Bearer ${accepted[2]}`)).toBe("accepted");
+    expect(outcome(check, "Bearer t")).toBe("accepted");
+    // The buffer that received the last candidate holds no state for the next one.
+    expect(outcome(check, `Bearer ${accepted[0]}`)).toBe("accepted");
+    expect(outcome(check, `Bearer ${accepted[0]?.replace("4f9a", "4f9b")}`)).toBe("invalid");
+  });
+});
+
+describe("createTokenChecker header rules", () => {
   it("accepts the scheme in any case and refuses tokens that differ only in case", () => {
     comparisons.length = 0;
-    expect(() => check({ authorization: "bEaReR t" })).not.toThrow();
-    expect(() => check({ authorization: "Bearer T" })).toThrow(InvalidTokenError);
-    expect(comparisons).toEqual([...accepted, ...accepted].map(() => [32, 32]));
+    expect(outcome(check, "bEaReR t")).toBe("accepted");
+    expect(outcome(check, "Bearer T")).toBe("invalid");
+    expect(comparisons).toEqual([...accepted, ...accepted].map((t) => [t.length, t.length]));
+  });
+
+  it("forgives spaces and tabs around the scheme and the token", () => {
+    for (const authorization of [
+      "Bearer  t",
+      "Bearer\tt",
+      " Bearer t",
+      "\tBearer t",
+      "Bearer t ",
+      "Bearer t\t",
+    ]) {
+      expect(outcome(check, authorization), JSON.stringify(authorization)).toBe("accepted");
+    }
+  });
+
+  it("refuses anything before the scheme or after the token, and a scheme glued to its token", () => {
+    for (const authorization of [
+      "Bearer t junk",
+      "Bearer t t",
+      "XBearer t",
+      "X Bearer t",
+      "Bearert",
+      "Bearer",
+      "Bearer ",
+      "",
+      "Basic dTpw",
+      "Token t",
+      // Unicode spaces split the word too, and are not the spaces or tabs forgiven around it.
+      "Bearer t\u2028",
+      "Bearer t\u00a0t",
+    ]) {
+      comparisons.length = 0;
+      expect(outcome(check, authorization), JSON.stringify(authorization)).toBe("missing");
+      expect(comparisons).toEqual([]);
+    }
+  });
+
+  it("refuses a missing or repeated header as missing", () => {
+    expect(outcome(check, undefined)).toBe("missing");
+    expect(outcome(check, ["Bearer t", "Bearer t"])).toBe("missing");
+    expect(outcome(check, ["Bearer t"])).toBe("accepted");
+  });
+
+  it("refuses a presented token outside visible ASCII before comparing anything (BearerTokenSchema's rule)", () => {
+    for (const bad of ["t\u00e9", "\u00e9", "t\u007f", "t\u0000", "t\u0019"]) {
+      comparisons.length = 0;
+      expect(outcome(check, `Bearer ${bad}`), JSON.stringify(bad)).toBe("invalid");
+      expect(comparisons).toEqual([]);
+    }
+    // A character whose low byte is an accepted token's: without the rule, "ŵ" (U+0175) would be
+    // written into the byte buffer as "u" (0x75) and compared as such.
+    const lookalike = createTokenChecker(["u"], nodeConstantTimeEqual);
+    expect(outcome(lookalike, "Bearer u")).toBe("accepted");
+    expect(outcome(lookalike, "Bearer \u0175")).toBe("invalid");
+  });
+});
+
+describe("webConstantTimeEqual", () => {
+  it("is true for equal bytes only, whichever byte or length differs", () => {
+    const a = Uint8Array.from([1, 2, 3, 4]);
+    expect(webConstantTimeEqual(a, Uint8Array.from(a))).toBe(true);
+    expect(webConstantTimeEqual(new Uint8Array(0), new Uint8Array(0))).toBe(true);
+    for (let i = 0; i < a.length; i++) {
+      const b = Uint8Array.from(a);
+      b[i] = (b[i] as number) ^ 0x80;
+      expect(webConstantTimeEqual(a, b), `byte ${i}`).toBe(false);
+      expect(webConstantTimeEqual(b, a), `byte ${i}`).toBe(false);
+    }
+    expect(webConstantTimeEqual(a, a.subarray(0, 3))).toBe(false);
+    expect(webConstantTimeEqual(a.subarray(0, 3), a)).toBe(false);
+    expect(webConstantTimeEqual(Uint8Array.from([0, 0]), Uint8Array.from([0]))).toBe(false);
+    expect(webConstantTimeEqual(Uint8Array.from([0]), Uint8Array.from([0, 0]))).toBe(false);
   });
 });

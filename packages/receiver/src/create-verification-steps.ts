@@ -1,4 +1,5 @@
 import {
+  BearerTokenSchema,
   createWebhookVerifier,
   type Delivery,
   MAX_BODY_BYTES,
@@ -12,6 +13,7 @@ import {
   WebhookVerificationError,
 } from "@plant-store/types";
 import { checkContentType } from "./check-content-type.js";
+import type { ConstantTimeEqual } from "./constant-time-equal.js";
 import { createTokenChecker } from "./create-token-checker.js";
 import { InvalidReceiverOptionsError } from "./errors/invalid-receiver-options-error.js";
 import { InvalidSignatureError } from "./errors/invalid-signature-error.js";
@@ -20,7 +22,6 @@ import { TimestampOutOfToleranceError } from "./errors/timestamp-out-of-toleranc
 import { headerValue, type IncomingHeaders } from "./header-value.js";
 import type { Maybe } from "./maybe.js";
 import { parseNewPlant } from "./parse-new-plant.js";
-import type { TokenDigest } from "./token-digest.js";
 
 export interface VerifierOptions {
   /** Accepted bearer tokens; several during rotation. At least one. */
@@ -76,14 +77,17 @@ function toWebhookError(error: unknown, toleranceSeconds: number): unknown {
 
 export function createVerificationSteps(
   options: VerifierOptions,
-  tokenDigest: TokenDigest,
+  tokenEqual: ConstantTimeEqual,
 ): VerificationSteps {
   const problems: string[] = [];
   if (!Array.isArray(options.tokens) || options.tokens.length === 0)
     problems.push("tokens: at least one is required");
-  if (options.tokens?.some((t) => typeof t !== "string" || !/^\S+$/.test(t))) {
-    problems.push("tokens: each must be a non-empty string without whitespace");
-  }
+  // The one token rule of @plant-store/types, the one the store's admin API and CLI apply: a token
+  // outside it could never be sent by the store, so configuring one is a mistake to report now.
+  (Array.isArray(options.tokens) ? options.tokens : []).forEach((token, index) => {
+    const result = BearerTokenSchema.safeParse(token);
+    if (!result.success) problems.push(`tokens[${index}]: ${result.error.issues[0]?.message}`);
+  });
   if (!Array.isArray(options.secrets) || options.secrets.length === 0) {
     problems.push("secrets: at least one is required");
   }
@@ -108,7 +112,7 @@ export function createVerificationSteps(
   if (problems.length > 0)
     throw new InvalidReceiverOptionsError(`Invalid receiver options: ${problems.join("; ")}`);
 
-  const checkToken = createTokenChecker(options.tokens, tokenDigest);
+  const checkToken = createTokenChecker(options.tokens, tokenEqual);
   const verifySignature = createWebhookVerifier({
     secrets: options.secrets,
     toleranceSeconds,
@@ -121,8 +125,7 @@ export function createVerificationSteps(
   return {
     maxBodyBytes,
     checkHeaders(headers) {
-      const checked = checkToken(headers);
-      if (checked instanceof Promise) return checked.then(() => checkContentType(headers));
+      checkToken(headers);
       return checkContentType(headers);
     },
     checkBody(rawBody, headers) {

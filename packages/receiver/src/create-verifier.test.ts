@@ -2,12 +2,18 @@ import { createHmac } from "node:crypto";
 import { generateWebhookSecret, parseWebhookSecret } from "@plant-store/types";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { createVerifier } from "./create-verifier.js";
+import { createVerifier, type VerifyFunction } from "./create-verifier.js";
 import { InvalidReceiverOptionsError } from "./errors/invalid-receiver-options-error.js";
 
 const secret = generateWebhookSecret();
 const now = new Date("2026-01-01T00:00:00Z");
-const verify = createVerifier({ tokens: ["t0ken"], secrets: [secret], now: () => now });
+// A verifier made per call: code under test that ran while the file loads would count as run by no
+// test at all in mutation testing, which then reruns every test for each of its mutants.
+const make = () => createVerifier({ tokens: ["t0ken"], secrets: [secret], now: () => now });
+const verify: VerifyFunction & { verify: VerifyFunction } = Object.assign(
+  (...args: Parameters<VerifyFunction>) => make()(...args),
+  { verify: (...args: Parameters<VerifyFunction>) => make().verify(...args) },
+);
 
 function signed(body: string, options: { id?: string; at?: Date; key?: string; token?: string } = {}) {
   const id = options.id ?? "msg_1";
@@ -133,5 +139,118 @@ describe("createVerifier", () => {
   it("refuses construction without tokens or with a malformed secret, naming both problems", () => {
     expect(() => createVerifier({ tokens: [], secrets: ["nope"] })).toThrow(InvalidReceiverOptionsError);
     expect(() => createVerifier({ tokens: [], secrets: ["nope"] })).toThrow(/tokens.*secrets\[0\]/);
+  });
+
+  it("names each header that is missing, repeated or malformed, and which one", () => {
+    const body = JSON.stringify({ id: 1, name: "a" });
+    const cases: [string, Record<string, string | string[]>, string][] = [
+      [
+        "webhook-timestamp",
+        { "webhook-timestamp": undefined as unknown as string },
+        "Missing webhook-timestamp header",
+      ],
+      [
+        "webhook-signature",
+        { "webhook-signature": undefined as unknown as string },
+        "Missing webhook-signature header",
+      ],
+      ["webhook-id", { "webhook-id": ["msg_1", "msg_2"] }, "Malformed webhook-id header"],
+      ["webhook-timestamp", { "webhook-timestamp": "12.5" }, "Malformed webhook-timestamp header"],
+      ["webhook-id", { "webhook-id": "msg 1" }, "Malformed webhook-id header"],
+      ["webhook-signature", { "webhook-signature": "" }, "Malformed webhook-signature header"],
+    ];
+    for (const [header, change, message] of cases) {
+      const headers = Object.fromEntries(
+        Object.entries({ ...signed(body), ...change }).filter(([, value]) => value !== undefined),
+      );
+      const result = verify(body, headers);
+      expect(result.ok, message).toBe(false);
+      if (result.ok) continue;
+      expect([result.error.status, result.error.code, result.error.message]).toEqual([
+        401,
+        "ERR_INVALID_WEBHOOK_HEADERS",
+        message,
+      ]);
+      expect((result.error as { header?: string }).header).toBe(header);
+    }
+  });
+
+  it("tells a wrong signature (ERR_INVALID_SIGNATURE) from a timestamp out of tolerance, and states the tolerance", () => {
+    const body = JSON.stringify({ id: 1, name: "a" });
+    const tight = createVerifier({
+      tokens: ["t0ken"],
+      secrets: [secret],
+      toleranceSeconds: 10,
+      now: () => now,
+    });
+    const old = tight(body, signed(body, { at: new Date(now.getTime() - 11_000) }));
+    expect(old.ok === false && [old.error.code, old.error.message]).toEqual([
+      "ERR_TIMESTAMP_OUT_OF_TOLERANCE",
+      "Webhook timestamp is too old (tolerance 10 seconds)",
+    ]);
+    const future = tight(body, signed(body, { at: new Date(now.getTime() + 11_000) }));
+    expect(future.ok === false && future.error.message).toBe(
+      "Webhook timestamp is too new (tolerance 10 seconds)",
+    );
+    expect(tight(body, signed(body, { at: new Date(now.getTime() + 10_000) })).ok).toBe(true);
+    const forged = tight(body, signed(body, { key: generateWebhookSecret() }));
+    expect(forged.ok === false && forged.error.code).toBe("ERR_INVALID_SIGNATURE");
+  });
+
+  it("refuses a body over maxBodyBytes with 413, by bytes, and accepts one at the limit", () => {
+    const body = JSON.stringify({ id: 1, name: "\u00e9" });
+    const bytes = Buffer.byteLength(body);
+    const exact = createVerifier({
+      tokens: ["t0ken"],
+      secrets: [secret],
+      maxBodyBytes: bytes,
+      now: () => now,
+    });
+    expect(exact(body, signed(body)).ok).toBe(true);
+    const smaller = createVerifier({
+      tokens: ["t0ken"],
+      secrets: [secret],
+      maxBodyBytes: bytes - 1,
+      now: () => now,
+    });
+    const refused = smaller(body, signed(body));
+    expect(refused.ok === false && [refused.error.status, refused.error.code]).toEqual([
+      413,
+      "ERR_PAYLOAD_TOO_LARGE",
+    ]);
+  });
+
+  it("holds configured tokens to the one token rule (BearerTokenSchema: visible ASCII), naming each bad one", () => {
+    for (const token of ["", "a b", "t\u00e9", "t\u007f", "t\r\n", "t\u0000", 7 as unknown as string]) {
+      const make = () => createVerifier({ tokens: ["good", token], secrets: [secret] });
+      expect(make, JSON.stringify(token)).toThrow(InvalidReceiverOptionsError);
+      expect(make, JSON.stringify(token)).toThrow(/tokens\[1\]: /);
+    }
+    expect(() => createVerifier({ tokens: ["a b"], secrets: [secret] })).toThrow(
+      "Invalid receiver options: tokens[0]: must be visible ASCII (0x21-0x7e): no spaces, control or non-ASCII characters",
+    );
+    expect(() => createVerifier({ tokens: ["!~"], secrets: [secret] })).not.toThrow();
+  });
+
+  it("names every unusable option in one message", () => {
+    const attempt = (options: Record<string, unknown>) => () =>
+      createVerifier({ tokens: ["t0ken"], secrets: [secret], ...options } as never);
+    expect(attempt({ tokens: undefined })).toThrow(
+      "Invalid receiver options: tokens: at least one is required",
+    );
+    expect(attempt({ secrets: [] })).toThrow("Invalid receiver options: secrets: at least one is required");
+    expect(attempt({ secrets: undefined })).toThrow("secrets: at least one is required");
+    expect(attempt({ toleranceSeconds: -1 })).toThrow("toleranceSeconds: must be a non-negative integer");
+    expect(attempt({ toleranceSeconds: 1.5 })).toThrow("toleranceSeconds: must be a non-negative integer");
+    expect(attempt({ toleranceSeconds: 0 })).not.toThrow();
+    expect(attempt({ maxBodyBytes: 0 })).toThrow("maxBodyBytes: must be a positive integer");
+    expect(attempt({ maxBodyBytes: 2.5 })).toThrow("maxBodyBytes: must be a positive integer");
+    expect(attempt({ maxBodyBytes: 1 })).not.toThrow();
+    expect(attempt({ secrets: [`whsk_${Buffer.alloc(32, 1).toString("base64")}`] })).toThrow(
+      "secrets[0]: a whsk_ signing key belongs to the sender; give the receiver its whpk_ public key",
+    );
+    expect(attempt({ tokens: [], secrets: [], maxBodyBytes: 0 })).toThrow(
+      "Invalid receiver options: tokens: at least one is required; secrets: at least one is required; maxBodyBytes: must be a positive integer",
+    );
   });
 });

@@ -1,5 +1,4 @@
 import type { Delivery, NewPlant } from "@plant-store/types";
-import { createNodeTokenDigest } from "./create-node-token-digest.js";
 import {
   createVerificationSteps,
   type VerifiedDelivery,
@@ -8,6 +7,7 @@ import {
 import { InternalReceiverError } from "./errors/internal-receiver-error.js";
 import { PayloadTooLargeError } from "./errors/payload-too-large-error.js";
 import type { IncomingHeaders } from "./header-value.js";
+import { nodeConstantTimeEqual } from "./node-constant-time-equal.js";
 import { WebhookError } from "./webhook-error.js";
 
 export type VerifyResult =
@@ -28,7 +28,7 @@ const utf8 = new TextEncoder();
  * throws for a bad request. (In other runtimes, use `createFetchHandler`.)
  */
 export function createVerifier(options: VerifierOptions): Verifier {
-  const steps = createVerificationSteps(options, createNodeTokenDigest());
+  const steps = createVerificationSteps(options, nodeConstantTimeEqual);
   const verify: VerifyFunction = (rawBody, headers) => {
     try {
       // On node:crypto both steps finish at once: nothing here is a promise.

@@ -9,8 +9,8 @@ export interface AttemptRunnerOptions {
   policy: RetryPolicy;
   /** Makes the HTTP attempt; never throws (an error is the attempt's result). */
   attempt: (delivery: ClaimedDelivery) => Promise<AttemptResult>;
-  /** Records the attempt (the record batcher's `recordWithRetry`). */
-  record: (input: RecordAttemptInput) => Promise<RecordedAttempt>;
+  /** Records the attempt (the record batcher's `recordWithRetry`); gets the delivery's endpoint id. */
+  record: (input: RecordAttemptInput, endpointId: number) => Promise<RecordedAttempt>;
   /** Wakes the worker at this time (Unix ms) for a retry (the retry timer's `wakeAt`). */
   wakeAt: (at: number) => void;
   logger?: SenderLogger | undefined;
@@ -45,24 +45,27 @@ export function createAttemptRunner(
     if (decision.nextAttemptAt) event.nextAttemptAt = decision.nextAttemptAt.toISOString();
     let disabledEndpoint: string | undefined;
     try {
-      const recorded = await options.record({
-        deliveryId: delivery.id,
-        workerId,
-        leaseUntil: delivery.leaseUntil,
-        attempt: {
-          startedAt: result.startedAt,
-          durationMs: result.durationMs,
-          status: result.status,
-          error: result.error,
-          responseBody: result.responseBody,
+      const recorded = await options.record(
+        {
+          deliveryId: delivery.id,
+          workerId,
+          leaseUntil: delivery.leaseUntil,
+          attempt: {
+            startedAt: result.startedAt,
+            durationMs: result.durationMs,
+            status: result.status,
+            error: result.error,
+            responseBody: result.responseBody,
+          },
+          outcome: decision.outcome,
+          ...(decision.nextAttemptAt ? { nextAttemptAt: decision.nextAttemptAt } : {}),
+          endpointSucceeded: decision.endpointSucceeded,
+          ...(decision.disableEndpoint ? { disableEndpoint: decision.disableEndpoint } : {}),
+          disableAfterMs: policy.disableAfterMs,
+          failureGapMs: policy.failureGapMs ?? policy.disableAfterMs,
         },
-        outcome: decision.outcome,
-        ...(decision.nextAttemptAt ? { nextAttemptAt: decision.nextAttemptAt } : {}),
-        endpointSucceeded: decision.endpointSucceeded,
-        ...(decision.disableEndpoint ? { disableEndpoint: decision.disableEndpoint } : {}),
-        disableAfterMs: policy.disableAfterMs,
-        failureGapMs: policy.failureGapMs ?? policy.disableAfterMs,
-      });
+        delivery.endpointId,
+      );
       if (!recorded.held)
         logger?.warn({ deliveryId: delivery.id }, "lease lost before the attempt was recorded");
       // The store may have disabled the endpoint on this failure (failing for too long): report what it stored.

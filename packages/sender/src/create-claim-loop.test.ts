@@ -200,4 +200,58 @@ describe("createClaimLoop", () => {
     loop.tick();
     expect(outbox.claims).toHaveLength(1);
   });
+
+  it("hands out a ticket claiming for the slots a record frees, counting the freeing endpoints' slots as free", async () => {
+    const { outbox, started, loop } = setUp(4, 2);
+    loop.tick();
+    outbox.claims[0]?.answer.resolve([claimedDelivery(1, 7), claimedDelivery(2, 7), claimedDelivery(3, 8)]);
+    await loop.settled();
+    // Attempts 1 (endpoint 7) and 3 (endpoint 8) are being recorded: 1 slot free now, 2 more to come.
+    const ticket = loop.ticket([7, 8]);
+    expect(ticket?.request).toEqual({
+      workerId: "w1",
+      limit: 3,
+      leaseMs: 60_000,
+      options: { perEndpointLimit: 2, excludeEndpointIds: [] },
+    });
+    // While the ticket is out it is the claim in progress: no second claim, no second ticket.
+    loop.tick();
+    expect(outbox.claims).toHaveLength(1);
+    expect(loop.ticket([7])).toBeUndefined();
+    ticket?.settle([claimedDelivery(4, 9)]);
+    await loop.settled();
+    expect(started).toEqual([1, 2, 3, 4]);
+    // The tick asked for during the ticket runs once it settled, and finds no slot free.
+    await turn();
+    expect(outbox.claims).toHaveLength(1);
+    expect(loop.ticket([])).toBeUndefined();
+  });
+
+  it("keeps an endpoint excluded from a ticket when its freeing attempt leaves it full", async () => {
+    const { outbox, loop } = setUp(4, 2);
+    loop.tick();
+    outbox.claims[0]?.answer.resolve([claimedDelivery(1, 7), claimedDelivery(2, 7), claimedDelivery(3, 7)]);
+    await loop.settled();
+    // Endpoint 7: 2 attempts running and 1 waiting; one attempt ending leaves it full.
+    expect(loop.ticket([7])?.request.options?.excludeEndpointIds).toEqual([7]);
+  });
+
+  it("gives back what a ticket's claim got after the worker stopped, and lets the loop claim after a failed one", async () => {
+    const { outbox, running, started, loop } = setUp(4, 2);
+    const failed = loop.ticket([]);
+    failed?.settle(undefined);
+    await loop.settled();
+    await turn();
+    expect(outbox.claims).toHaveLength(1);
+    outbox.claims[0]?.answer.resolve([]);
+    await loop.settled();
+
+    const late = loop.ticket([]);
+    running.value = false;
+    late?.settle([claimedDelivery(5, 1)]);
+    await loop.settled();
+    expect(started).toEqual([]);
+    expect(outbox.released).toEqual([5]);
+    expect(loop.ticket([])).toBeUndefined();
+  });
 });

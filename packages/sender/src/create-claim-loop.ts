@@ -1,5 +1,5 @@
 import type { EndpointSlots } from "./create-endpoint-slots.js";
-import type { Outbox } from "./outbox.js";
+import type { ClaimedDelivery, ClaimRequest, Outbox } from "./outbox.js";
 import { releaseDeliveries } from "./release-deliveries.js";
 import type { SenderLogger } from "./sender-logger.js";
 
@@ -21,6 +21,13 @@ export interface ClaimLoopOptions {
   logger?: SenderLogger | undefined;
 }
 
+/** A claim to make together with a record, and where its result goes. */
+export interface ClaimTicket {
+  request: ClaimRequest;
+  /** Exactly once: the deliveries the claim got, or undefined when it failed (nothing was claimed). */
+  settle(claimed: readonly ClaimedDelivery[] | undefined): void;
+}
+
 export interface ClaimLoop {
   /** Claims due work while free slots remain (or, while a claim runs, claims again after it). */
   tick(): void;
@@ -28,6 +35,12 @@ export interface ClaimLoop {
   scheduleTick(): void;
   /** Resolves when the claim in progress, if any, has ended (and released what it got after a stop). */
   settled(): Promise<void>;
+  /**
+   * A claim for the slots that attempts about to be recorded will free (`freeing`: each one's endpoint),
+   * to make in the record's own transaction; undefined while another claim runs or the worker stops.
+   * The loop counts it as its claim in progress until `settle`.
+   */
+  ticket(freeing: readonly number[]): ClaimTicket | undefined;
 }
 
 /**
@@ -78,6 +91,52 @@ export function createClaimLoop(options: ClaimLoopOptions): ClaimLoop {
     }
   }
 
+  function ticket(freeing: readonly number[]): ClaimTicket | undefined {
+    if (claiming || !isRunning() || Date.now() < pausedUntil) return undefined;
+    const limit = concurrency - slots.inFlight - slots.waitingCount + freeing.length;
+    if (limit <= 0) return undefined;
+    claiming = true;
+    let done: () => void = () => undefined;
+    current = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    let settled = false;
+    return {
+      request: {
+        workerId,
+        limit,
+        leaseMs,
+        options: { perEndpointLimit: perEndpoint, excludeEndpointIds: slots.full(freeing) },
+      },
+      settle(claimed) {
+        if (settled) return;
+        settled = true;
+        const finish = () => {
+          claiming = false;
+          done();
+          // More may be due (a full claim), or the claim failed: the loop claims on its own again.
+          if (claimed === undefined || claimed.length === limit || again) scheduleTick();
+        };
+        if (claimed === undefined) return finish();
+        if (!isRunning()) {
+          void releaseDeliveries(outbox, workerId, claimed).finally(finish);
+          return;
+        }
+        for (const delivery of claimed) slots.add(delivery);
+        finish();
+      },
+    };
+  }
+
+  function scheduleTick(): void {
+    if (tickScheduled) return;
+    tickScheduled = true;
+    setImmediate(() => {
+      tickScheduled = false;
+      tick();
+    });
+  }
+
   function tick(): void {
     if (!isRunning() || Date.now() < pausedUntil) return;
     if (claiming) {
@@ -92,16 +151,10 @@ export function createClaimLoop(options: ClaimLoopOptions): ClaimLoop {
     tick,
     // Attempts that finish in the same turn of the event loop share one claim (one transaction for
     // several free slots) instead of claiming one row each.
-    scheduleTick() {
-      if (tickScheduled) return;
-      tickScheduled = true;
-      setImmediate(() => {
-        tickScheduled = false;
-        tick();
-      });
-    },
+    scheduleTick,
     settled() {
       return current;
     },
+    ticket,
   };
 }

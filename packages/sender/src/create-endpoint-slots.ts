@@ -15,8 +15,11 @@ export interface EndpointSlots {
   readonly inFlight: number;
   /** Claimed deliveries waiting for a slot of their endpoint. */
   readonly waitingCount: number;
-  /** Endpoints with no slot left (busy plus waiting): a claim excludes them. */
-  full(): number[];
+  /**
+   * Endpoints with no slot left (busy plus waiting): a claim excludes them. `freeing` lists the endpoint
+   * of each attempt about to end (a claim made with their record), whose slots count as free.
+   */
+  full(freeing?: readonly number[]): number[];
   /** Starts the delivery when its endpoint has a free slot, or queues it until one frees. */
   add(delivery: ClaimedDelivery): void;
   /**
@@ -70,9 +73,11 @@ export function createEndpointSlots(options: EndpointSlotsOptions): EndpointSlot
     get waitingCount() {
       return waitingCount;
     },
-    full() {
+    full(freeing = []) {
+      const ending = new Map<number, number>();
+      for (const id of freeing) ending.set(id, (ending.get(id) ?? 0) + 1);
       return [...new Set([...busy.keys(), ...waiting.keys()])].filter(
-        (id) => (busy.get(id) ?? 0) + (waiting.get(id)?.length ?? 0) >= perEndpoint,
+        (id) => (busy.get(id) ?? 0) - (ending.get(id) ?? 0) + (waiting.get(id)?.length ?? 0) >= perEndpoint,
       );
     },
     add(delivery) {

@@ -1,3 +1,4 @@
+import type { ClaimTicket } from "./create-claim-loop.js";
 import type { Outbox, RecordAttemptInput, RecordedAttempt } from "./outbox.js";
 import type { SenderLogger } from "./sender-logger.js";
 
@@ -5,7 +6,12 @@ import type { SenderLogger } from "./sender-logger.js";
 export const RECORD_RETRY_MARGIN_MS = 1_000;
 
 export interface RecordBatcherOptions {
-  outbox: Pick<Outbox, "recordAttempt" | "recordAttempts">;
+  outbox: Pick<Outbox, "recordAttempt" | "recordAttempts" | "recordAttemptsAndClaim">;
+  /**
+   * A claim to make in the batch's transaction, for the slots its attempts free (`freeing`: each one's
+   * endpoint); used when the outbox has `recordAttemptsAndClaim`.
+   */
+  claimTicket?: (freeing: readonly number[]) => ClaimTicket | undefined;
   /** The worker's lease: a record is never retried for longer than this. */
   leaseMs: number;
   /** False once the worker is stopping: a failing record is then tried three times only. */
@@ -14,22 +20,27 @@ export interface RecordBatcherOptions {
 }
 
 export interface RecordBatcher {
-  /** Records one attempt, batched with the others finishing in this turn of the event loop. */
-  record(input: RecordAttemptInput): Promise<RecordedAttempt>;
+  /**
+   * Records one attempt, batched with the others finishing in this turn of the event loop. `endpointId`
+   * (the delivery's) lets the batch claim replacement work for the slot the attempt frees.
+   */
+  record(input: RecordAttemptInput, endpointId?: number): Promise<RecordedAttempt>;
   /** `record`, retried with a growing pause while the attempt's lease lasts. */
-  recordWithRetry(input: RecordAttemptInput): Promise<RecordedAttempt>;
+  recordWithRetry(input: RecordAttemptInput, endpointId?: number): Promise<RecordedAttempt>;
 }
 
 type PendingRecord = {
   input: RecordAttemptInput;
+  endpointId: number | undefined;
   resolve: (recorded: RecordedAttempt) => void;
   reject: (error: unknown) => void;
 };
 
 /**
  * Attempts finishing in one turn of the event loop are recorded in one transaction (one commit
- * instead of one each). Each attempt is still recorded in the same transaction that moves its
- * delivery on, and nobody hears "recorded" before the commit.
+ * instead of one each), which also claims the work that replaces them when the outbox can
+ * (`recordAttemptsAndClaim`): the claim then costs no commit of its own. Each attempt is still recorded
+ * in the same transaction that moves its delivery on, and nobody hears "recorded" before the commit.
  */
 export function createRecordBatcher(options: RecordBatcherOptions): RecordBatcher {
   const { outbox, leaseMs, isRunning, logger } = options;
@@ -42,6 +53,27 @@ export function createRecordBatcher(options: RecordBatcherOptions): RecordBatche
   function flush(): void {
     const batch = pending;
     pending = [];
+    const combined = outbox.recordAttemptsAndClaim?.bind(outbox);
+    const freeing = batch.flatMap((item) => (item.endpointId === undefined ? [] : [item.endpointId]));
+    const ticket = combined && freeing.length === batch.length ? options.claimTicket?.(freeing) : undefined;
+    if (combined && ticket) {
+      combined(
+        batch.map((item) => item.input),
+        ticket.request,
+      ).then(
+        ({ recorded, claimed }) => {
+          ticket.settle(claimed);
+          batch.forEach((item, index) => {
+            item.resolve(recorded[index] ?? { held: false, outcome: item.input.outcome });
+          });
+        },
+        () => {
+          ticket.settle(undefined);
+          eachAlone(batch);
+        },
+      );
+      return;
+    }
     if (batch.length === 1) {
       eachAlone(batch);
       return;
@@ -57,9 +89,9 @@ export function createRecordBatcher(options: RecordBatcherOptions): RecordBatche
     );
   }
 
-  function record(input: RecordAttemptInput): Promise<RecordedAttempt> {
+  function record(input: RecordAttemptInput, endpointId?: number): Promise<RecordedAttempt> {
     return new Promise((resolve, reject) => {
-      pending.push({ input, resolve, reject });
+      pending.push({ input, endpointId, resolve, reject });
       if (pending.length === 1) setImmediate(flush);
     });
   }
@@ -68,7 +100,7 @@ export function createRecordBatcher(options: RecordBatcherOptions): RecordBatche
   // pause for as long as the lease lasts: it runs in one transaction, so a retry cannot record twice,
   // and giving up leaves the delivery stuck under its lease (a minute or more) before anyone may
   // attempt it again. A stopping worker tries three times, so shutdown is not held up by a broken store.
-  async function recordWithRetry(input: RecordAttemptInput): Promise<RecordedAttempt> {
+  async function recordWithRetry(input: RecordAttemptInput, endpointId?: number): Promise<RecordedAttempt> {
     const leaseLeft = Math.min(
       (input.leaseUntil?.getTime() ?? Number.POSITIVE_INFINITY) - Date.now(),
       leaseMs,
@@ -76,7 +108,7 @@ export function createRecordBatcher(options: RecordBatcherOptions): RecordBatche
     const giveUpAt = performance.now() + leaseLeft - RECORD_RETRY_MARGIN_MS;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await record(input);
+        return await record(input, endpointId);
       } catch (error) {
         const pause = Math.min(100 * attempt, 2_000);
         if ((!isRunning() && attempt >= 3) || performance.now() + pause >= giveUpAt) throw error;

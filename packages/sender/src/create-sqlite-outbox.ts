@@ -17,12 +17,15 @@ import {
   attemptValues,
   type DeliveryRow,
   type EndpointRow,
+  type EndpointStatsRow,
   toEndpoint as endpointFromRow,
+  endpointStatsSql,
   type MessageRow,
   toAttempt,
   toDelivery,
   toDeliveryState,
   toEndpointState,
+  toEndpointStats,
   toMessage,
   toRecordedAttempt,
 } from "./outbox-rows.js";
@@ -516,6 +519,12 @@ export function createSqliteOutbox(
         .prepare<[number], AttemptRow>("SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY id")
         .all(deliveryId)
         .map(toAttempt);
+    },
+    async endpointStats(since) {
+      return db
+        .prepare<[number], EndpointStatsRow>(endpointStatsSql("?"))
+        .all(since.getTime())
+        .map(toEndpointStats);
     },
     async retryDelivery(id) {
       const now = Date.now();

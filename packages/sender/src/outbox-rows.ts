@@ -5,6 +5,7 @@ import type {
   DeliveryRecord,
   DeliveryStatus,
   Endpoint,
+  EndpointAttemptStats,
   EndpointStatus,
   MessageRecord,
   RecordAttemptInput,
@@ -64,6 +65,22 @@ export interface AttemptRow {
   response_body: string;
   outcome: string;
 }
+
+export interface EndpointStatsRow {
+  endpoint_id: Num;
+  attempts: Num;
+  succeeded: Num;
+  last_attempt_at: Num;
+}
+
+/** Per-endpoint attempt counts since a time; `$since` is the store's placeholder for it. */
+export const endpointStatsSql = (since: string) =>
+  `SELECT d.endpoint_id AS endpoint_id, COUNT(*) AS attempts,
+     SUM(CASE WHEN a.status BETWEEN 200 AND 299 THEN 1 ELSE 0 END) AS succeeded,
+     MAX(a.started_at) AS last_attempt_at
+   FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+   WHERE a.started_at >= ${since}
+   GROUP BY d.endpoint_id ORDER BY d.endpoint_id`;
 
 const date = (value: Num) => new Date(Number(value));
 const nullableNumber = (value: NullableNum | undefined) =>
@@ -171,4 +188,13 @@ export function toRecordedAttempt(decision: AttemptDecision): RecordedAttempt {
   const recorded: RecordedAttempt = { held: decision.held, outcome: decision.outcome };
   if (decision.disabledEndpoint !== undefined) recorded.disabledEndpoint = decision.disabledEndpoint;
   return recorded;
+}
+
+export function toEndpointStats(row: EndpointStatsRow): EndpointAttemptStats {
+  return {
+    endpointId: Number(row.endpoint_id),
+    attempts: Number(row.attempts),
+    succeeded: Number(row.succeeded),
+    lastAttemptAt: date(row.last_attempt_at),
+  };
 }

@@ -156,11 +156,36 @@ export interface ClaimOptions {
   excludeEndpointIds?: readonly number[];
 }
 
+/** A claim made together with a record (`recordAttemptsAndClaim`): `claimDue`'s arguments. */
+export interface ClaimRequest {
+  workerId: string;
+  limit: number;
+  leaseMs: number;
+  options?: ClaimOptions;
+}
+
+/** What `recordAttemptsAndClaim` did: one result per input in order, and the deliveries it claimed. */
+export interface RecordAndClaimResult {
+  recorded: RecordedAttempt[];
+  claimed: ClaimedDelivery[];
+}
+
 export interface SweepOptions {
   /** Finished deliveries (delivered or failed) last touched longer ago than this go, with their attempts. */
   olderThanMs: number;
   /** At most this many deliveries and this many messages in one call (one short transaction); default 500. */
   batchSize?: number;
+}
+
+/** One endpoint's attempts over a window (`Outbox.endpointStats`): what its success rate is made of. */
+export interface EndpointAttemptStats {
+  endpointId: number;
+  /** Attempts started in the window, whatever their outcome. */
+  attempts: number;
+  /** Those the endpoint answered with a 2xx. */
+  succeeded: number;
+  /** When the latest of them started. */
+  lastAttemptAt: Date;
 }
 
 /** What one `sweep` call deleted. */
@@ -199,11 +224,24 @@ export interface Outbox {
   recordAttempt(input: RecordAttemptInput): Promise<RecordedAttempt>;
   /** Several attempts in one transaction (all or none), one result per input in order. */
   recordAttempts(inputs: readonly RecordAttemptInput[]): Promise<RecordedAttempt[]>;
+  /**
+   * Optional: `recordAttempts` and then `claimDue` in one transaction (all or none), so the work that
+   * replaces finished attempts costs no commit of its own. A worker uses it when the store has it.
+   */
+  recordAttemptsAndClaim?(
+    inputs: readonly RecordAttemptInput[],
+    claim: ClaimRequest,
+  ): Promise<RecordAndClaimResult>;
   /** Gives a claimed delivery back untouched, due at once (used on shutdown). */
   release(deliveryId: number, workerId: string): Promise<void>;
   getDelivery(id: number): Promise<DeliveryRecord | undefined>;
   listDeliveries(options?: ListDeliveriesOptions): Promise<DeliveryRecord[]>;
   listAttempts(deliveryId: number): Promise<AttemptRecord[]>;
+  /**
+   * Attempts started at or after `since`, counted per endpoint (endpoints with none are left out): an
+   * operator's "success rate over the last hour". Attempts removed by retention are not counted.
+   */
+  endpointStats(since: Date): Promise<EndpointAttemptStats[]>;
   /** Makes one delivery due now with a fresh schedule; undefined when there is none. */
   retryDelivery(id: number): Promise<DeliveryRecord | undefined>;
   /** Queues again every retained message enqueued since `since` for one endpoint; returns how many deliveries. */

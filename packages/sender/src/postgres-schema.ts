@@ -3,6 +3,15 @@ import { LEGACY_OUTBOX_COPY, LEGACY_OUTBOX_DROP } from "./legacy-outbox-copy.js"
 /**
  * The PostgreSQL outbox schema; times are Unix milliseconds (BIGINT). Idempotent. Every table carries
  * the `webhook_` prefix, so the queue can live in the caller's own database beside tables of its own.
+ *
+ * Written for little WAL per delivery: finishing a delivery changes its status, which no HOT update can
+ * carry, so every index of the table gets a new entry. Hence few indexes, partial where they can be: the
+ * claim's index holds pending rows only and the sweep's finished rows only, one unique index on
+ * (message, endpoint) serves both de-duplication and the message's cascade, and an attempt lives in its
+ * primary key (delivery, id) alone, with no foreign key: its check would lock the delivery row once more
+ * (a WAL record per attempt) in the very statement that updates it; the outbox deletes a delivery's
+ * attempts itself (retention, endpoint removal). Databases made before keep their attempts' extra
+ * index; their deliveries' old indexes and the attempts' foreign key are replaced here.
  */
 export const POSTGRES_SCHEMA = `
 CREATE TABLE IF NOT EXISTS webhook_messages (
@@ -38,15 +47,20 @@ CREATE TABLE IF NOT EXISTS webhook_deliveries (
   last_status INTEGER,
   last_error TEXT,
   created_at BIGINT NOT NULL,
-  updated_at BIGINT NOT NULL,
-  UNIQUE (webhook_id, endpoint_id)
+  updated_at BIGINT NOT NULL
 ) WITH (fillfactor = 70);
-CREATE INDEX IF NOT EXISTS webhook_deliveries_endpoint_due ON webhook_deliveries (endpoint_id, status, next_attempt_at, id);
-CREATE INDEX IF NOT EXISTS webhook_deliveries_message ON webhook_deliveries (message_id);
-CREATE INDEX IF NOT EXISTS webhook_deliveries_finished ON webhook_deliveries (status, updated_at);
+CREATE UNIQUE INDEX IF NOT EXISTS webhook_deliveries_message_endpoint ON webhook_deliveries (message_id, endpoint_id);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_pending_due ON webhook_deliveries (endpoint_id, next_attempt_at, id)
+  WHERE status = 'pending';
+CREATE INDEX IF NOT EXISTS webhook_deliveries_finished_at ON webhook_deliveries (updated_at)
+  WHERE status IN ('delivered', 'failed');
+DROP INDEX IF EXISTS webhook_deliveries_endpoint_due;
+DROP INDEX IF EXISTS webhook_deliveries_message;
+DROP INDEX IF EXISTS webhook_deliveries_finished;
+ALTER TABLE webhook_deliveries DROP CONSTRAINT IF EXISTS webhook_deliveries_webhook_id_endpoint_id_key;
 CREATE TABLE IF NOT EXISTS webhook_attempts (
-  id BIGSERIAL PRIMARY KEY,
-  delivery_id BIGINT NOT NULL REFERENCES webhook_deliveries (id) ON DELETE CASCADE,
+  id BIGSERIAL,
+  delivery_id BIGINT NOT NULL,
   attempt INTEGER NOT NULL,
   worker_id TEXT NOT NULL,
   started_at BIGINT NOT NULL,
@@ -54,9 +68,14 @@ CREATE TABLE IF NOT EXISTS webhook_attempts (
   status INTEGER,
   error TEXT,
   response_body TEXT NOT NULL,
-  outcome TEXT NOT NULL
+  outcome TEXT NOT NULL,
+  PRIMARY KEY (delivery_id, id)
 );
-CREATE INDEX IF NOT EXISTS webhook_attempts_delivery ON webhook_attempts (delivery_id);
+-- endpointStats(since): the attempts of the last hour without reading the whole log. BRIN, not a B-tree:
+-- the log is written in time order, so a few bytes per block range find the recent rows, and an
+-- attempt's insert costs the index next to nothing (the newest, unsummarised ranges are always read).
+CREATE INDEX IF NOT EXISTS webhook_attempts_started ON webhook_attempts USING brin (started_at);
+ALTER TABLE webhook_attempts DROP CONSTRAINT IF EXISTS webhook_attempts_delivery_id_fkey;
 `;
 
 /** Every table and index `POSTGRES_SCHEMA` creates: when all exist, start-up runs no DDL at all. */

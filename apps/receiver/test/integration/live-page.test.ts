@@ -160,6 +160,31 @@ describe("the live page in headless Chromium", () => {
     }
   });
 
+  it("shows each delivery's details and counts refused requests by code", async () => {
+    const page = await browser.newPage();
+    await page.goto(app.livePageUrl);
+    await page.locator('body[data-live="live"]').waitFor();
+    const id = `msg_${crypto.randomUUID()}`;
+    const body = JSON.stringify({ id: 5, name: "Detailed dracaena" });
+    const headers = { "webhook-attempt": "3" };
+    expect((await deliver(app.url, { token, secret, id, body, headers })).status).toBe(200);
+    expect((await deliver(app.url, { token, secret, id, body })).status).toBe(200);
+    expect((await deliver(app.url, { token: "wrong-token", secret, body })).status).toBe(401);
+
+    const first = page.locator(`#deliveries tr[data-webhook-id="${id}"][data-duplicate="false"]`);
+    await first.waitFor();
+    expect(await first.locator(".attempt").textContent()).toBe("3");
+    expect(await first.locator(".status").textContent()).toBe("200");
+    expect(await first.locator(".handled").textContent()).toMatch(/^\d+(\.\d+)? ms$/);
+    // The redelivery: no webhook-attempt header, so the receiver's own count (second time it saw the id).
+    const again = page.locator(`#deliveries tr[data-webhook-id="${id}"][data-duplicate="true"]`);
+    await again.waitFor();
+    expect(await again.locator(".attempt").textContent()).toBe("2 (seen here)");
+    expect(await again.locator(".duplicate").textContent()).toBe("duplicate");
+    await page.locator('#refused li[data-status="401"]', { hasText: "401: 1" }).waitFor();
+    await page.close();
+  });
+
   it("ends the stream on shutdown so the process still exits 0", async () => {
     const page = await browser.newPage();
     await page.goto(app.livePageUrl);

@@ -6,7 +6,7 @@ const token = "tok_read_access_0c4d";
 // With characters a cookie value cannot hold as they are (a comma would split it into two tokens).
 const readToken = 'read;access"token"\\6e2a';
 const secret = generateWebhookSecret();
-const READ_PATHS = ["/", "/plants?limit=1000", "/events", "/metrics"];
+const READ_PATHS = ["/", "/plants?limit=1000", "/events", "/metrics", "/deliveries"];
 
 describe("the read side (/, /plants, /events, /metrics) of a receiver process", () => {
   let app: RunningApp;
@@ -52,7 +52,7 @@ describe("the read side (/, /plants, /events, /metrics) of a receiver process", 
   });
 
   it("serves each path with Authorization: Bearer <read token>", async () => {
-    for (const path of ["/", "/plants?limit=1000", "/metrics"]) {
+    for (const path of ["/", "/plants?limit=1000", "/metrics", "/deliveries"]) {
       const response = await app.read(path);
       expect(response.status, path).toBe(200);
     }

@@ -276,7 +276,7 @@ describe("the admin API, checked against admin-openapi.json", () => {
         Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>
       >,
     )) {
-      if (path === "/healthz" || path === "/metrics") continue;
+      if (path === "/healthz" || path === "/metrics" || path === "/") continue;
       for (const [method, operation] of Object.entries(item)) {
         expect(operation.responses["503"]?.headers?.["Retry-After"], `${method} ${path}`).toBeDefined();
         expectDocumented(method, path, 503, {
@@ -310,6 +310,92 @@ describe("the admin API, checked against admin-openapi.json", () => {
     } finally {
       await new Promise((resolve) => guarded.close(resolve));
     }
+  });
+
+  it("serves the store page without a token: no data in it, and a CSP that runs only its own script", async () => {
+    const response = await fetch(`${base}/`);
+    const html = await response.text();
+    expect(response.status).toBe(200);
+    expect(spec.paths["/"].get.responses["200"].content["text/html"]).toBeDefined();
+    expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    const csp = response.headers.get("content-security-policy") ?? "";
+    expect(csp).toMatch(/default-src 'none'/);
+    expect(csp).toMatch(/script-src 'sha256-[A-Za-z0-9+/]+=*'/);
+    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval/);
+    expect(html).toContain("sessionStorage");
+    // The page is the same for everyone: no token, no endpoint, no delivery in it.
+    expect(html).not.toContain(adminToken);
+    expect(html).not.toContain("receiver.example");
+  });
+
+  it("reports every endpoint's health: attempts and 2xx answers within the window, null rate without attempts", async () => {
+    const endpoint = (
+      await call("POST", "/endpoints", { url: "https://health.example/hook", token: "tok-h" })
+    ).body.endpoint;
+    expect((await call("POST", "/plants", { name: "Health check fern" })).status).toBe(201);
+    expect((await call("POST", "/plants", { name: "Health check palm" })).status).toBe(201);
+    const mine = (await outbox.claimDue("health-test", 100, 60_000)).filter(
+      (delivery) => delivery.endpointId === endpoint.id,
+    );
+    expect(mine).toHaveLength(2);
+    for (const [index, status] of [500, 204].entries()) {
+      await outbox.recordAttempt({
+        deliveryId: mine[index]?.id ?? 0,
+        workerId: "health-test",
+        attempt: { startedAt: new Date(), durationMs: 5, status, error: null, responseBody: "" },
+        outcome: status === 204 ? "delivered" : "failed",
+        endpointSucceeded: status === 204,
+      });
+    }
+    const health = await call("GET", "/endpoint-health");
+    expectDocumented("get", "/endpoint-health", health.status, health.body);
+    const entry = health.body.endpoints.find(
+      (item: { endpointId: number }) => item.endpointId === endpoint.id,
+    );
+    expect(entry).toMatchObject({ status: "active", attempts: 2, succeeded: 1, successRate: 0.5 });
+    expect(Date.parse(health.body.until) - Date.parse(health.body.since)).toBe(3_600_000);
+    const idle = health.body.endpoints.find((item: { attempts: number }) => item.attempts === 0);
+    expect(idle).toMatchObject({ successRate: null, lastAttemptAt: null });
+    const week = await call("GET", "/endpoint-health?windowMinutes=10080");
+    expect(Date.parse(week.body.until) - Date.parse(week.body.since)).toBe(10_080 * 60_000);
+    for (const query of ["windowMinutes=0", "windowMinutes=10081", "window=60"]) {
+      const bad = await call("GET", `/endpoint-health?${query}`);
+      expect(bad.status, query).toBe(400);
+      expectDocumented("get", "/endpoint-health", bad.status, bad.body);
+    }
+    const anonymous = await call("GET", "/endpoint-health", undefined, "");
+    expect(anonymous.status).toBe(401);
+    expectDocumented("get", "/endpoint-health", anonymous.status, anonymous.body);
+  });
+
+  it("rotates an endpoint's secret: a generated one, shown once, added to the current ones (at most 10)", async () => {
+    const first = generateWebhookSecret();
+    const endpoint = (
+      await call("POST", "/endpoints", { url: "https://rotate.example/hook", token: "tok-r", secret: first })
+    ).body.endpoint;
+    const rotated = await call("POST", `/endpoints/${endpoint.id}/rotate-secret`);
+    expectDocumented("post", "/endpoints/{id}/rotate-secret", rotated.status, rotated.body);
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).not.toBe(first);
+    expect(rotated.body.endpoint.secretCount).toBe(2);
+    expect((await outbox.getEndpoint(endpoint.id))?.secrets).toEqual([first, rotated.body.secret]);
+    expect(JSON.stringify((await call("GET", "/endpoints")).body)).not.toContain(rotated.body.secret);
+    for (let count = 3; count <= 10; count++)
+      expect((await call("POST", `/endpoints/${endpoint.id}/rotate-secret`)).body.endpoint.secretCount).toBe(
+        count,
+      );
+    const full = await call("POST", `/endpoints/${endpoint.id}/rotate-secret`);
+    expect(full.status).toBe(409);
+    expectDocumented("post", "/endpoints/{id}/rotate-secret", full.status, full.body);
+    expect(full.body.message).toMatch(/PATCH/);
+    expect((await outbox.getEndpoint(endpoint.id))?.secrets).toHaveLength(10);
+    const missing = await call("POST", "/endpoints/999/rotate-secret");
+    expect(missing.status).toBe(404);
+    expectDocumented("post", "/endpoints/{id}/rotate-secret", missing.status, missing.body);
+    const anonymous = await call("POST", `/endpoints/${endpoint.id}/rotate-secret`, undefined, "");
+    expect(anonymous.status).toBe(401);
+    expectDocumented("post", "/endpoints/{id}/rotate-secret", anonymous.status, anonymous.body);
   });
 
   it("keeps the documented examples valid against their own schemas", () => {

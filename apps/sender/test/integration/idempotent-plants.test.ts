@@ -126,6 +126,13 @@ describe.each([
     const listed = (await store.plants.list(1000)).map((plant) => plant.name);
     for (const name of [...names, "Keyed"]) expect(listed).toContain(name);
     expect(listed).not.toContain("Keyed, other body");
+    // Each plant's New Plant payload carries its own id (drawn for the whole group at once on PostgreSQL).
+    const deliveries = await store.outbox.listDeliveries({ limit: 1000 });
+    for (const plant of (await store.plants.list(1000)).filter((p) => p.name.startsWith("Grouped"))) {
+      const delivery = deliveries.find((d) => d.webhookId === plant.webhookId);
+      const message = await store.outbox.getMessage(delivery?.messageId ?? -1);
+      expect(JSON.parse(message?.payload ?? "null")).toEqual({ id: plant.id, name: plant.name });
+    }
     if (_name === "PostgreSQL") {
       // Rows written by one transaction carry its id: one group, one commit.
       const pool = new pg.Pool({ connectionString: url });

@@ -8,7 +8,13 @@ import {
 import { generateWebhookSecret } from "@plant-store/types";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { createRetryPolicy, createSsrfGuard, createWorker, type Outbox } from "../../src/index.js";
+import {
+  type ClaimedDelivery,
+  createRetryPolicy,
+  createSsrfGuard,
+  createWorker,
+  type Outbox,
+} from "../../src/index.js";
 import { createPostgresOutbox } from "../../src/postgres.js";
 import { enqueuePlant } from "../fixtures/enqueue-plant.js";
 import { expectMigratedOutbox } from "../fixtures/expect-migrated-outbox.js";
@@ -227,6 +233,223 @@ describe("PostgreSQL outbox times come from the database clock", () => {
       expect(delivery?.nextAttemptAt.getTime()).toBeGreaterThan(Date.now());
     } finally {
       vi.useRealTimers();
+      await outbox.close();
+    }
+  });
+});
+
+describe("enqueueMany", () => {
+  it("queues many messages in one statement, in order, one delivery per active endpoint, keys honoured", async () => {
+    const url = await postgres.createDatabase();
+    const outbox = await createPostgresOutbox(url);
+    try {
+      for (const name of ["a", "b"])
+        await outbox.addEndpoint({ url: `https://${name}.example/hook`, token: "t", secrets: [] });
+      const earlier = await outbox.enqueue({ payload: { n: 0 }, idempotencyKey: "known" });
+      const results = await outbox.enqueueMany([
+        { payload: { n: 1 } },
+        { payload: { n: 2 }, idempotencyKey: "known" },
+        { payload: { n: 3 }, idempotencyKey: "fresh", webhookId: "msg_chosen" },
+        { payload: { n: 4 }, idempotencyKey: "fresh" },
+      ]);
+      expect(results.map((r) => [r.duplicate, r.deliveries])).toEqual([
+        [false, 2],
+        [true, 0],
+        [false, 2],
+        [true, 0],
+      ]);
+      expect(results[1]?.messageId).toBe(earlier.messageId);
+      expect(results[2]?.webhookId).toBe("msg_chosen");
+      expect(results[3]?.messageId).toBe(results[2]?.messageId);
+      expect((await outbox.getMessage(results[0]?.messageId as number))?.payload).toBe('{"n":1}');
+      expect(await outbox.listDeliveries({ limit: 100 })).toHaveLength(6);
+      await expect(
+        outbox.enqueueMany([{ payload: { n: 5 }, webhookId: "msg_chosen" }]),
+      ).rejects.toMatchObject({
+        code: "ERR_WEBHOOK_ID_TAKEN",
+      });
+      await expect(outbox.enqueueMany([{ payload: { n: 6 } }, { payload: undefined }])).rejects.toMatchObject(
+        {
+          code: "ERR_INVALID_MESSAGE",
+        },
+      );
+      expect(await outbox.listDeliveries({ limit: 100 })).toHaveLength(6);
+    } finally {
+      await outbox.close();
+    }
+  });
+});
+
+describe("recording a batch and claiming its replacements in one transaction", () => {
+  const attempt = { startedAt: new Date(), durationMs: 1, error: null, responseBody: "" };
+
+  it("records the batch, then claims other due work (never a row it just recorded) under one commit", async () => {
+    const url = await postgres.createDatabase();
+    const outbox = await createPostgresOutbox(url);
+    try {
+      await outbox.addEndpoint({ url: "https://receiver.example/hook", token: "t", secrets: [] });
+      for (const name of ["One", "Two", "Three", "Four"]) await enqueuePlant(outbox, { name });
+      // A 1 ms lease: by the record, both rows look due again to a statement that did not skip them.
+      const first = await outbox.claimDue("w1", 2, 1);
+      expect(first).toHaveLength(2);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const [done, retried] = first as [ClaimedDelivery, ClaimedDelivery];
+      const combined = outbox.recordAttemptsAndClaim;
+      if (!combined) throw new Error("the PostgreSQL outbox records and claims together");
+      const { recorded, claimed } = await combined.call(
+        outbox,
+        [
+          {
+            deliveryId: done.id,
+            workerId: "w1",
+            leaseUntil: done.leaseUntil,
+            attempt: { ...attempt, status: 200 },
+            outcome: "delivered",
+            endpointSucceeded: true,
+          },
+          {
+            deliveryId: retried.id,
+            workerId: "w1",
+            leaseUntil: retried.leaseUntil,
+            attempt: { ...attempt, status: 500 },
+            outcome: "retrying",
+            nextAttemptAt: new Date(Date.now() + 60_000),
+            endpointSucceeded: false,
+          },
+        ],
+        { workerId: "w1", limit: 10, leaseMs: 60_000 },
+      );
+      expect(recorded.map((r) => [r.held, r.outcome])).toEqual([
+        [true, "delivered"],
+        [true, "retrying"],
+      ]);
+      expect(claimed.map((d) => d.id).sort()).toEqual(
+        (await outbox.listDeliveries({ status: "pending" }))
+          .map((d) => d.id)
+          .filter((id) => id !== retried.id)
+          .sort(),
+      );
+      expect(claimed).toHaveLength(2);
+      expect((await outbox.getDelivery(done.id))?.status).toBe("delivered");
+      const later = await outbox.getDelivery(retried.id);
+      expect([later?.status, later?.attemptCount]).toEqual(["pending", 1]);
+      expect((await outbox.listAttempts(retried.id)).map((a) => a.outcome)).toEqual(["retrying"]);
+      // The retry waits for its time: nobody may claim it now.
+      expect(await outbox.claimDue("w2", 10, 60_000)).toEqual([]);
+    } finally {
+      await outbox.close();
+    }
+  });
+
+  it("records from what is stored at its write: a lease taken over after its read leaves the delivery to the new holder", async () => {
+    const url = await postgres.createDatabase();
+    const outbox = await createPostgresOutbox(url);
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      await outbox.addEndpoint({ url: "https://receiver.example/hook", token: "t", secrets: [] });
+      await enqueuePlant(outbox, { name: "Taken over" });
+      const [mine] = await outbox.claimDue("w1", 1, 60_000);
+      if (!mine) throw new Error("nothing claimed");
+      // Another worker's takeover, committed while the record waits on the row (after reading it).
+      await admin.query("BEGIN");
+      await admin.query(
+        "UPDATE webhook_deliveries SET lease_owner = 'w2', lease_until = lease_until + 1000 WHERE id = $1",
+        [mine.id],
+      );
+      const recording = outbox.recordAttempt({
+        deliveryId: mine.id,
+        workerId: "w1",
+        leaseUntil: mine.leaseUntil,
+        attempt: { ...attempt, status: 200 },
+        outcome: "delivered",
+        endpointSucceeded: true,
+      });
+      await waitFor(async () => {
+        // Inside a transaction the statistics views keep their first snapshot unless cleared.
+        await admin.query("SELECT pg_stat_clear_snapshot()");
+        const { rows } = await admin.query(
+          "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO webhook_attempts%'",
+        );
+        return rows.length > 0 ? true : undefined;
+      });
+      await admin.query("COMMIT");
+      expect(await recording).toEqual({ held: false, outcome: "delivered" });
+      const after = await admin.query(
+        "SELECT status, lease_owner, attempt_count FROM webhook_deliveries WHERE id = $1",
+        [mine.id],
+      );
+      expect(after.rows[0]).toEqual({ status: "pending", lease_owner: "w2", attempt_count: 1 });
+      expect((await outbox.listAttempts(mine.id)).map((a) => [a.workerId, a.attempt])).toEqual([["w1", 1]]);
+    } finally {
+      await admin.end();
+      await outbox.close();
+    }
+  });
+
+  it("removes an endpoint with its deliveries and their attempts (attempts have no foreign key)", async () => {
+    const url = await postgres.createDatabase();
+    const outbox = await createPostgresOutbox(url);
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      const [gone, kept] = [
+        await outbox.addEndpoint({ url: "https://gone.example/hook", token: "t", secrets: [] }),
+        await outbox.addEndpoint({ url: "https://kept.example/hook", token: "t", secrets: [] }),
+      ];
+      await enqueuePlant(outbox, { name: "Both" });
+      const claimed = await outbox.claimDue("w1", 10, 60_000);
+      await outbox.recordAttempts(
+        claimed.map((delivery) => ({
+          deliveryId: delivery.id,
+          workerId: "w1",
+          leaseUntil: delivery.leaseUntil,
+          attempt: { ...attempt, status: 200 },
+          outcome: "delivered" as const,
+          endpointSucceeded: true,
+        })),
+      );
+      expect(await outbox.removeEndpoint(gone.id)).toBe(true);
+      const left = await admin.query<{ endpoint_id: string }>(
+        "SELECT d.endpoint_id FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id",
+      );
+      expect(left.rows.map((row) => Number(row.endpoint_id))).toEqual([kept.id]);
+      expect((await admin.query("SELECT count(*)::int AS n FROM webhook_attempts")).rows[0]).toEqual({
+        n: 1,
+      });
+    } finally {
+      await admin.end();
+      await outbox.close();
+    }
+  });
+
+  it("claims nothing for an endpoint the same batch disables", async () => {
+    const url = await postgres.createDatabase();
+    const outbox = await createPostgresOutbox(url);
+    try {
+      const gone = await outbox.addEndpoint({ url: "https://gone.example/hook", token: "t", secrets: [] });
+      for (const name of ["One", "Two"]) await enqueuePlant(outbox, { name });
+      const [first] = await outbox.claimDue("w1", 1, 60_000);
+      if (!first) throw new Error("nothing claimed");
+      const { recorded, claimed } = await (outbox.recordAttemptsAndClaim?.call(
+        outbox,
+        [
+          {
+            deliveryId: first.id,
+            workerId: "w1",
+            leaseUntil: first.leaseUntil,
+            attempt: { ...attempt, status: 410 },
+            outcome: "disabled",
+            endpointSucceeded: false,
+            disableEndpoint: "410 Gone",
+          },
+        ],
+        { workerId: "w1", limit: 10, leaseMs: 60_000 },
+      ) ?? Promise.reject(new Error("no recordAttemptsAndClaim")));
+      expect(recorded[0]?.outcome).toBe("disabled");
+      expect(claimed).toEqual([]);
+      expect((await outbox.getEndpoint(gone.id))?.status).toBe("disabled");
+    } finally {
       await outbox.close();
     }
   });

@@ -1,0 +1,77 @@
+import type Router from "@koa/router";
+import type { Outbox } from "@plant-store/sender";
+import { generateWebhookSecret } from "@plant-store/types";
+import { z } from "zod";
+import { AdminError, invalidInput, notFound } from "./admin-error.js";
+import { IdSchema } from "./admin-inputs.js";
+import { formatZodError } from "./format-zod-error.js";
+import { presentEndpoint } from "./present.js";
+
+/** As many as `UpdateEndpointInputSchema` and `endpoints rotate-secret` allow. */
+const MAX_SECRETS = 10;
+
+/** The store page's success rate is over the last hour unless asked otherwise; at most a week back. */
+const EndpointHealthQuerySchema = z.strictObject({
+  windowMinutes: z.coerce.number().int().min(1).max(10_080).default(60),
+});
+
+function parse<T extends z.ZodType>(schema: T, value: unknown, what: string): z.infer<T> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw invalidInput(formatZodError(`Invalid ${what}`, result.error));
+  return result.data;
+}
+
+/**
+ * What the store page needs beyond the CRUD routes: each endpoint's health (status, failing since,
+ * success rate over a window) and a secret rotation that generates the new secret server-side.
+ */
+export function addOperatorRoutes(admin: Router, outbox: Outbox): void {
+  admin.get("/endpoint-health", async (ctx) => {
+    const { windowMinutes } = parse(EndpointHealthQuerySchema, ctx.query, "query");
+    const until = new Date();
+    const since = new Date(until.getTime() - windowMinutes * 60_000);
+    const [endpoints, stats] = await Promise.all([outbox.listEndpoints(), outbox.endpointStats(since)]);
+    const byEndpoint = new Map(stats.map((entry) => [entry.endpointId, entry]));
+    ctx.body = {
+      since: since.toISOString(),
+      until: until.toISOString(),
+      endpoints: endpoints.map((endpoint) => {
+        const entry = byEndpoint.get(endpoint.id);
+        const attempts = entry?.attempts ?? 0;
+        const succeeded = entry?.succeeded ?? 0;
+        return {
+          endpointId: endpoint.id,
+          status: endpoint.status,
+          disabledReason: endpoint.disabledReason,
+          failingSince: endpoint.failingSince?.toISOString() ?? null,
+          attempts,
+          succeeded,
+          // No attempts is no evidence either way: null, not 0 % or 100 %.
+          successRate: attempts === 0 ? null : succeeded / attempts,
+          lastAttemptAt: entry?.lastAttemptAt.toISOString() ?? null,
+        };
+      }),
+    };
+  });
+
+  // Rotation without a secret ever typed into a browser, as `endpoints rotate-secret` does it: the store
+  // draws the new secret and adds it to the current ones (Standard Webhooks sends one signature per
+  // secret), so the receiver keeps verifying while it is given the new one. The old ones are dropped
+  // with PATCH /endpoints/{id} (or `endpoints set-secrets`) once it has.
+  admin.post("/endpoints/:id/rotate-secret", async (ctx) => {
+    const id = parse(IdSchema, ctx.params.id, "id");
+    const endpoint = await outbox.getEndpoint(id);
+    if (!endpoint) throw notFound("Endpoint");
+    if (endpoint.secrets.length >= MAX_SECRETS)
+      throw new AdminError(
+        409,
+        "ERR_TOO_MANY_SECRETS",
+        `Endpoint ${id} already has ${MAX_SECRETS} secrets: drop old ones with PATCH /endpoints/${id} first`,
+      );
+    const secret = generateWebhookSecret();
+    const rotated = await outbox.setEndpointSecrets(id, [...endpoint.secrets, secret]);
+    if (!rotated) throw notFound("Endpoint");
+    // Shown exactly once, here, like a generated secret on POST /endpoints.
+    ctx.body = { endpoint: presentEndpoint(rotated), secret };
+  });
+}

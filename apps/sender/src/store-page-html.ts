@@ -1,0 +1,385 @@
+import { createHash } from "node:crypto";
+
+const STYLE = `
+  body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5rem auto; max-width: 72rem; padding: 0 1rem; color: #1b2a1b; }
+  h1 { font-size: 1.4rem; margin-bottom: .25rem; }
+  h2 { font-size: 1.1rem; margin-top: 1.75rem; }
+  table { border-collapse: collapse; width: 100%; }
+  th, td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid #dde5dd; vertical-align: top; }
+  th { font-size: .75rem; text-transform: uppercase; color: #555; }
+  td.wrap { word-break: break-all; max-width: 24rem; }
+  .muted { color: #777; font-size: .8rem; }
+  .state { border-radius: .6rem; padding: .05rem .5rem; font-size: .8rem; white-space: nowrap; }
+  .state-active, .state-delivered { background: #e3f3e4; }
+  .state-disabled, .state-failed { background: #fde2e1; }
+  .state-pending { background: #eef; }
+  .state-retrying { background: #fff3cd; }
+  tr.details > td { background: #f7f9f7; }
+  pre { margin: 0; white-space: pre-wrap; word-break: break-all; font-size: .8rem; }
+  button { font: inherit; font-size: .8rem; margin: 0 .2rem .2rem 0; }
+  #notice { background: #fff8e1; padding: .5rem .75rem; border-radius: .3rem; }
+  #status[data-state="live"] { color: #2e7d32; }
+  #status[data-state="error"] { color: #b71c1c; }
+  form { margin: .5rem 0; }
+`;
+
+/**
+ * The store page's script. It holds no data of its own: it asks for the admin token once (or takes it
+ * from a `#token=` fragment, which browsers never send to the server), keeps it in this tab's
+ * sessionStorage, and polls the admin JSON API with `Authorization: Bearer`. Rows are keyed by id and
+ * replaced only when their data changed, so buttons stay put between polls. Every value from the API
+ * goes in through `textContent` after `show()`, which makes control characters visible: endpoint URLs,
+ * reasons, errors and above all the receivers' answers are untrusted text.
+ */
+const SCRIPT = String.raw`
+(function () {
+  "use strict";
+  var KEY = "plant-store-admin-token";
+  var POLL_MS = 1000;
+  var $ = function (id) { return document.getElementById(id); };
+  var expanded = new Set();
+  var details = new Map();
+  var polling = false;
+  var timer = null;
+
+  // Control characters (NUL included) shown as \u escapes, so hostile text can neither hide nor break lines.
+  function show(value, max) {
+    var text = value === null || value === undefined ? "" : String(value);
+    if (max && text.length > max) text = text.slice(0, max) + "…";
+    return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, function (c) {
+      if (c === "\n") return "\n";
+      return "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0");
+    });
+  }
+  function el(tag, attrs, children) {
+    var node = document.createElement(tag);
+    if (attrs) Object.keys(attrs).forEach(function (name) {
+      if (name === "text") node.textContent = show(attrs.text, attrs.max);
+      else if (name === "max") return;
+      else if (name === "className") node.className = attrs.className;
+      else node.setAttribute(name, String(attrs[name]));
+    });
+    (children || []).forEach(function (child) { if (child) node.appendChild(child); });
+    return node;
+  }
+  function when(iso) { return iso ? new Date(iso).toLocaleString() : "—"; }
+  function token() { return sessionStorage.getItem(KEY); }
+
+  function setStatus(state, text) {
+    $("status").dataset.state = state;
+    $("status").textContent = text;
+    document.body.dataset.state = state;
+  }
+  function notice(text) {
+    $("notice").hidden = !text;
+    $("notice").textContent = show(text);
+  }
+
+  function api(method, path, body) {
+    var headers = { authorization: "Bearer " + token() };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    return fetch(path, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body) })
+      .then(function (response) {
+        return response.text().then(function (text) {
+          var data = text ? JSON.parse(text) : null;
+          if (response.status === 401) { signOut("The admin token was refused; enter it again."); throw new Error("401"); }
+          if (!response.ok) throw new Error((data && data.message) || "HTTP " + response.status);
+          return data;
+        });
+      });
+  }
+
+  // Rows keyed by id: a row is rebuilt only when what it shows changed.
+  function sync(tbody, items, key, build) {
+    var keep = new Map();
+    Array.from(tbody.children).forEach(function (row) {
+      if (keep.has(row.dataset.key)) row.remove();
+      else keep.set(row.dataset.key, row);
+    });
+    var before = tbody.firstChild;
+    items.forEach(function (item) {
+      var id = key(item);
+      var json = JSON.stringify(item);
+      var row = keep.get(id);
+      keep.delete(id);
+      if (!row || row.dataset.json !== json) {
+        var fresh = build(item);
+        fresh.dataset.key = id;
+        fresh.dataset.json = json;
+        if (row) {
+          if (before === row) before = fresh;
+          tbody.replaceChild(fresh, row);
+        }
+        row = fresh;
+      }
+      if (row !== before) tbody.insertBefore(row, before);
+      before = row.nextSibling;
+    });
+    keep.forEach(function (row) { row.remove(); });
+  }
+
+  function act(button, method, path, body, done) {
+    button.disabled = true;
+    api(method, path, body)
+      .then(function (data) { if (done) done(data); return poll(); })
+      .catch(function (error) { if (error.message !== "401") notice("Failed: " + error.message); })
+      .finally(function () { button.disabled = false; });
+  }
+  function button(label, action, onClick) {
+    var node = el("button", { type: "button", "data-action": action, text: label });
+    node.addEventListener("click", function () { onClick(node); });
+    return node;
+  }
+
+  function rate(health) {
+    if (!health || health.successRate === null) return "no attempts";
+    return Math.round(health.successRate * 100) + " % (" + health.succeeded + "/" + health.attempts + ")";
+  }
+
+  function endpointRow(item) {
+    var endpoint = item.endpoint;
+    var health = item.health;
+    var reason = endpoint.status === "disabled" ? endpoint.disabledReason || "disabled by an operator" : "";
+    var toggle = endpoint.status === "active"
+      ? button("Disable", "disable", function (b) { act(b, "POST", "/endpoints/" + endpoint.id + "/disable"); })
+      : button("Enable", "enable", function (b) { act(b, "POST", "/endpoints/" + endpoint.id + "/enable"); });
+    var rotate = button("Rotate secret", "rotate", function (b) {
+      act(b, "POST", "/endpoints/" + endpoint.id + "/rotate-secret", undefined, function (data) {
+        notice("Endpoint " + endpoint.id + " now signs with " + data.endpoint.secretCount + " secrets. The new one, shown once: " +
+          data.secret + " (give it to the receiver, then drop the old ones with pnpm sender endpoints set-secrets or PATCH /endpoints/" + endpoint.id + ").");
+      });
+    });
+    return el("tr", { "data-endpoint-id": endpoint.id, "data-status": endpoint.status }, [
+      el("td", { text: endpoint.id }),
+      el("td", { className: "wrap", text: endpoint.url, max: 300 }),
+      el("td", {}, [
+        el("span", { className: "state state-" + endpoint.status, text: endpoint.status }),
+        reason ? el("div", { className: "muted reason", text: reason, max: 300 }) : null,
+      ]),
+      el("td", { className: "failing", text: endpoint.failingSince ? when(endpoint.failingSince) : "—" }),
+      el("td", { className: "rate", text: rate(health) }),
+      el("td", { text: endpoint.secretCount }),
+      el("td", {}, [toggle, rotate]),
+    ]);
+  }
+
+  function state(delivery) {
+    if (delivery.status === "pending" && delivery.attempts > 0) return "retrying";
+    return delivery.status;
+  }
+
+  function deliveryRow(delivery) {
+    var shown = state(delivery);
+    var open = expanded.has(delivery.id);
+    var actions = [
+      button(open ? "Hide attempts" : "Attempts", "attempts", function () {
+        if (expanded.has(delivery.id)) { expanded.delete(delivery.id); details.delete(delivery.id); }
+        else expanded.add(delivery.id);
+        render();
+        poll();
+      }),
+    ];
+    if (delivery.status === "failed" || shown === "retrying")
+      actions.push(button(shown === "failed" ? "Retry" : "Retry now", "retry", function (b) {
+        expanded.add(delivery.id);
+        act(b, "POST", "/deliveries/" + delivery.id + "/retry");
+      }));
+    var answer = delivery.lastStatus !== null ? "HTTP " + delivery.lastStatus : "";
+    if (delivery.lastError) answer += (answer ? " · " : "") + delivery.lastError;
+    return el("tr", { "data-delivery-id": delivery.id, "data-status": shown }, [
+      el("td", { text: delivery.id }),
+      el("td", { className: "wrap", text: delivery.webhookId }),
+      el("td", { text: delivery.plantId === null ? "—" : "#" + delivery.plantId }),
+      el("td", { text: delivery.endpointId }),
+      el("td", {}, [
+        el("span", { className: "state state-" + shown, text: shown }),
+        shown === "retrying" ? el("div", { className: "muted next", text: "next " + when(delivery.nextAttemptAt) }) : null,
+      ]),
+      el("td", { text: delivery.attempts }),
+      el("td", { className: "wrap last", text: answer || "—", max: 300 }),
+      el("td", { className: "muted", text: when(delivery.updatedAt) }),
+      el("td", {}, actions),
+    ]);
+  }
+
+  function attemptsRow(delivery) {
+    var attempts = (details.get(delivery.id) || {}).attempts;
+    var body = el("tbody");
+    (attempts || []).forEach(function (attempt) {
+      body.appendChild(el("tr", { className: "attempt", "data-attempt": attempt.attempt, "data-status": attempt.status === null ? "none" : attempt.status }, [
+        el("td", { text: attempt.attempt }),
+        el("td", { text: when(attempt.startedAt) }),
+        el("td", { className: "attempt-status", text: attempt.status === null ? "no answer" : attempt.status }),
+        el("td", { text: attempt.durationMs + " ms" }),
+        el("td", { text: attempt.outcome }),
+        el("td", { className: "wrap attempt-error", text: attempt.error || "—", max: 500 }),
+        el("td", { className: "wrap" }, [el("pre", { className: "answer", text: attempt.responseBody, max: 1024 })]),
+      ]));
+    });
+    var table = el("table", {}, [
+      el("thead", {}, [el("tr", {}, ["#", "Started", "Status", "Latency", "Outcome", "Error", "Answer (first bytes)"].map(function (h) { return el("th", { text: h }); }))]),
+      body,
+    ]);
+    return el("tr", { className: "details", "data-details-for": delivery.id }, [
+      el("td", { colspan: 9 }, [attempts ? (attempts.length ? table : el("span", { className: "muted", text: "No attempt yet." })) : el("span", { className: "muted", text: "Loading…" })]),
+    ]);
+  }
+
+  var latest = { endpoints: [], health: [], deliveries: [] };
+
+  function render() {
+    var health = new Map(latest.health.map(function (h) { return [h.endpointId, h]; }));
+    sync($("endpoints"), latest.endpoints.map(function (endpoint) { return { endpoint: endpoint, health: health.get(endpoint.id) || null }; }),
+      function (item) { return "e" + item.endpoint.id; }, endpointRow);
+    $("no-endpoints").hidden = latest.endpoints.length > 0;
+    var rows = [];
+    latest.deliveries.forEach(function (delivery) {
+      rows.push({ kind: "delivery", delivery: delivery, open: expanded.has(delivery.id) });
+      if (expanded.has(delivery.id)) rows.push({ kind: "details", delivery: delivery, details: details.get(delivery.id) || null });
+    });
+    sync($("deliveries"), rows, function (row) { return row.kind + "-" + row.delivery.id; },
+      function (row) { return row.kind === "delivery" ? deliveryRow(row.delivery) : attemptsRow(row.delivery); });
+    $("no-deliveries").hidden = latest.deliveries.length > 0;
+    var select = $("replay-endpoint");
+    var ids = latest.endpoints.map(function (endpoint) { return String(endpoint.id); });
+    if (Array.prototype.map.call(select.options, function (o) { return o.value; }).join() !== ids.join()) {
+      var chosen = select.value;
+      select.replaceChildren.apply(select, latest.endpoints.map(function (endpoint) {
+        return el("option", { value: endpoint.id, text: "#" + endpoint.id + " " + endpoint.url, max: 80 });
+      }));
+      if (ids.indexOf(chosen) >= 0) select.value = chosen;
+    }
+  }
+
+  function poll() {
+    if (!token()) return Promise.resolve();
+    if (polling) return Promise.resolve();
+    polling = true;
+    var filter = $("filter").value;
+    return Promise.all([
+      api("GET", "/endpoints"),
+      api("GET", "/endpoint-health"),
+      api("GET", "/deliveries?limit=50" + (filter ? "&status=" + encodeURIComponent(filter) : "")),
+    ])
+      .then(function (answers) {
+        latest = { endpoints: answers[0].endpoints, health: answers[1].endpoints, deliveries: answers[2].deliveries };
+        var shown = new Set(latest.deliveries.map(function (d) { return d.id; }));
+        return Promise.all(Array.from(expanded).filter(function (id) { return shown.has(id); }).map(function (id) {
+          return api("GET", "/deliveries/" + id).then(function (data) { details.set(id, data); });
+        }));
+      })
+      .then(function () {
+        render();
+        setStatus("live", "Live: refreshed " + new Date().toLocaleTimeString() + " (every " + POLL_MS / 1000 + " s).");
+      })
+      .catch(function (error) { if (error.message !== "401") setStatus("error", "Could not refresh: " + error.message); })
+      .finally(function () { polling = false; });
+  }
+
+  function signIn(value) {
+    sessionStorage.setItem(KEY, value);
+    $("login").hidden = true;
+    $("main").hidden = false;
+    setStatus("connecting", "Loading…");
+    poll();
+    clearInterval(timer);
+    timer = setInterval(poll, POLL_MS);
+  }
+  function signOut(message) {
+    sessionStorage.removeItem(KEY);
+    clearInterval(timer);
+    $("main").hidden = true;
+    $("login").hidden = false;
+    $("login-message").textContent = message || "";
+    setStatus("signed-out", "Signed out.");
+  }
+
+  $("login").addEventListener("submit", function (event) {
+    event.preventDefault();
+    var value = $("token").value;
+    $("token").value = "";
+    if (value) signIn(value);
+  });
+  $("sign-out").addEventListener("click", function () { signOut(""); });
+  $("filter").addEventListener("change", poll);
+  $("replay").addEventListener("submit", function (event) {
+    event.preventDefault();
+    var since = new Date($("replay-since").value);
+    if (isNaN(since.getTime())) { notice("Choose the time to replay from."); return; }
+    var id = $("replay-endpoint").value;
+    act($("replay-button"), "POST", "/replay", { endpointId: Number(id), since: since.toISOString() }, function (data) {
+      notice("Replay queued " + data.queued + " deliveries to endpoint " + id + ".");
+    });
+  });
+
+  // A token in the fragment (#token=…) is taken once and removed from the address bar and history.
+  var fragment = new URLSearchParams(location.hash.slice(1)).get("token");
+  if (fragment) history.replaceState(null, "", location.pathname + location.search);
+  if (fragment) signIn(fragment);
+  else if (token()) signIn(token());
+  else signOut("");
+})();
+`;
+
+const BODY = `
+<h1>Plant Store</h1>
+<p id="status" data-state="signed-out"></p>
+<form id="login" hidden>
+  <label>Admin token <input id="token" type="password" autocomplete="off" required></label>
+  <button type="submit">Open</button>
+  <span id="login-message" class="muted"></span>
+  <p class="muted">The token stays in this tab only (sessionStorage) and is sent as <code>Authorization: Bearer</code> to the admin API.</p>
+</form>
+<div id="main" hidden>
+  <p><button type="button" id="sign-out">Sign out</button></p>
+  <p id="notice" hidden></p>
+  <h2>Endpoints</h2>
+  <table>
+    <thead><tr><th>Id</th><th>URL</th><th>Status</th><th>Failing since</th><th>Success, last hour</th><th>Secrets</th><th></th></tr></thead>
+    <tbody id="endpoints"></tbody>
+  </table>
+  <p id="no-endpoints" class="muted">No endpoint yet.</p>
+  <form id="replay">
+    Replay to endpoint <select id="replay-endpoint"></select>
+    every plant since <input id="replay-since" type="datetime-local" step="1">
+    <button type="submit" id="replay-button">Replay</button>
+  </form>
+  <h2>Deliveries <select id="filter" aria-label="Status">
+    <option value="">all</option><option value="pending">pending or retrying</option>
+    <option value="failed">failed</option><option value="delivered">delivered</option>
+  </select></h2>
+  <table>
+    <thead><tr><th>Id</th><th>Webhook id</th><th>Plant</th><th>Endpoint</th><th>State</th><th>Attempts</th><th>Last answer</th><th>Updated</th><th></th></tr></thead>
+    <tbody id="deliveries"></tbody>
+  </table>
+  <p id="no-deliveries" class="muted">No delivery yet.</p>
+</div>
+`;
+
+const hash = (text: string) => `'sha256-${createHash("sha256").update(text).digest("base64")}'`;
+
+/** The store page: one static document, no data in it (everything comes from the admin API). */
+export const STORE_PAGE_HTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Plant Store</title>
+<style>${STYLE}</style>
+</head>
+<body>${BODY}<script>${SCRIPT}</script>
+</body>
+</html>
+`;
+
+/**
+ * Served with the page. The CSP allows exactly this page's own script and style (by hash) and requests
+ * to this origin: should a hostile value ever reach the DOM as markup, it could run nothing.
+ */
+export const STORE_PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  "Content-Type": "text/html; charset=utf-8",
+  "Content-Security-Policy": `default-src 'none'; script-src ${hash(SCRIPT)}; style-src ${hash(STYLE)}; connect-src 'self'; img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+  "Cache-Control": "no-store",
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "no-referrer",
+});

@@ -1,0 +1,179 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Browser, chromium } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type StoreProcess, startStore } from "../fixtures/store-process.js";
+
+const adminToken = "store-page-admin-token-0123";
+// What a hostile receiver could answer: markup, a NUL and a line separator, all to be shown as text.
+const hostileAnswer =
+  '<img src=x onerror="document.body.dataset.pwned=1"><b>down</b>\u0000 for\u2028maintenance';
+
+describe("the store page in headless Chromium", () => {
+  const dir = mkdtempSync(join(tmpdir(), "plant-store-page-"));
+  let receiver: Server;
+  let receiverUrl: string;
+  let calls = 0;
+  let store: StoreProcess;
+  let browser: Browser;
+
+  async function admin<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const response = await fetch(`${store.url}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${adminToken}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+    return (await response.json()) as T;
+  }
+
+  beforeAll(async () => {
+    // A receiver that is down for the first request, then fine: with one attempt per round the first
+    // delivery ends failed, and a retry from the page delivers it.
+    receiver = createServer((request, response) => {
+      request.resume();
+      request.on("end", () => {
+        calls += 1;
+        if (calls === 1) response.writeHead(503, { "content-type": "text/html" }).end(hostileAnswer);
+        else response.writeHead(200, { "content-type": "application/json" }).end('{"received":true}');
+      });
+    });
+    receiver.listen(0, "127.0.0.1");
+    await new Promise((resolve) => receiver.once("listening", resolve));
+    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/plant/webhook`;
+    store = await startStore(
+      ["--db", join(dir, "store.db"), "--allow-private-targets", "--retry-schedule", "0"],
+      { PLANT_STORE_ADMIN_TOKEN: adminToken },
+    );
+    browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await store?.stop();
+    await new Promise((resolve) => receiver?.close(resolve));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("shows a failed delivery's attempts, retries it on a click and shows the new attempt arrive", async () => {
+    const { endpoint } = await admin<{ endpoint: { id: number } }>("POST", "/endpoints", {
+      url: receiverUrl,
+      token: "receiver-token",
+    });
+    await admin("POST", "/plants", { name: "Page-tested pothos" });
+
+    const page = await browser.newPage();
+    // The token travels in the fragment, which the browser never sends; the page keeps it for this tab.
+    await page.goto(`${store.url}/#token=${adminToken}`);
+    expect(page.url()).not.toContain(adminToken);
+    const row = page.locator('tr[data-delivery-id][data-status="failed"]');
+    await row.waitFor();
+    await row.locator('button[data-action="attempts"]').click();
+    const first = page.locator('tr.attempt[data-attempt="1"]');
+    await first.waitFor();
+    expect(await first.getAttribute("data-status")).toBe("503");
+    // The receiver's answer is shown as text, control characters made visible, never as markup.
+    const answer = (await first.locator(".answer").textContent()) ?? "";
+    expect(answer).toContain("<b>down</b>\\u0000 for\\u2028maintenance");
+    expect(await page.locator("tr.attempt img, tr.attempt b").count()).toBe(0);
+    expect(
+      await page.evaluate(
+        () =>
+          (globalThis as unknown as { document: { body: { dataset: Record<string, string> } } }).document.body
+            .dataset.pwned,
+      ),
+    ).toBeUndefined();
+    // The endpoint's health: one attempt, none succeeded, failing since then.
+    const endpointRow = page.locator(`tr[data-endpoint-id="${endpoint.id}"]`);
+    await endpointRow.locator(".rate", { hasText: "0 % (0/1)" }).waitFor();
+    expect(await endpointRow.locator(".failing").textContent()).not.toBe("—");
+
+    await row.locator('button[data-action="retry"]').click();
+    const second = page.locator('tr.attempt[data-attempt="2"][data-status="200"]');
+    await second.waitFor();
+    await page.locator('tr[data-delivery-id][data-status="delivered"]').waitFor();
+    // One row per delivery and one attempts table under it, whatever states it went through.
+    expect(await page.locator("tr[data-delivery-id]").count()).toBe(1);
+    expect(await page.locator("tr[data-details-for]").count()).toBe(1);
+    expect(await page.locator("tr.attempt").count()).toBe(2);
+    expect(calls).toBe(2);
+    await endpointRow.locator(".rate", { hasText: "50 % (1/2)" }).waitFor();
+    // A 2xx ends the failing run.
+    await endpointRow.locator(".failing", { hasText: "—" }).waitFor();
+    await page.close();
+  });
+
+  it("disables and enables an endpoint, rotates its secret and replays to it from the page, asking for the token once", async () => {
+    const { endpoint } = await admin<{ endpoint: { id: number } }>("POST", "/endpoints", {
+      url: `${receiverUrl}?second`,
+      token: "receiver-token",
+    });
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${store.url}/`);
+    await page.locator("#login").waitFor();
+    await page.fill("#token", "not-the-admin-token");
+    await page.click('#login button[type="submit"]');
+    await page.locator("#login-message", { hasText: "refused" }).waitFor();
+    await page.fill("#token", adminToken);
+    await page.click('#login button[type="submit"]');
+
+    const row = page.locator(`tr[data-endpoint-id="${endpoint.id}"]`);
+    await row.locator('button[data-action="disable"]').click();
+    await page.locator(`tr[data-endpoint-id="${endpoint.id}"][data-status="disabled"]`).waitFor();
+    expect(await row.locator(".reason").textContent()).toBeTruthy();
+    const { endpoints } = await admin<{
+      endpoints: Array<{ id: number; status: string; secretCount: number }>;
+    }>("GET", "/endpoints");
+    expect(endpoints.find((item) => item.id === endpoint.id)?.status).toBe("disabled");
+    await row.locator('button[data-action="enable"]').click();
+    await page.locator(`tr[data-endpoint-id="${endpoint.id}"][data-status="active"]`).waitFor();
+
+    await row.locator('button[data-action="rotate"]').click();
+    const notice = page.locator("#notice", { hasText: "whsec_" });
+    await notice.waitFor();
+    const after = await admin<{ endpoints: Array<{ id: number; status: string; secretCount: number }> }>(
+      "GET",
+      "/endpoints",
+    );
+    expect(after.endpoints.find((item) => item.id === endpoint.id)).toMatchObject({
+      status: "active",
+      secretCount: 2,
+    });
+
+    // Replay to this endpoint, which was subscribed after the plant was added: it gets that plant too.
+    await page.selectOption("#replay-endpoint", String(endpoint.id));
+    await page.fill("#replay-since", "2000-01-01T00:00:00");
+    await page.click("#replay-button");
+    await page
+      .locator("#notice", { hasText: `Replay queued 1 deliveries to endpoint ${endpoint.id}` })
+      .waitFor();
+    await page
+      .locator(`tr[data-delivery-id][data-status="delivered"]:has(td:nth-child(4):text-is("${endpoint.id}"))`)
+      .waitFor();
+
+    // A reload keeps the tab's token: no second prompt.
+    await page.reload();
+    await row.waitFor();
+    expect(await page.locator("#login").isHidden()).toBe(true);
+    await context.close();
+  });
+});

@@ -1,0 +1,11 @@
+import type { ConstantTimeEqual } from "./constant-time-equal.js";
+
+/**
+ * For runtimes without node:crypto (Web Crypto has no comparison): every byte is read and the
+ * differences are OR-ed together, so the loop never stops early at the first differing byte.
+ */
+export const webConstantTimeEqual: ConstantTimeEqual = (a, b) => {
+  let diff = a.length ^ b.length;
+  for (let i = 0; i < b.length; i++) diff |= (a[i] ?? 0) ^ (b[i] as number);
+  return diff === 0;
+};
