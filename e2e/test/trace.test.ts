@@ -1,9 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { getFreePort, waitFor } from "@plant-store/testing";
+import { getFreePort, type RunningApp, resolveAppCli, spawnApp, waitFor } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
-import { type RunningApp, resolveAppCli, spawnApp } from "plant-store-demo";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   type CollectedSpan,

@@ -102,7 +102,7 @@ export function createApp(
         plantId: stored.id,
         webhookId: stored.webhookId,
         name: truncateForLog(stored.name),
-        ...(stored.tag === null ? {} : { tag: truncateForLog(stored.tag) }),
+        ...(stored.tag === undefined ? {} : { tag: truncateForLog(stored.tag) }),
         // The sender's trace, to find this delivery in a tracing backend.
         ...(traceId === undefined ? {} : { traceId }),
       };
@@ -141,7 +141,10 @@ export function createApp(
       ctx.body = { error: 400, message: "limit must be a whole number from 1 to 1000" };
       return;
     }
-    ctx.body = { plants: await plantStore.list(limit) };
+    // `tag: null` for a plant without one: what /plants has always answered.
+    ctx.body = {
+      plants: (await plantStore.list(limit)).map((plant) => ({ ...plant, tag: plant.tag ?? null })),
+    };
   });
   pages.get("/deliveries", readAccess, async (ctx) => {
     ctx.body = await deliveryLog.snapshot();

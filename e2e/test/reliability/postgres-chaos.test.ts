@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startPostgres, type TestPostgres, waitFor } from "@plant-store/testing";
+import { readAppEvent } from "@plant-store/app-shell";
+import { type RunningApp, startPostgres, type TestPostgres, waitFor } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import pg from "pg";
-import type { RunningApp } from "plant-store-demo";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   addEndpoint,
@@ -84,10 +84,13 @@ describe("SIGKILL of a plant-store serve on PostgreSQL in the middle of a transa
       const victim = await startStore(args);
       apps.push(victim);
       const ids = await addPlants(victim.url, plants, "Claimed plant");
-      const attempt = await waitFor(
-        () => victim.lines.find((line) => line.msg === "delivery attempt"),
-        30_000,
-      );
+      const attempt = await waitFor(() => {
+        for (const line of victim.lines) {
+          const event = readAppEvent(line);
+          if (event?.event === "delivery.attempted") return event;
+        }
+        return undefined;
+      }, 30_000);
       const victimId = String(attempt.workerId);
       // A pause at the end of every statement that records attempts (a trigger of this test's own, in its
       // own database), held by an advisory lock this test takes: the statement that records a batch

@@ -50,7 +50,9 @@ export interface MessageRecord {
   traceparent?: string;
 }
 
-export type DeliveryStatus = "pending" | "delivered" | "failed";
+/** Every status a delivery can have, for callers that validate or list them. */
+export const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 export interface DeliveryRecord {
   id: number;
