@@ -5,6 +5,7 @@ import { endpointHealth } from "./endpoint-health.js";
 import { fanout } from "./fanout.js";
 import { postgresScale } from "./postgres-scale.js";
 import { receiverThroughput } from "./receiver-throughput.js";
+import { receiverVerify } from "./receiver-verify.js";
 import { senderDrain } from "./sender-drain.js";
 import { senderIngest } from "./sender-ingest.js";
 import { senderThroughput } from "./sender-throughput.js";
@@ -12,6 +13,7 @@ import { senderThroughput } from "./sender-throughput.js";
 /** Every scenario, in the order the issue lists them. */
 export const scenarios: readonly Scenario[] = [
   receiverThroughput,
+  receiverVerify,
   senderThroughput,
   e2eLatency,
   fanout,

@@ -1,6 +1,5 @@
 import { createBenchCredentials, credentialsEnv } from "../bench-credentials.js";
 import type { BenchResult } from "../bench-result.js";
-import type { VerifyLoopCommand, VerifyLoopResult } from "../clients/verify-loop.js";
 import { createPlantSigner } from "../create-plant-signer.js";
 import { type HttpLoadResult, measureHttpLoad } from "../measure-http-load.js";
 import { median } from "../median.js";
@@ -22,12 +21,11 @@ const SERVERS = [
   "plant-node-middleware",
 ] as const;
 type ServerName = (typeof SERVERS)[number];
-const VERIFIERS = ["floor", "standardwebhooks", "plant-receiver"] as const;
 
 export const receiverThroughput: Scenario = {
   name: NAME,
   description:
-    "Full receive path (bearer, signature, timestamp, zod, in-memory dedup, no-op handler) in Koa and as createNodeMiddleware on node:http vs raw node:http + JSON.parse, bare Koa + JSON.parse, the naive koa stack, and naive + standardwebhooks; verification alone vs one HMAC + JSON.parse",
+    "Full receive path (bearer, signature, timestamp, zod, in-memory dedup, no-op handler) in Koa and as createNodeMiddleware on node:http vs raw node:http + JSON.parse, bare Koa + JSON.parse, the naive koa stack, and naive + standardwebhooks",
   async run(context) {
     const credentials = createBenchCredentials();
     const sign = createPlantSigner(credentials.secret, credentials.token);
@@ -35,8 +33,6 @@ export const receiverThroughput: Scenario = {
     const durationSeconds = context.quick ? 1 : 5;
     const servers = new Map<ServerName, BenchProcess>();
     const samples = new Map<ServerName, HttpLoadResult[]>(SERVERS.map((name) => [name, []]));
-    const verifySamples = new Map<string, number[]>(VERIFIERS.map((kind) => [kind, []]));
-    const verifyFailures: string[] = [];
     try {
       for (const name of SERVERS) {
         const execArgv = name === "plant-receiver" ? profileExecArgv(context) : [];
@@ -62,22 +58,6 @@ export const receiverThroughput: Scenario = {
           const sample = await load(servers.get(name) as BenchProcess, durationSeconds);
           context.log(`${NAME}: run ${round}/${context.runs} ${name} ${Math.round(sample.rps)} req/s`);
           samples.get(name)?.push(sample);
-        }
-      }
-      // Verification alone (no HTTP, no Koa) in its own process, to split a request's CPU time.
-      const verifier = await spawnBenchProcess("clients/verify-loop");
-      servers.set("verify-loop" as ServerName, verifier);
-      const calls = context.quick ? 5_000 : 20_000;
-      for (let round = 0; round <= context.runs; round++) {
-        for (const kind of VERIFIERS) {
-          const result = await verifier.command<VerifyLoopResult>({
-            kind,
-            count: calls,
-            ...credentials,
-          } satisfies VerifyLoopCommand);
-          // Round 0 is the warm-up.
-          if (round > 0) verifySamples.get(kind)?.push(result.microsPerCall);
-          if (result.failures > 0) verifyFailures.push(`${kind}: ${result.failures} failed`);
         }
       }
     } finally {
@@ -169,43 +149,6 @@ export const receiverThroughput: Scenario = {
         cpu("plant-node-middleware").value,
         "µs/req",
         cpu("raw-http"),
-      ),
-    );
-    const floor = { name: "receiver.verify.floor.cpu", value: median(verifySamples.get("floor") ?? []) };
-    results.push(
-      ratioRow(
-        floor.name,
-        floor.value,
-        "µs/call",
-        undefined,
-        "one node:crypto HMAC-SHA256 of id.timestamp.body + JSON.parse",
-      ),
-      ratioRow(
-        "receiver.verify.plant-receiver.cpu-vs-floor",
-        median(verifySamples.get("plant-receiver") ?? []),
-        "µs/call",
-        floor,
-        "goal: ratio <= 2 (bearer, signature, timestamp, parse, zod vs the floor)",
-      ),
-    );
-    const verifyRow = (kind: (typeof VERIFIERS)[number]) => ({
-      name: `${NAME}.verify.${kind}.cpu`,
-      value: median(verifySamples.get(kind) ?? []),
-    });
-    results.push(
-      ratioRow(
-        verifyRow("standardwebhooks").name,
-        verifyRow("standardwebhooks").value,
-        "µs/call",
-        undefined,
-        "bearer + standardwebhooks verify + JSON.parse + zod, no HTTP",
-      ),
-      ratioRow(
-        verifyRow("plant-receiver").name,
-        verifyRow("plant-receiver").value,
-        "µs/call",
-        verifyRow("standardwebhooks"),
-        ["createVerifier().verify, no HTTP, no dedup", ...verifyFailures].join("; "),
       ),
     );
     return results;

@@ -34,6 +34,9 @@ import {
 import { POSTGRES_LEGACY_MIGRATION, POSTGRES_SCHEMA, POSTGRES_SCHEMA_OBJECTS } from "./postgres-schema.js";
 import { prepareMessage } from "./prepare-message.js";
 import type { SecretsCipher } from "./secrets-cipher.js";
+import { StaleReadError } from "./stale-read-error.js";
+import { traceEnqueue } from "./trace-enqueue.js";
+import { traceEnqueueMany } from "./trace-enqueue-many.js";
 import { WebhookIdTakenError } from "./webhook-id-taken-error.js";
 import { withTransaction } from "./with-transaction.js";
 
@@ -54,6 +57,7 @@ const NOW_MS = "(extract(epoch FROM statement_timestamp()) * 1000)::bigint";
 /** The message and endpoint columns a claim returns beside each delivery row. */
 interface ClaimedColumns {
   m_payload: string;
+  m_traceparent: string | null;
   e_url: string;
   e_token: string;
   e_secrets: string;
@@ -68,7 +72,7 @@ interface ClaimedColumns {
 const CLAIM_UPDATE = `UPDATE webhook_deliveries d SET lease_owner = lease.owner, lease_until = lease.until
   FROM locked, lease, webhook_messages m, webhook_endpoints e
   WHERE d.id = locked.id AND m.id = d.message_id AND e.id = d.endpoint_id
-  RETURNING d.*, m.payload AS m_payload, e.url AS e_url, e.token AS e_token, e.secrets AS e_secrets,
+  RETURNING d.*, m.payload AS m_payload, m.traceparent AS m_traceparent, e.url AS e_url, e.token AS e_token, e.secrets AS e_secrets,
     e.status AS e_status, e.disabled_reason AS e_disabled_reason, e.failing_since AS e_failing_since,
     e.last_failure_at AS e_last_failure_at, e.created_at AS e_created_at`;
 
@@ -93,7 +97,14 @@ const DELIVERY_WRITE_TYPES = [
   "int[]",
   "text[]",
   "bigint[]",
+  // What the record read, which the write requires to be still so.
+  "text[]",
+  "text[]",
+  "bigint[]",
+  "int[]",
+  "bigint[]",
 ];
+
 const ENDPOINT_WRITE_TYPES = ["bigint[]", "text[]", "text[]", "bigint[]", "bigint[]"];
 
 /** Numbered parameters for a statement put together from parts. */
@@ -130,13 +141,16 @@ type Transaction = <T>(work: (client: pg.PoolClient) => Promise<T>) => Promise<T
  */
 async function createSchema(tx: Transaction): Promise<void> {
   const complete = async (client: pg.PoolClient) => {
-    const found = await client.query<{ missing: number; legacy: boolean }>(
+    const found = await client.query<{ missing: number; legacy: boolean; traced: boolean }>(
       `SELECT (SELECT count(*)::int FROM unnest($1::text[]) AS name WHERE to_regclass(name) IS NULL) AS missing,
               EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('deliveries')
-                AND attname = 'plant_id' AND NOT attisdropped) AS legacy`,
+                AND attname = 'plant_id' AND NOT attisdropped) AS legacy,
+              EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('webhook_messages')
+                AND attname = 'traceparent' AND NOT attisdropped) AS traced`,
       [POSTGRES_SCHEMA_OBJECTS],
     );
-    return found.rows[0]?.missing === 0 && found.rows[0]?.legacy === false;
+    const row = found.rows[0];
+    return row?.missing === 0 && row.legacy === false && row.traced;
   };
   for (let attempt = 1; ; attempt++) {
     try {
@@ -260,8 +274,8 @@ export async function createPostgresOutbox(
   // One statement: the message, one delivery per active endpoint, and a NOTIFY that PostgreSQL holds
   // until the transaction commits (the caller's, when it passed its client), so no worker looks early.
   const enqueueSql = `WITH m AS (
-      INSERT INTO webhook_messages (webhook_id, idempotency_key, payload, created_at)
-      VALUES ($1, $2, $3, ${NOW_MS}) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id, created_at
+      INSERT INTO webhook_messages (webhook_id, idempotency_key, payload, created_at, traceparent)
+      VALUES ($1, $2, $3, ${NOW_MS}, $4) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id, created_at
     ), d AS (
       INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, status, next_attempt_at, created_at, updated_at)
       SELECT m.id, e.id, $1, 'pending', m.created_at, m.created_at, m.created_at
@@ -274,10 +288,10 @@ export async function createPostgresOutbox(
   // `enqueueSql` for many messages: the input keeps its order (ordinality), each message gets one
   // delivery per active endpoint, and one NOTIFY covers them all.
   const enqueueManySql = `WITH input AS (
-      SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS i(webhook_id, idempotency_key, payload, n)
+      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS i(webhook_id, idempotency_key, payload, traceparent, n)
     ), m AS (
-      INSERT INTO webhook_messages (webhook_id, idempotency_key, payload, created_at)
-      SELECT webhook_id, idempotency_key, payload, ${NOW_MS} FROM input ORDER BY n
+      INSERT INTO webhook_messages (webhook_id, idempotency_key, payload, created_at, traceparent)
+      SELECT webhook_id, idempotency_key, payload, ${NOW_MS}, traceparent FROM input ORDER BY n
       ON CONFLICT (idempotency_key) DO NOTHING RETURNING id, webhook_id, created_at
     ), d AS (
       INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, status, next_attempt_at, created_at, updated_at)
@@ -303,16 +317,35 @@ export async function createPostgresOutbox(
   }
 
   /**
+   * `recordBatch` read without locks first: a row lock costs a WAL record per delivery, and a batch's
+   * deliveries are normally held by this worker alone (its lease). Its writes are guarded by what it
+   * read, so a row changed in between (a lease taken over, a retry by an operator) rolls the whole
+   * transaction back, and the batch is recorded again under locks.
+   */
+  async function recordInTransaction(
+    inputs: readonly RecordAttemptInput[],
+    claim?: ClaimRequest,
+  ): Promise<{ recorded: RecordedAttempt[]; claimed: ClaimedDelivery[] }> {
+    try {
+      return await tx((client) => recordBatch(client, inputs, claim, false));
+    } catch (error) {
+      if (!(error instanceof StaleReadError)) throw error;
+      return tx((client) => recordBatch(client, inputs, claim, true));
+    }
+  }
+
+  /**
    * Records a batch of attempts in one transaction with a fixed number of statements, whatever its size:
-   * the rows are read under their locks (deliveries, then the endpoints of failed attempts, each in id
-   * order, so two workers' batches cannot deadlock on each other), `decideAttempts` decides, and one
-   * statement writes each row once and, given a claim, claims the work that replaces them: two round
-   * trips and one commit for a whole batch and its replacements.
+   * the delivery rows are read (under their locks when `locked`, in id order, so two workers' batches
+   * cannot deadlock on each other), the endpoints of failed attempts under their locks, `decideAttempts`
+   * decides, and one statement writes each row once, only if it still is as read, and, given a claim,
+   * claims the work that replaces them: two round trips and one commit for a batch and its replacements.
    */
   async function recordBatch(
     client: pg.PoolClient,
     inputs: readonly RecordAttemptInput[],
-    claim?: ClaimRequest,
+    claim: ClaimRequest | undefined,
+    locked: boolean,
   ): Promise<{ recorded: RecordedAttempt[]; claimed: ClaimedDelivery[] }> {
     // Read before the statement starts, so a retry's delay is counted from no earlier than the worker's
     // own now: the retry lands on the database clock, never before the worker decided it should.
@@ -320,7 +353,7 @@ export async function createPostgresOutbox(
     const ids = [...new Set(inputs.map((input) => input.deliveryId))].sort((a, b) => a - b);
     const rows = (
       await client.query<DeliveryRow & { now_ms: string }>(
-        `SELECT *, ${NOW_MS} AS now_ms FROM webhook_deliveries WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE`,
+        `SELECT *, ${NOW_MS} AS now_ms FROM webhook_deliveries WHERE id = ANY($1::bigint[]) ORDER BY id${locked ? " FOR UPDATE" : ""}`,
         [ids],
       )
     ).rows;
@@ -369,19 +402,27 @@ export async function createPostgresOutbox(
     }
     const writes = [...batch.deliveries];
     if (writes.length > 0) {
-      const [a, b, c, d, e, f, g, h, i] = columns(
-        writes.map(([id, write]) => [
-          id,
-          write.attempts,
-          write.rounds,
-          write.finished !== undefined,
-          write.finished?.status ?? null,
-          write.finished?.nextAttemptAt ?? null,
-          write.finished?.lastStatus ?? null,
-          write.finished?.lastError ?? null,
-          write.finished?.updatedAt ?? null,
-        ]),
-        9,
+      const [a, b, c, d, e, f, g, h, i, j, k, l, m, n] = columns(
+        writes.map(([id, write]) => {
+          const read = deliveries.get(id);
+          return [
+            id,
+            write.attempts,
+            write.rounds,
+            write.finished !== undefined,
+            write.finished?.status ?? null,
+            write.finished?.nextAttemptAt ?? null,
+            write.finished?.lastStatus ?? null,
+            write.finished?.lastError ?? null,
+            write.finished?.updatedAt ?? null,
+            read?.status,
+            read?.leaseOwner ?? null,
+            read?.leaseUntil ?? null,
+            read?.attemptCount,
+            read?.nextAttemptAt,
+          ];
+        }),
+        14,
       ).map((values, index) => sql.param(values, DELIVERY_WRITE_TYPES[index] as string));
       ctes.push(`deliveries AS (
         UPDATE webhook_deliveries d SET
@@ -392,9 +433,13 @@ export async function createPostgresOutbox(
           lease_owner = CASE WHEN u.finished THEN NULL ELSE d.lease_owner END,
           lease_until = CASE WHEN u.finished THEN NULL ELSE d.lease_until END,
           updated_at = COALESCE(u.updated_at, d.updated_at)
-        FROM unnest(${a}, ${b}, ${c}, ${d}, ${e}, ${f}, ${g}, ${h}, ${i})
-          AS u(id, attempts, rounds, finished, status, next_attempt_at, last_status, last_error, updated_at)
-        WHERE d.id = u.id RETURNING 1)`);
+        FROM unnest(${a}, ${b}, ${c}, ${d}, ${e}, ${f}, ${g}, ${h}, ${i}, ${j}, ${k}, ${l}, ${m}, ${n})
+          AS u(id, attempts, rounds, finished, status, next_attempt_at, last_status, last_error, updated_at,
+               read_status, read_owner, read_until, read_count, read_next)
+        WHERE d.id = u.id AND d.status = u.read_status AND d.lease_owner IS NOT DISTINCT FROM u.read_owner
+          AND d.lease_until IS NOT DISTINCT FROM u.read_until AND d.attempt_count = u.read_count
+          AND d.next_attempt_at = u.read_next
+        RETURNING 1)`);
     }
     const cleared = [...batch.endpoints].filter(([, write]) => write.kind === "clear").map(([id]) => id);
     if (cleared.length > 0)
@@ -430,12 +475,22 @@ export async function createPostgresOutbox(
       const disabled = set.filter((row) => row[1] === "disabled").map((row) => row[0] as number);
       // The claim's parts first: a statement is told apart by its start (pg_stat_activity keeps 1 kB).
       ctes.unshift(...claimCtes(sql, claim, ids, disabled));
-      const rows = await client.query<DeliveryRow & ClaimedColumns>(
-        `WITH ${ctes.join(",\n")}\n${CLAIM_UPDATE}`,
+      ctes.push(`claimed AS (${CLAIM_UPDATE})`);
+    }
+    if (ctes.length > 0) {
+      const written = writes.length > 0 ? "(SELECT count(*) FROM deliveries)::int" : "0";
+      const { rows } = await client.query<{ written: number } & Partial<DeliveryRow & ClaimedColumns>>(
+        claim === undefined || claim.limit <= 0
+          ? `WITH ${ctes.join(",\n")}\nSELECT ${written} AS written`
+          : `WITH ${ctes.join(",\n")}\nSELECT ${written} AS written, claimed.* FROM (SELECT 1) AS one LEFT JOIN claimed ON true`,
         sql.values,
       );
-      claimed = toClaimed(rows.rows);
-    } else if (ctes.length > 0) await client.query(`WITH ${ctes.join(",\n")}\nSELECT 1`, sql.values);
+      if ((rows[0]?.written ?? 0) !== writes.length)
+        throw new StaleReadError("a delivery changed between the record's read and its write");
+      claimed = toClaimed(
+        rows.filter((row) => row.id !== null && row.id !== undefined) as Array<DeliveryRow & ClaimedColumns>,
+      );
+    }
     const recorded = batch.decisions.map((decision, index) =>
       decision
         ? toRecordedAttempt(decision)
@@ -508,6 +563,7 @@ export async function createPostgresOutbox(
         body: row.m_payload,
         endpoint,
         leaseUntil: new Date(Number(row.lease_until)),
+        ...(row.m_traceparent === null ? {} : { traceparent: row.m_traceparent }),
       };
     });
     return result.sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || a.id - b.id);
@@ -516,74 +572,80 @@ export async function createPostgresOutbox(
   return {
     async enqueue(message, enqueueOptions = {}) {
       const prepared = prepareMessage(message);
-      // The caller's client (its open transaction), or the pool: one statement commits on its own.
-      const client: Pick<pg.ClientBase, "query"> = enqueueOptions.client ?? pool;
-      let result: pg.QueryResult<{ id: string | null; deliveries: number }>;
-      try {
-        result = await client.query(enqueueSql, [
-          prepared.webhookId,
-          prepared.idempotencyKey,
-          prepared.payload,
-        ]);
-      } catch (error) {
-        throw webhookIdTaken(error, [prepared.webhookId]);
-      }
-      const row = result.rows[0];
-      if (row?.id !== null && row?.id !== undefined)
-        return {
-          messageId: Number(row.id),
-          webhookId: prepared.webhookId,
-          duplicate: false,
-          deliveries: row.deliveries,
-        };
-      // The key's first message, committed before this statement looked (ON CONFLICT waited for it).
-      const first = (
-        await client.query<MessageRow>("SELECT * FROM webhook_messages WHERE idempotency_key = $1", [
-          prepared.idempotencyKey,
-        ])
-      ).rows[0] as MessageRow;
-      return { messageId: Number(first.id), webhookId: first.webhook_id, duplicate: true, deliveries: 0 };
+      return traceEnqueue(prepared.webhookId, async (traceparent) => {
+        // The caller's client (its open transaction), or the pool: one statement commits on its own.
+        const client: Pick<pg.ClientBase, "query"> = enqueueOptions.client ?? pool;
+        let result: pg.QueryResult<{ id: string | null; deliveries: number }>;
+        try {
+          result = await client.query(enqueueSql, [
+            prepared.webhookId,
+            prepared.idempotencyKey,
+            prepared.payload,
+            traceparent,
+          ]);
+        } catch (error) {
+          throw webhookIdTaken(error, [prepared.webhookId]);
+        }
+        const row = result.rows[0];
+        if (row?.id !== null && row?.id !== undefined)
+          return {
+            messageId: Number(row.id),
+            webhookId: prepared.webhookId,
+            duplicate: false,
+            deliveries: row.deliveries,
+          };
+        // The key's first message, committed before this statement looked (ON CONFLICT waited for it).
+        const first = (
+          await client.query<MessageRow>("SELECT * FROM webhook_messages WHERE idempotency_key = $1", [
+            prepared.idempotencyKey,
+          ])
+        ).rows[0] as MessageRow;
+        return { messageId: Number(first.id), webhookId: first.webhook_id, duplicate: true, deliveries: 0 };
+      });
     },
     async enqueueMany(messages, enqueueOptions = {}) {
       if (messages.length === 0) return [];
       const prepared = messages.map(prepareMessage);
       const client: Pick<pg.ClientBase, "query"> = enqueueOptions.client ?? pool;
       const webhookIds = prepared.map((message) => message.webhookId);
-      let result: pg.QueryResult<{ id: string; webhook_id: string; deliveries: number }>;
-      try {
-        result = await client.query(enqueueManySql, [
-          webhookIds,
-          prepared.map((message) => message.idempotencyKey),
-          prepared.map((message) => message.payload),
-        ]);
-      } catch (error) {
-        throw webhookIdTaken(error, webhookIds);
-      }
-      const added = new Map(result.rows.map((row) => [row.webhook_id, row]));
-      // Keys known before (or twice in this call): the key's first message, as `enqueue` answers.
-      const known = prepared.filter((message) => !added.has(message.webhookId));
-      const firsts =
-        known.length === 0
-          ? new Map<string, MessageRow>()
-          : new Map(
-              (
-                await client.query<MessageRow>(
-                  "SELECT * FROM webhook_messages WHERE idempotency_key = ANY($1::text[])",
-                  [known.map((message) => message.idempotencyKey)],
-                )
-              ).rows.map((row) => [row.idempotency_key as string, row]),
-            );
-      return prepared.map((message) => {
-        const row = added.get(message.webhookId);
-        if (row)
-          return {
-            messageId: Number(row.id),
-            webhookId: row.webhook_id,
-            duplicate: false,
-            deliveries: row.deliveries,
-          };
-        const first = firsts.get(message.idempotencyKey as string) as MessageRow;
-        return { messageId: Number(first.id), webhookId: first.webhook_id, duplicate: true, deliveries: 0 };
+      return traceEnqueueMany(webhookIds, async (traceparents) => {
+        let result: pg.QueryResult<{ id: string; webhook_id: string; deliveries: number }>;
+        try {
+          result = await client.query(enqueueManySql, [
+            webhookIds,
+            prepared.map((message) => message.idempotencyKey),
+            prepared.map((message) => message.payload),
+            traceparents,
+          ]);
+        } catch (error) {
+          throw webhookIdTaken(error, webhookIds);
+        }
+        const added = new Map(result.rows.map((row) => [row.webhook_id, row]));
+        // Keys known before (or twice in this call): the key's first message, as `enqueue` answers.
+        const known = prepared.filter((message) => !added.has(message.webhookId));
+        const firsts =
+          known.length === 0
+            ? new Map<string, MessageRow>()
+            : new Map(
+                (
+                  await client.query<MessageRow>(
+                    "SELECT * FROM webhook_messages WHERE idempotency_key = ANY($1::text[])",
+                    [known.map((message) => message.idempotencyKey)],
+                  )
+                ).rows.map((row) => [row.idempotency_key as string, row]),
+              );
+        return prepared.map((message) => {
+          const row = added.get(message.webhookId);
+          if (row)
+            return {
+              messageId: Number(row.id),
+              webhookId: row.webhook_id,
+              duplicate: false,
+              deliveries: row.deliveries,
+            };
+          const first = firsts.get(message.idempotencyKey as string) as MessageRow;
+          return { messageId: Number(first.id), webhookId: first.webhook_id, duplicate: true, deliveries: 0 };
+        });
       });
     },
     async getMessage(id) {
@@ -649,22 +711,30 @@ export async function createPostgresOutbox(
       });
     },
     async removeEndpoint(id) {
-      return ((await pool.query("DELETE FROM webhook_endpoints WHERE id = $1", [id])).rowCount ?? 0) > 0;
+      // Its deliveries go by cascade; their attempts, which have no foreign key, in the same statement.
+      const { rows } = await pool.query<{ removed: number }>(
+        `WITH attempts AS (
+           DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE endpoint_id = $1)
+         ), endpoint AS (DELETE FROM webhook_endpoints WHERE id = $1 RETURNING 1)
+         SELECT count(*)::int AS removed FROM endpoint`,
+        [id],
+      );
+      return (rows[0]?.removed ?? 0) > 0;
     },
     async claimDue(workerId, limit, leaseMs, claimOptions = {}) {
       return claimDue({ workerId, limit, leaseMs, options: claimOptions });
     },
     async recordAttempt(input) {
-      const { recorded } = await tx((client) => recordBatch(client, [input]));
+      const { recorded } = await recordInTransaction([input]);
       return recorded[0] as RecordedAttempt;
     },
     async recordAttempts(inputs) {
       if (inputs.length === 0) return [];
-      return (await tx((client) => recordBatch(client, inputs))).recorded;
+      return (await recordInTransaction(inputs)).recorded;
     },
     async recordAttemptsAndClaim(inputs, claim) {
       if (inputs.length === 0) return { recorded: [], claimed: await claimDue(claim) };
-      return tx((client) => recordBatch(client, inputs, claim));
+      return recordInTransaction(inputs, claim);
     },
     async release(deliveryId, workerId) {
       await pool.query(

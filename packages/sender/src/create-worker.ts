@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { attemptDelivery } from "./attempt-delivery.js";
 import type { AttemptEvent } from "./attempt-event.js";
 import { createAttemptRunner } from "./create-attempt-runner.js";
@@ -37,7 +37,7 @@ export interface WorkerOptions {
   /** Default: `createSsrfGuard()`, which refuses private targets. */
   ssrfGuard?: SsrfGuard;
   logger?: SenderLogger;
-  /** Default: a random id. Recorded with every attempt. */
+  /** Default: a random id (`w_` and 16 characters). Recorded with every lease and attempt. */
   workerId?: string;
   onAttempt?: (event: AttemptEvent) => void;
   /**
@@ -82,7 +82,8 @@ export function createWorker(options: WorkerOptions): Worker {
   const perEndpoint = options.perEndpointConcurrency ?? 2;
   const leaseMs = options.leaseMs ?? Math.max(60_000, 3 * client.timeoutMs);
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
-  const workerId = options.workerId ?? `worker-${randomUUID()}`;
+  // 96 random bits in 18 characters: stored with every lease and attempt, so it is kept short.
+  const workerId = options.workerId ?? `w_${randomBytes(12).toString("base64url")}`;
   const retention = options.retention ?? { maxAgeMs: DEFAULT_RETENTION_MS };
 
   let running = false;

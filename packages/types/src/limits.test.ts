@@ -18,7 +18,6 @@ const webhook = openapi.webhooks["/plant/webhook"].post;
 const responses = webhook.responses;
 const schemas = openapi.components.schemas;
 const MIB = 1024 * 1024;
-const generatedSecretBytes = parseWebhookSecret(generateWebhookSecret()).length;
 
 describe("limits agree with the spec", () => {
   it("states every limit of the webhook in its Limits paragraph, each from a constant", () => {
@@ -27,7 +26,7 @@ describe("limits agree with the spec", () => {
       `\`webhook-timestamp\` must be within ${TIMESTAMP_TOLERANCE_SECONDS} seconds of the receiver's clock in either direction; ` +
       `the Plant Store waits at most ${DELIVERY_TIMEOUT_MS / 1000} seconds for an answer per attempt; ` +
       `\`webhook-id\` is at most ${MAX_WEBHOOK_ID_LENGTH} and \`webhook-signature\` at most ${MAX_SIGNATURE_HEADER_LENGTH} characters; ` +
-      `a signing secret decodes to at least ${MIN_SECRET_BYTES} bytes (the Plant Store generates ${generatedSecretBytes}).`;
+      `a signing secret decodes to at least ${MIN_SECRET_BYTES} bytes (the Plant Store generates ${parseWebhookSecret(generateWebhookSecret()).length}).`;
     const paragraph = webhook.description.split("\n\n").find((part) => part.startsWith("Limits:"));
     expect(paragraph).toBe(limits);
   });
@@ -100,6 +99,8 @@ describe("limits are the ones enforced", () => {
   });
 
   it("generated secrets clear the minimum", () => {
-    expect(generatedSecretBytes).toBeGreaterThanOrEqual(MIN_SECRET_BYTES);
+    // Made inside the test: module-level calls would make every mutant of the key parser "static"
+    // for mutation testing, which then reruns every test for each of them.
+    expect(parseWebhookSecret(generateWebhookSecret()).length).toBeGreaterThanOrEqual(MIN_SECRET_BYTES);
   });
 });

@@ -65,3 +65,22 @@ describe("webhookHeaderChecks agree with the zod schemas of @plant-store/types",
     expect(accepted).toBeGreaterThan(0);
   });
 });
+
+describe("webhookHeaderChecks.signature counts code points past the limit", () => {
+  it("counts a surrogate pair as one and a lone surrogate as one, in either order", () => {
+    const max = MAX_SIGNATURE_HEADER_LENGTH;
+    const check = webhookHeaderChecks.signature;
+    expect(check("a".repeat(max))).toBe(true);
+    expect(check("a".repeat(max + 1))).toBe(false);
+    // Pairs: 2 units, 1 code point each.
+    expect(check("🌼".repeat(max))).toBe(true);
+    expect(check(`${"🌼".repeat(max)}a`)).toBe(false);
+    // A lone low surrogate after a letter, a lone high one before a letter, and a low before a
+    // high: never a pair, each one code point.
+    expect(check(`${"a".repeat(max)}\udc00`)).toBe(false);
+    expect(check(`\ud800${"a".repeat(max)}`)).toBe(false);
+    expect(check(`${"a".repeat(max - 1)}\udc00\ud800`)).toBe(false);
+    expect(check(`${"🌼".repeat(max - 1)}\ud800\udc00`)).toBe(true);
+    expect(WebhookSignatureSchema.safeParse(`${"a".repeat(max)}\udc00`).success).toBe(false);
+  });
+});

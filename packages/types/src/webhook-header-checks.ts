@@ -6,6 +6,7 @@ const DIGITS = /^[0-9]{1,15}$/;
 /** Length in code points, as zod (and JSON Schema) count it: a surrogate pair is one. */
 function codePoints(value: string): number {
   let count = value.length;
+  // Stryker disable next-line EqualityOperator,ArithmeticOperator: equivalent: past the end charCodeAt is NaN, and NaN & 0xfc00 is 0, never a surrogate
   for (let i = 0; i < value.length - 1; i++) {
     if ((value.charCodeAt(i) & 0xfc00) === 0xd800 && (value.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
       count--;

@@ -43,6 +43,15 @@ describe("parseWebhookSecret", () => {
     if (secret.length > "whsec_".length) expect(error.message).not.toContain(secret.slice("whsec_".length));
   });
 
+  it("says a whsk_ or whpk_ key is not a v1 secret", () => {
+    for (const key of [
+      `whpk_${Buffer.alloc(32, 1).toString("base64")}`,
+      `whsk_${Buffer.alloc(32, 1).toString("base64")}`,
+    ]) {
+      expect(() => parseWebhookSecret(key)).toThrow("Webhook secret must be whsec_ followed by base64");
+    }
+  });
+
   it("accepts a 16-byte key, the documented minimum", () => {
     expect(parseWebhookSecret(`whsec_${Buffer.alloc(16, 7).toString("base64")}`)).toHaveLength(16);
   });

@@ -5,7 +5,7 @@ import {
   type TestPostgres,
   waitFor,
 } from "@plant-store/testing";
-import { generateWebhookSecret } from "@plant-store/types";
+import { generateWebhookSecret, parseTraceparent } from "@plant-store/types";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
@@ -341,6 +341,88 @@ describe("recording a batch and claiming its replacements in one transaction", (
     }
   });
 
+  it("records from what is stored at its write: a lease taken over after its read leaves the delivery to the new holder", async () => {
+    const url = await postgres.createDatabase();
+    const outbox = await createPostgresOutbox(url);
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      await outbox.addEndpoint({ url: "https://receiver.example/hook", token: "t", secrets: [] });
+      await enqueuePlant(outbox, { name: "Taken over" });
+      const [mine] = await outbox.claimDue("w1", 1, 60_000);
+      if (!mine) throw new Error("nothing claimed");
+      // Another worker's takeover, committed while the record waits on the row (after reading it).
+      await admin.query("BEGIN");
+      await admin.query(
+        "UPDATE webhook_deliveries SET lease_owner = 'w2', lease_until = lease_until + 1000 WHERE id = $1",
+        [mine.id],
+      );
+      const recording = outbox.recordAttempt({
+        deliveryId: mine.id,
+        workerId: "w1",
+        leaseUntil: mine.leaseUntil,
+        attempt: { ...attempt, status: 200 },
+        outcome: "delivered",
+        endpointSucceeded: true,
+      });
+      await waitFor(async () => {
+        // Inside a transaction the statistics views keep their first snapshot unless cleared.
+        await admin.query("SELECT pg_stat_clear_snapshot()");
+        const { rows } = await admin.query(
+          "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO webhook_attempts%'",
+        );
+        return rows.length > 0 ? true : undefined;
+      });
+      await admin.query("COMMIT");
+      expect(await recording).toEqual({ held: false, outcome: "delivered" });
+      const after = await admin.query(
+        "SELECT status, lease_owner, attempt_count FROM webhook_deliveries WHERE id = $1",
+        [mine.id],
+      );
+      expect(after.rows[0]).toEqual({ status: "pending", lease_owner: "w2", attempt_count: 1 });
+      expect((await outbox.listAttempts(mine.id)).map((a) => [a.workerId, a.attempt])).toEqual([["w1", 1]]);
+    } finally {
+      await admin.end();
+      await outbox.close();
+    }
+  });
+
+  it("removes an endpoint with its deliveries and their attempts (attempts have no foreign key)", async () => {
+    const url = await postgres.createDatabase();
+    const outbox = await createPostgresOutbox(url);
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      const [gone, kept] = [
+        await outbox.addEndpoint({ url: "https://gone.example/hook", token: "t", secrets: [] }),
+        await outbox.addEndpoint({ url: "https://kept.example/hook", token: "t", secrets: [] }),
+      ];
+      await enqueuePlant(outbox, { name: "Both" });
+      const claimed = await outbox.claimDue("w1", 10, 60_000);
+      await outbox.recordAttempts(
+        claimed.map((delivery) => ({
+          deliveryId: delivery.id,
+          workerId: "w1",
+          leaseUntil: delivery.leaseUntil,
+          attempt: { ...attempt, status: 200 },
+          outcome: "delivered" as const,
+          endpointSucceeded: true,
+        })),
+      );
+      expect(await outbox.removeEndpoint(gone.id)).toBe(true);
+      const left = await admin.query<{ endpoint_id: string }>(
+        "SELECT d.endpoint_id FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id",
+      );
+      expect(left.rows.map((row) => Number(row.endpoint_id))).toEqual([kept.id]);
+      expect((await admin.query("SELECT count(*)::int AS n FROM webhook_attempts")).rows[0]).toEqual({
+        n: 1,
+      });
+    } finally {
+      await admin.end();
+      await outbox.close();
+    }
+  });
+
   it("claims nothing for an endpoint the same batch disables", async () => {
     const url = await postgres.createDatabase();
     const outbox = await createPostgresOutbox(url);
@@ -405,6 +487,38 @@ describe("PostgreSQL outbox schema upgrade", () => {
     } finally {
       await pool.end();
       await receiver.close();
+    }
+  });
+});
+
+describe("PostgreSQL outbox made before trace contexts were kept", () => {
+  it("gains the traceparent column on open: old messages claim without one, new ones keep theirs", async () => {
+    const url = await postgres.createDatabase();
+    const before = await createPostgresOutbox(url);
+    await before.addEndpoint({ url: "http://127.0.0.1:9/hook", token: "t", secrets: [] });
+    await before.close();
+    // The 0.2 layout: no traceparent column, and a message queued then.
+    const pool = new pg.Pool({ connectionString: url });
+    try {
+      await pool.query(`ALTER TABLE webhook_messages DROP COLUMN traceparent;
+        INSERT INTO webhook_messages (webhook_id, payload, created_at) VALUES ('msg_old', '{}', 0);
+        INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, status, next_attempt_at, created_at, updated_at)
+        VALUES (1, 1, 'msg_old', 'pending', 0, 0, 0)`);
+      const outbox = await createPostgresOutbox(url);
+      try {
+        const [old] = await outbox.claimDue("me", 10, 60_000);
+        expect(old?.webhookId).toBe("msg_old");
+        expect(old?.traceparent).toBeUndefined();
+        const queued = await outbox.enqueue({ payload: { id: 2, name: "New" } });
+        const stored = (await outbox.getMessage(queued.messageId))?.traceparent;
+        expect(parseTraceparent(stored)).toBeDefined();
+        const [claimed] = await outbox.claimDue("me", 10, 60_000);
+        expect(claimed?.traceparent).toBe(stored);
+      } finally {
+        await outbox.close();
+      }
+    } finally {
+      await pool.end();
     }
   });
 });
