@@ -1,6 +1,13 @@
 #!/usr/bin/env node
 import type { AddressInfo } from "node:net";
-import { createLogger, logPoolError, stopOnSignals } from "@plant-store/app-shell";
+import {
+  createLogger,
+  logPoolError,
+  resolveTracingSettings,
+  startTracing,
+  stopOnSignals,
+  type TracingSettings,
+} from "@plant-store/app-shell";
 import { Command, CommanderError, Option } from "commander";
 import { createApp } from "./create-app.js";
 import { createHttpServer } from "./create-http-server.js";
@@ -17,9 +24,7 @@ import {
   type ReceiverConfig,
 } from "./load-config.js";
 import { openStorage } from "./open-storage.js";
-import { resolveTracingSettings, type TracingSettings } from "./resolve-tracing-settings.js";
 import { splitKnownArgs } from "./split-known-args.js";
-import { startTracing } from "./start-tracing.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 

@@ -1,11 +1,15 @@
-import { ConfigError, createLogger, stopOnSignals } from "@plant-store/app-shell";
+import {
+  ConfigError,
+  createLogger,
+  resolveTracingSettings,
+  startTracing,
+  stopOnSignals,
+} from "@plant-store/app-shell";
 import { DELIVERY_TIMEOUT_MS } from "@plant-store/types";
 import { Command, Option } from "commander";
 import { parseConfig } from "../parse-config.js";
-import { resolveTracingSettings } from "../resolve-tracing-settings.js";
 import { runServe } from "../run-serve.js";
 import { ServeConfigSchema } from "../serve-config.js";
-import { startTracing } from "../start-tracing.js";
 import { dbOption, encryptionKeyFileOption } from "./db-option.js";
 import { flagOption } from "./flag-option.js";
 import { readFlag } from "./read-flag.js";

@@ -523,6 +523,33 @@ describe("PostgreSQL outbox made before trace contexts were kept", () => {
   });
 });
 
+describe("PostgreSQL enqueueMany and trace contexts", () => {
+  it("stores a valid traceparent of its own with each message of a batch, and claims return it", async () => {
+    const url = await postgres.createDatabase();
+    const outbox = await createPostgresOutbox(url);
+    try {
+      await outbox.addEndpoint({ url: "http://127.0.0.1:9/hook", token: "t", secrets: [] });
+      const queued = await outbox.enqueueMany([
+        { payload: { id: 1, name: "One" } },
+        { payload: { id: 2, name: "Two" } },
+        { payload: { id: 3, name: "Three" } },
+      ]);
+      const stored = await Promise.all(
+        queued.map(async (result) => (await outbox.getMessage(result.messageId))?.traceparent),
+      );
+      const traceIds = stored.map((value) => parseTraceparent(value)?.traceId);
+      expect(traceIds.every((id) => id !== undefined)).toBe(true);
+      expect(new Set(traceIds).size).toBe(3);
+      const claimed = await outbox.claimDue("me", 10, 60_000);
+      expect(new Map(claimed.map((delivery) => [delivery.messageId, delivery.traceparent]))).toEqual(
+        new Map(queued.map((result, index) => [result.messageId, stored[index]])),
+      );
+    } finally {
+      await outbox.close();
+    }
+  });
+});
+
 describe("a PostgreSQL outbox opened from a URL, when the server ends its connections", () => {
   it("reports it through onError instead of crashing the process, and keeps working", async () => {
     const url = await postgres.createDatabase();
