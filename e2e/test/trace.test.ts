@@ -11,7 +11,7 @@ import {
 } from "./fixtures/start-otlp-collector.js";
 import { addPlants, adminToken, startStore } from "./reliability/fixtures/pipe.js";
 
-const receiverCli = resolveAppCli("plant-receiver");
+const receiverCli = resolveAppCli("plant-receiver", import.meta.url);
 // Far longer than any test: spans reach the collector only through the flush on SIGTERM, so a
 // process that exited without flushing would lose them and fail the test.
 const exportEnv = {
