@@ -3,7 +3,7 @@
 // report "skipped: <reason>" instead of breaking the bench's build.
 import type { RequestListener } from "node:http";
 
-export interface BenchStoredPlant {
+export interface BenchCatalogPlant {
   id: number;
   name: string;
   tag?: string;
@@ -16,8 +16,8 @@ export interface BenchPlantCatalog {
   add(
     input: { name: string; tag?: string | undefined },
     idempotencyKey?: string,
-  ): Promise<{ plant: BenchStoredPlant; queued: number; replayed: boolean }>;
-  list(limit: number): Promise<BenchStoredPlant[]>;
+  ): Promise<{ plant: BenchCatalogPlant; queued: number; replayed: boolean }>;
+  list(limit: number): Promise<BenchCatalogPlant[]>;
   plantIdsByWebhookId(webhookIds: readonly string[]): Promise<Map<string, number>>;
 }
 

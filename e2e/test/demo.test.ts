@@ -5,16 +5,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { readAppEvent } from "@plant-store/app-shell";
-import { waitFor } from "@plant-store/testing";
+import { type AppLogLine, type RunningApp, resolveAppCli, spawnApp, waitFor } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
-import {
-  type AppLogLine,
-  type DemoSummary,
-  parseHandledCount,
-  type RunningApp,
-  resolveAppCli,
-  spawnApp,
-} from "plant-store-demo";
+// What the demo test checks of the demo itself: its --json summary and its reading of /metrics.
+import { type DemoSummary, parseHandledCount } from "plant-store-demo";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { workspaceRoot } from "./fixtures/published-packages.js";
 
@@ -168,14 +162,14 @@ describe("the built apps as separate processes", () => {
   const readToken = randomBytes(16).toString("hex");
   let receiver: RunningApp;
   let store: RunningApp;
-  const storeCli = resolveAppCli("plant-store");
+  const storeCli = resolveAppCli("plant-store", import.meta.url);
   /** Handler calls per webhook id, from the receiver's `webhook.handled` events. */
   const handlerCalls = new Map<string, number>();
   /** The webhook ids the store logged as delivered, from its attempt lines. */
   const deliveredIds = new Set<string>();
 
   beforeAll(async () => {
-    receiver = await spawnApp("receiver", resolveAppCli("plant-receiver"), [
+    receiver = await spawnApp("receiver", resolveAppCli("plant-receiver", import.meta.url), [
       ...["--port", "0", "--db", join(dir, "receiver.db"), "--token", token, "--secret", secret],
       ...["--read-token", readToken],
     ]);

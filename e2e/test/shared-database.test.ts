@@ -1,10 +1,17 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { readAppEvent } from "@plant-store/app-shell";
-import { startPostgres, type TestPostgres, waitFor } from "@plant-store/testing";
+import {
+  type AppLogLine,
+  type RunningApp,
+  resolveAppCli,
+  spawnApp,
+  startPostgres,
+  type TestPostgres,
+  waitFor,
+} from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import pg from "pg";
-import { type AppLogLine, type RunningApp, resolveAppCli, spawnApp } from "plant-store-demo";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const run = promisify(execFile);
@@ -29,7 +36,7 @@ describe("the store and the receiver on one PostgreSQL database", () => {
     const token = "shared-db-token";
     const secret = generateWebhookSecret();
     const received = new Map<string, number>();
-    const receiver = await spawnApp("receiver", resolveAppCli("plant-receiver"), [
+    const receiver = await spawnApp("receiver", resolveAppCli("plant-receiver", import.meta.url), [
       ...["--port", "0", "--db", db, "--token", token, "--secret", secret],
     ]);
     apps.push(receiver);
@@ -38,7 +45,7 @@ describe("the store and the receiver on one PostgreSQL database", () => {
       if (event?.event === "plant.stored")
         received.set(event.webhookId, (received.get(event.webhookId) ?? 0) + 1);
     });
-    const storeCli = resolveAppCli("plant-store");
+    const storeCli = resolveAppCli("plant-store", import.meta.url);
     const store = await spawnApp("store", storeCli, [
       ...[
         "serve",

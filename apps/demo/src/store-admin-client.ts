@@ -1,4 +1,4 @@
-/** A minimal client of the Plant Store's admin API (documented in spec/admin-openapi.json). */
+/** A minimal client of the Plant Store's admin API (documented in apps/sender/admin-openapi.json). */
 export class StoreAdminError extends Error {
   readonly code = "ERR_STORE_ADMIN";
   override readonly name = "StoreAdminError";

@@ -8,6 +8,7 @@ import {
 } from "@plant-store/app-shell";
 import type { DedupStore, PlantWebhookOutcome, ReceiverLogger } from "@plant-store/receiver";
 import { createPlantWebhookRouter } from "@plant-store/receiver";
+import { parseTraceparent } from "@plant-store/types";
 import Koa from "koa";
 import { createDeliveryLog } from "./create-delivery-log.js";
 import { createMetrics } from "./create-metrics.js";
@@ -95,12 +96,15 @@ export function createApp(
       }
       // Already stored: a redelivery after a crash between storing and acknowledging.
       if (stored === undefined) return;
+      const traceId = parseTraceparent(delivery.traceparent)?.traceId;
       const event: PlantStored = {
         event: "plant.stored",
         plantId: stored.id,
         webhookId: stored.webhookId,
         name: truncateForLog(stored.name),
-        ...(stored.tag === null ? {} : { tag: truncateForLog(stored.tag) }),
+        ...(stored.tag === undefined ? {} : { tag: truncateForLog(stored.tag) }),
+        // The sender's trace, to find this delivery in a tracing backend.
+        ...(traceId === undefined ? {} : { traceId }),
       };
       logger.info(event, "plant received");
       events.publish(stored);
@@ -137,7 +141,10 @@ export function createApp(
       ctx.body = { error: 400, message: "limit must be a whole number from 1 to 1000" };
       return;
     }
-    ctx.body = { plants: await plantStore.list(limit) };
+    // `tag: null` for a plant without one: what /plants has always answered.
+    ctx.body = {
+      plants: (await plantStore.list(limit)).map((plant) => ({ ...plant, tag: plant.tag ?? null })),
+    };
   });
   pages.get("/deliveries", readAccess, async (ctx) => {
     ctx.body = await deliveryLog.snapshot();

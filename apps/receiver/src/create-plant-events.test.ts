@@ -2,13 +2,12 @@ import type { PassThrough } from "node:stream";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { createPlantEvents, type OpenedStream } from "./create-plant-events.js";
-import type { StoredPlant } from "./plant-store.js";
+import type { ReceivedPlant } from "./plant-store.js";
 
-const plant = (id: number, size = 1000): StoredPlant => ({
+const plant = (id: number, size = 1000): ReceivedPlant => ({
   webhookId: `msg_${id}`,
   id,
   name: "x".repeat(size),
-  tag: null,
   receivedAt: new Date(0).toISOString(),
 });
 

@@ -1,5 +1,5 @@
 import { PassThrough } from "node:stream";
-import type { StoredPlant } from "./plant-store.js";
+import type { ReceivedPlant } from "./plant-store.js";
 
 /** Why `open()` gave no stream. */
 export type StreamRefusal = "closed" | "too-many" | "too-many-for-client";
@@ -14,7 +14,7 @@ export interface PlantEvents {
    * server open), and beyond `maxStreams` in total or `maxStreamsPerClient` for one address.
    */
   open(client: string): OpenedStream;
-  publish(plant: StoredPlant): void;
+  publish(plant: ReceivedPlant): void;
   /** Ends every stream, so a graceful shutdown is not held open by browsers. */
   close(): void;
   readonly size: number;

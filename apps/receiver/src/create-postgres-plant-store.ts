@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { PlantNotStorableError } from "./plant-not-storable-error.js";
-import type { PlantStore, StoredPlant } from "./plant-store.js";
+import type { PlantStore, ReceivedPlant } from "./plant-store.js";
 
 interface Row {
   webhook_id: string;
@@ -11,11 +11,11 @@ interface Row {
 }
 
 // BIGINT comes back as a string; the contract keeps ids in the safe-integer range, so Number() is exact.
-const toPlant = (row: Row): StoredPlant => ({
+const toPlant = (row: Row): ReceivedPlant => ({
   webhookId: row.webhook_id,
   id: Number(row.plant_id),
   name: row.name,
-  tag: row.tag,
+  ...(row.tag === null ? {} : { tag: row.tag }),
   receivedAt: row.received_at.toISOString(),
 });
 

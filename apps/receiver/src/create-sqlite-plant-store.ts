@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import type { PlantStore, StoredPlant } from "./plant-store.js";
+import type { PlantStore, ReceivedPlant } from "./plant-store.js";
 
 interface Row {
   webhook_id: string;
@@ -9,11 +9,11 @@ interface Row {
   received_at: string;
 }
 
-const toPlant = (row: Row): StoredPlant => ({
+const toPlant = (row: Row): ReceivedPlant => ({
   webhookId: row.webhook_id,
   id: row.plant_id,
   name: row.name,
-  tag: row.tag,
+  ...(row.tag === null ? {} : { tag: row.tag }),
   receivedAt: row.received_at,
 });
 

@@ -26,5 +26,5 @@ export {
 export { openStorage, type Storage, type StorageOptions } from "./open-storage.js";
 export { PAGE_HTML } from "./page-html.js";
 export { PlantNotStorableError } from "./plant-not-storable-error.js";
-export type { PlantStore, StoredPlant } from "./plant-store.js";
+export type { PlantStore, ReceivedPlant } from "./plant-store.js";
 export { MAX_LOGGED_STRING, truncateForLog } from "./truncate-for-log.js";

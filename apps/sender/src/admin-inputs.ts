@@ -1,7 +1,6 @@
-import { MAX_IDEMPOTENCY_KEY_LENGTH } from "@plant-store/sender";
+import { DELIVERY_STATUSES, MAX_IDEMPOTENCY_KEY_LENGTH } from "@plant-store/sender";
 import { BearerTokenSchema, WebhookSecretSchema } from "@plant-store/types";
 import { z } from "zod";
-import { DeliveryStatus } from "./delivery-status.js";
 
 export const AddPlantInputSchema = z.strictObject({
   name: z.string().trim().min(1).max(200),
@@ -65,7 +64,7 @@ export const ReplayInputSchema = z.strictObject({
 
 // Strict like every other input: a misspelt filter (`?state=failed`) is a 400, not a silently unfiltered list.
 export const ListDeliveriesQuerySchema = z.strictObject({
-  status: DeliveryStatus.optional(),
+  status: z.enum(DELIVERY_STATUSES).optional(),
   endpointId: z.coerce.number().int().min(1).optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });

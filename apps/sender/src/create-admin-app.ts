@@ -47,7 +47,7 @@ function parse<T extends z.ZodType>(schema: T, value: unknown, what: string): z.
 }
 
 /**
- * The Plant Store's admin API (documented in spec/admin-openapi.json). The first middleware is the
+ * The Plant Store's admin API (documented in apps/sender/admin-openapi.json). The first middleware is the
  * error boundary: errors with a status and code become `{error, message}` with their status; anything
  * else a generic 500 and a log line, never a stack or a secret.
  */

@@ -6,7 +6,7 @@ import { IdempotencyConflictError } from "./idempotency-conflict-error.js";
 import { InvalidPlantError } from "./invalid-plant-error.js";
 import { newPlantPayload } from "./new-plant-payload.js";
 import type { AddPlantResult, AddRequest, PlantCatalog } from "./plant-catalog.js";
-import { type PlantRow, replayOf, toStoredPlant } from "./plant-row.js";
+import { type PlantRow, replayOf, toCatalogPlant } from "./plant-row.js";
 import { requestHash } from "./request-hash.js";
 import { LEGACY_PLANTS_MIGRATION, storePlantsSchema } from "./store-plants-schema.js";
 
@@ -113,7 +113,7 @@ export async function createPostgresPlantCatalog(
       fresh.forEach((added, index) => {
         const row = byWebhookId.get(added.webhookId) as PlantRow;
         stored.set(added, {
-          plant: toStoredPlant(row),
+          plant: toCatalogPlant(row),
           queued: queued[index]?.deliveries ?? 0,
           replayed: false,
         });
@@ -158,7 +158,7 @@ export async function createPostgresPlantCatalog(
       "UPDATE store_plants SET queued = $1 WHERE id = $2 RETURNING *",
       [deliveries, id],
     );
-    return { plant: toStoredPlant(row.rows[0] as PlantRow), queued: deliveries, replayed: false };
+    return { plant: toCatalogPlant(row.rows[0] as PlantRow), queued: deliveries, replayed: false };
   }
 
   // Requests arriving while a transaction is prepared or committed share the next one: one WAL flush
@@ -200,7 +200,7 @@ export async function createPostgresPlantCatalog(
     async list(limit) {
       return (
         await pool.query<PlantRow>("SELECT * FROM store_plants ORDER BY id DESC LIMIT $1", [limit])
-      ).rows.map(toStoredPlant);
+      ).rows.map(toCatalogPlant);
     },
     async plantIdsByWebhookId(webhookIds) {
       const rows = await pool.query<{ id: string; webhook_id: string }>(

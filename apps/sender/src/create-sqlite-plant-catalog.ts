@@ -5,7 +5,7 @@ import { IdempotencyConflictError } from "./idempotency-conflict-error.js";
 import { InvalidPlantError } from "./invalid-plant-error.js";
 import { newPlantPayload } from "./new-plant-payload.js";
 import type { AddPlantResult, AddRequest, PlantCatalog } from "./plant-catalog.js";
-import { type PlantRow, replayOf, toStoredPlant } from "./plant-row.js";
+import { type PlantRow, replayOf, toCatalogPlant } from "./plant-row.js";
 import { requestHash } from "./request-hash.js";
 import { LEGACY_PLANTS_MIGRATION, storePlantsSchema } from "./store-plants-schema.js";
 
@@ -51,7 +51,7 @@ export function createSqlitePlantCatalog(outbox: SqliteOutbox): PlantCatalog {
     };
     const { deliveries } = outbox.enqueueSync({ payload: payloadFor(id), webhookId });
     return {
-      plant: toStoredPlant(setQueued.get(deliveries, id) as PlantRow),
+      plant: toCatalogPlant(setQueued.get(deliveries, id) as PlantRow),
       queued: deliveries,
       replayed: false,
     };
@@ -93,7 +93,7 @@ export function createSqlitePlantCatalog(outbox: SqliteOutbox): PlantCatalog {
       return db
         .prepare<[number], PlantRow>("SELECT * FROM store_plants ORDER BY id DESC LIMIT ?")
         .all(limit)
-        .map(toStoredPlant);
+        .map(toCatalogPlant);
     },
     async plantIdsByWebhookId(webhookIds) {
       const rows = db

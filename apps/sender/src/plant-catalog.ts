@@ -1,17 +1,14 @@
 import type { NewPlant } from "@plant-store/types";
 
-/** A plant as the store keeps it: the New Plant payload plus what the store knows of its event. */
-export interface StoredPlant {
-  id: number;
-  name: string;
-  tag?: string;
+/** A plant as the store keeps it: the contract's plant plus what the store knows of its event. */
+export type CatalogPlant = Pick<NewPlant, "id" | "name" | "tag"> & {
   /** The `webhook-id` of its New Plant event, shared by every endpoint's delivery. */
   webhookId: string;
   createdAt: Date;
-}
+};
 
 export interface AddPlantResult {
-  plant: StoredPlant;
+  plant: CatalogPlant;
   /** Deliveries queued when the plant was added (the first answer's, for a repeated key). */
   queued: number;
   /** True when the idempotency key was seen with this very input: nothing new was added. */
@@ -19,11 +16,7 @@ export interface AddPlantResult {
 }
 
 /** One add-plant request as a catalog queues it for its group commit. */
-export interface AddRequest {
-  name: string;
-  tag: string | undefined;
-  key: string | undefined;
-}
+export type AddRequest = Pick<NewPlant, "name" | "tag"> & { key: string | undefined };
 
 /**
  * The store's own plants, in the store's own table beside the delivery queue's, in the same database:
@@ -36,7 +29,7 @@ export interface PlantCatalog {
    */
   add(input: Pick<NewPlant, "name" | "tag">, idempotencyKey?: string): Promise<AddPlantResult>;
   /** Newest first. */
-  list(limit: number): Promise<StoredPlant[]>;
+  list(limit: number): Promise<CatalogPlant[]>;
   /** The plant each webhook id announced (deliveries carry the webhook id, not the plant). */
   plantIdsByWebhookId(webhookIds: readonly string[]): Promise<Map<string, number>>;
 }

@@ -1,5 +1,5 @@
 import { IdempotencyConflictError } from "./idempotency-conflict-error.js";
-import type { AddPlantResult, StoredPlant } from "./plant-catalog.js";
+import type { AddPlantResult, CatalogPlant } from "./plant-catalog.js";
 
 /** A `store_plants` row as SQLite and PostgreSQL return it (BIGINT arrives as a string). */
 export interface PlantRow {
@@ -12,8 +12,8 @@ export interface PlantRow {
   created_at: number | string;
 }
 
-export function toStoredPlant(row: PlantRow): StoredPlant {
-  const plant: StoredPlant = {
+export function toCatalogPlant(row: PlantRow): CatalogPlant {
+  const plant: CatalogPlant = {
     id: Number(row.id),
     name: row.name,
     webhookId: row.webhook_id,
@@ -27,5 +27,5 @@ export function toStoredPlant(row: PlantRow): StoredPlant {
 export function replayOf(row: PlantRow, hash: string): AddPlantResult {
   if (row.request_hash !== hash)
     throw new IdempotencyConflictError("This Idempotency-Key was already used with a different plant");
-  return { plant: toStoredPlant(row), queued: Number(row.queued), replayed: true };
+  return { plant: toCatalogPlant(row), queued: Number(row.queued), replayed: true };
 }

@@ -1,10 +1,10 @@
 import type { AttemptRecord, DeliveryRecord, Endpoint } from "@plant-store/sender";
-import type { PlantCatalog, StoredPlant } from "./plant-catalog.js";
+import type { CatalogPlant, PlantCatalog } from "./plant-catalog.js";
 
 const iso = (date: Date | null) => (date === null ? null : date.toISOString());
 
 /** A plant as the admin API and `--json` show it. */
-export function presentPlant(plant: StoredPlant) {
+export function presentPlant(plant: CatalogPlant) {
   return {
     id: plant.id,
     name: plant.name,

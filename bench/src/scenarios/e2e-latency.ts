@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { readAppEvent } from "@plant-store/app-shell";
-import type { RunningApp } from "plant-store-demo";
+import { type RunningApp, resolveAppCli, spawnApp } from "@plant-store/testing";
 import { Pool } from "undici";
 import { createBenchCredentials } from "../bench-credentials.js";
 import type { BenchResult } from "../bench-result.js";
@@ -45,10 +45,10 @@ export const e2eLatency: Scenario = {
       let store: RunningApp;
       let demo: typeof import("plant-store-demo");
       try {
-        // Loaded here, so a broken demo package skips this scenario instead of the whole bench.
+        // Loaded here, so a broken demo package (its admin client) or an app that does not start skips
+        // this scenario instead of the whole bench.
         demo = await import("plant-store-demo");
-        const { resolveAppCli, spawnApp } = demo;
-        receiver = await spawnApp("plant-receiver", resolveAppCli("plant-receiver"), [
+        receiver = await spawnApp("plant-receiver", resolveAppCli("plant-receiver", import.meta.url), [
           "--port",
           "0",
           "--token",
@@ -59,7 +59,7 @@ export const e2eLatency: Scenario = {
           join(dir, "receiver.db"),
         ]);
         apps.push(receiver);
-        store = await spawnApp("plant-store", resolveAppCli("plant-store"), [
+        store = await spawnApp("plant-store", resolveAppCli("plant-store", import.meta.url), [
           "serve",
           "--port",
           "0",

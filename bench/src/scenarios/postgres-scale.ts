@@ -1,6 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { startPostgres, type TestPostgres } from "@plant-store/testing";
-import type { RunningApp } from "plant-store-demo";
+import {
+  type RunningApp,
+  resolveAppCli,
+  spawnApp,
+  startPostgres,
+  type TestPostgres,
+} from "@plant-store/testing";
 import { createBenchCredentials, credentialsEnv } from "../bench-credentials.js";
 import type { BenchResult } from "../bench-result.js";
 import { median } from "../median.js";
@@ -27,10 +32,8 @@ export const postgresScale: Scenario = {
   async run(context) {
     const names = PROCESSES.map((n) => `${NAME}.${n}.rate`);
     let sender: Awaited<ReturnType<typeof loadSenderApi>>;
-    let demo: typeof import("plant-store-demo");
     try {
       sender = await loadSenderApi();
-      demo = await import("plant-store-demo");
     } catch (error) {
       return skippedRows(names, (error as Error).message.split("\n")[0] ?? "");
     }
@@ -80,7 +83,7 @@ export const postgresScale: Scenario = {
             // start-up schema statements (reported to the lead).
             for (let i = 0; i < count; i++) {
               stores.push(
-                await demo.spawnApp(`plant-store-${i + 1}`, demo.resolveAppCli("plant-store"), args),
+                await spawnApp(`plant-store-${i + 1}`, resolveAppCli("plant-store", import.meta.url), args),
               );
             }
             // Timed from the moment every process is up, so start-up skew does not count; the

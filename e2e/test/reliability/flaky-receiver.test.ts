@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { RunningApp } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
-import type { RunningApp } from "plant-store-demo";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   addEndpoint,

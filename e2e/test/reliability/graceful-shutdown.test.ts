@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { RunningApp } from "@plant-store/testing";
 import { waitFor } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
-import type { RunningApp } from "plant-store-demo";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   addEndpoint,

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readAppEvent } from "@plant-store/app-shell";
+import type { RunningApp } from "@plant-store/testing";
 import { startPostgres, type TestPostgres, waitFor } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import pg from "pg";
-import type { RunningApp } from "plant-store-demo";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   addEndpoint,

@@ -22,6 +22,7 @@ import { TimestampOutOfToleranceError } from "./errors/timestamp-out-of-toleranc
 import { headerValue, type IncomingHeaders } from "./header-value.js";
 import type { Maybe } from "./maybe.js";
 import { parseNewPlant } from "./parse-new-plant.js";
+import { readTraceparent } from "./read-traceparent.js";
 
 export interface VerifierOptions {
   /** Accepted bearer tokens; several during rotation. At least one. */
@@ -121,9 +122,17 @@ export function createVerificationSteps(
     toleranceSeconds,
     now: options.now,
   });
-  const verified = (rawBody: Uint8Array, signed: SignedWebhook): VerifiedDelivery => ({
+  const verified = (
+    rawBody: Uint8Array,
+    signed: SignedWebhook,
+    headers: IncomingHeaders,
+  ): VerifiedDelivery => ({
     plant: parseNewPlant(rawBody),
-    delivery: { webhookId: signed.webhookId, timestamp: new Date(signed.timestamp * 1000) },
+    delivery: {
+      webhookId: signed.webhookId,
+      timestamp: new Date(signed.timestamp * 1000),
+      traceparent: readTraceparent(headers),
+    },
   });
   return {
     maxBodyBytes,
@@ -148,14 +157,14 @@ export function createVerificationSteps(
       // Stryker disable all
       if (signed instanceof Promise) {
         return signed.then(
-          (value) => verified(rawBody, value),
+          (value) => verified(rawBody, value, headers),
           (error) => {
             throw toWebhookError(error, toleranceSeconds);
           },
         );
       }
       // Stryker restore all
-      return verified(rawBody, signed);
+      return verified(rawBody, signed, headers);
     },
   };
 }

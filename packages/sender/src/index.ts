@@ -60,6 +60,7 @@ export {
   type ClaimedDelivery,
   type ClaimOptions,
   type ClaimRequest,
+  DELIVERY_STATUSES,
   type DeliveryRecord,
   type DeliveryStatus,
   type Endpoint,

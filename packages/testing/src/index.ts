@@ -1,6 +1,14 @@
 export { endConnections } from "./end-connections.js";
 export { getFreePort } from "./get-free-port.js";
 export { openRaw, parseRawAnswer, type RawAnswer, type RawConnection, trickle } from "./raw-request.js";
+export {
+  type AppLogLine,
+  AppStartError,
+  type RunningApp,
+  resolveAppCli,
+  type SpawnAppOptions,
+  spawnApp,
+} from "./spawn-app.js";
 export { type StartPostgresOptions, startPostgres, type TestPostgres } from "./start-postgres.js";
 export {
   type ReceivedRequest,

@@ -46,7 +46,6 @@ describe("GET /events", () => {
         webhookId: `msg_${i}`,
         id: i,
         name,
-        tag: null,
         receivedAt: new Date().toISOString(),
       });
       await nextTurn();

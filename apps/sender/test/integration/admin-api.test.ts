@@ -11,9 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdminApp } from "../../src/create-admin-app.js";
 import { openStore, type Store } from "../../src/open-store.js";
 
-const spec = JSON.parse(
-  readFileSync(join(import.meta.dirname, "../../../../spec/admin-openapi.json"), "utf8"),
-);
+const spec = JSON.parse(readFileSync(join(import.meta.dirname, "../../admin-openapi.json"), "utf8"));
 const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
 ajv.addSchema(spec, "admin");
 const pointer = (text: string) => text.replace(/~/g, "~0").replace(/\//g, "~1");
@@ -32,7 +30,7 @@ function expectDocumented(method: string, path: string, status: number, body: un
   expect(validate(body), JSON.stringify(validate.errors)).toBe(true);
 }
 
-describe("the admin API, checked against spec/admin-openapi.json", () => {
+describe("the admin API, checked against admin-openapi.json", () => {
   const dir = mkdtempSync(join(tmpdir(), "plant-store-admin-"));
   const adminToken = "admin-token-0123456789";
   let outbox: Outbox;
