@@ -87,6 +87,8 @@ describe("the PostgreSQL drain processes", () => {
     });
     expect(drain).toMatchObject({ delivered: 30, complete: true });
     expect(counts).toHaveLength(2);
-    expect((counts[1] as number) - (counts[0] as number)).toBeGreaterThanOrEqual(30);
+    // At most 10 in flight: 30 deliveries take at least three claiming statements, each of which the
+    // counter must have seen (records ride on claims since issue 16, so fewer than one per delivery).
+    expect((counts[1] as number) - (counts[0] as number)).toBeGreaterThanOrEqual(3);
   }, 120_000);
 });
