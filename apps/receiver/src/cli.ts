@@ -1,6 +1,13 @@
 #!/usr/bin/env node
 import type { AddressInfo } from "node:net";
-import { createLogger, logPoolError, stopOnSignals } from "@plant-store/app-shell";
+import {
+  createLogger,
+  logPoolError,
+  resolveTracingSettings,
+  startTracing,
+  stopOnSignals,
+  type TracingSettings,
+} from "@plant-store/app-shell";
 import { Command, CommanderError, Option } from "commander";
 import { createApp } from "./create-app.js";
 import { createHttpServer } from "./create-http-server.js";
@@ -108,12 +115,18 @@ const program = new Command("plant-receiver")
       .env("PLANT_RECEIVER_MAX_EVENT_STREAMS_PER_CLIENT")
       .default(DEFAULT_EVENT_STREAM_LIMITS.maxEventStreamsPerClient),
   )
+  .addOption(
+    new Option(
+      "--otel-endpoint <url>",
+      "export OpenTelemetry spans over OTLP/HTTP to this collector base URL (/v1/traces is appended); service name from OTEL_SERVICE_NAME, default plant-receiver",
+    ).env("OTEL_EXPORTER_OTLP_ENDPOINT"),
+  )
   // Argument problems are collected and reported with the configuration's, below.
   .exitOverride()
   .configureOutput({ outputError: () => undefined });
 
 /** Every problem with the arguments, environment and settings at once; exits 2 if there is any. */
-function readConfig(): ReceiverConfig {
+function readConfig(): { config: ReceiverConfig; tracing: TracingSettings | undefined } {
   const { known, problems } = splitKnownArgs(process.argv.slice(2), [
     ...program.options,
     // Commander's own, not in `program.options`.
@@ -134,19 +147,29 @@ function readConfig(): ReceiverConfig {
     if (!(error instanceof ConfigError)) throw error;
     problems.push(...error.problems);
   }
-  if (config === undefined || problems.length > 0) {
+  const traced = resolveTracingSettings(program.opts().otelEndpoint, process.env, "plant-receiver");
+  if (!traced.ok) problems.push(traced.problem);
+  if (config === undefined || problems.length > 0 || !traced.ok) {
     console.error(
       `plant-receiver: ${new ConfigError(problems).message}\nRun with --help to see every option.`,
     );
     process.exit(2);
   }
-  return config;
+  return { config, tracing: traced.settings };
 }
 
 async function main(): Promise<void> {
-  const config = readConfig();
+  const { config, tracing: tracingSettings } = readConfig();
 
   const logger = createLogger({ name: "plant-receiver", level: config.logLevel });
+  // Registered before the first request, so every delivery's spans are recorded.
+  const tracing = tracingSettings && (await startTracing(tracingSettings));
+  // The origin only: a URL's user info would be a credential.
+  if (tracingSettings)
+    logger.info(
+      { serviceName: tracingSettings.serviceName, collector: new URL(tracingSettings.tracesUrl).origin },
+      "exporting traces",
+    );
   const storage = await openStorage(config.db, {
     busyTimeoutMs: config.dbBusyTimeoutMs,
     onError: logPoolError(logger),
@@ -192,6 +215,10 @@ async function main(): Promise<void> {
       await storage
         .close()
         .catch((closeError: unknown) => logger.error({ err: closeError }, "closing storage failed"));
+      // Requests have ended: their spans go out before the process does.
+      await tracing
+        ?.shutdown()
+        .catch((flushError: unknown) => logger.warn({ err: flushError }, "could not export the last spans"));
     }
   };
   stopOnSignals({ logger, stop });

@@ -8,6 +8,7 @@ import {
 } from "@plant-store/app-shell";
 import type { DedupStore, PlantWebhookOutcome, ReceiverLogger } from "@plant-store/receiver";
 import { createPlantWebhookRouter } from "@plant-store/receiver";
+import { parseTraceparent } from "@plant-store/types";
 import Koa from "koa";
 import { createDeliveryLog } from "./create-delivery-log.js";
 import { createMetrics } from "./create-metrics.js";
@@ -95,12 +96,15 @@ export function createApp(
       }
       // Already stored: a redelivery after a crash between storing and acknowledging.
       if (stored === undefined) return;
+      const traceId = parseTraceparent(delivery.traceparent)?.traceId;
       const event: PlantStored = {
         event: "plant.stored",
         plantId: stored.id,
         webhookId: stored.webhookId,
         name: truncateForLog(stored.name),
         ...(stored.tag === undefined ? {} : { tag: truncateForLog(stored.tag) }),
+        // The sender's trace, to find this delivery in a tracing backend.
+        ...(traceId === undefined ? {} : { traceId }),
       };
       logger.info(event, "plant received");
       events.publish(stored);

@@ -17,9 +17,9 @@ import {
 } from "./fixtures/pipe.js";
 
 // A store killed while one of its transactions is open on PostgreSQL, made deterministic from outside:
-// the test holds a lock the transaction's next statement needs, waits until pg_stat_activity shows the
-// store's backend waiting on it with a transaction that has already written (backend_xid set), SIGKILLs
-// the store, then lets go. The orphaned backend then finds its client gone and rolls everything back.
+// the test holds a lock the transaction needs before it can finish, waits until pg_stat_activity shows
+// the store's backend waiting on it with a transaction that has already written (backend_xid set),
+// SIGKILLs the store, then lets go. The orphaned backend then finds its client gone and rolls back.
 describe("SIGKILL of a plant-store serve on PostgreSQL in the middle of a transaction", () => {
   const dir = mkdtempSync(join(tmpdir(), "plant-pg-chaos-"));
   const apps: RunningApp[] = [];
@@ -92,12 +92,16 @@ describe("SIGKILL of a plant-store serve on PostgreSQL in the middle of a transa
         return undefined;
       }, 30_000);
       const victimId = String(attempt.workerId);
-      // With the attempts table locked, a claim alone goes through, but the transaction that records
-      // a batch and claims its replacements waits after it has locked the batch's deliveries (answered
-      // by the receiver). Its statement starts with the claim's parts; a claim alone (autocommit) has
-      // no transaction id while it waits, and a record alone starts otherwise.
-      await blocker.query("BEGIN");
-      await blocker.query("LOCK TABLE webhook_attempts IN ACCESS EXCLUSIVE MODE");
+      // A pause at the end of every statement that records attempts (a trigger of this test's own, in its
+      // own database), held by an advisory lock this test takes: the statement that records a batch
+      // and claims its replacements has written everything (attempts, deliveries moved on, new leases)
+      // and waits there, uncommitted. Its text starts with the claim's parts; a record alone starts otherwise.
+      await blocker.query("SELECT pg_advisory_lock(4242)");
+      await observer.query(`CREATE FUNCTION chaos_pause() RETURNS trigger LANGUAGE plpgsql AS
+        $$ BEGIN PERFORM pg_advisory_xact_lock_shared(4242); RETURN NULL; END $$`);
+      await observer.query(
+        "CREATE TRIGGER chaos_pause AFTER INSERT ON webhook_attempts FOR EACH STATEMENT EXECUTE FUNCTION chaos_pause()",
+      );
       const pid = await blockedWriter(observer, "WITH candidates AS (%");
       victim.child.kill("SIGKILL");
       await new Promise((resolve) => victim.child.once("exit", resolve));
@@ -107,8 +111,9 @@ describe("SIGKILL of a plant-store serve on PostgreSQL in the middle of a transa
           [victimId],
         )
       ).rows.map((row) => Number(row.id));
-      await blocker.query("ROLLBACK");
+      await blocker.query("SELECT pg_advisory_unlock(4242)");
       await gone(observer, pid);
+      await observer.query("DROP TRIGGER chaos_pause ON webhook_attempts");
       expect(orphaned.length).toBeGreaterThan(0);
 
       const survivor = await startStore(args);

@@ -39,6 +39,8 @@ const PlantStoredSchema = z.object({
   webhookId: z.string(),
   name: z.string(),
   tag: z.string().optional(),
+  /** The trace id of the delivery's W3C `traceparent`, when it carried a valid one. */
+  traceId: z.string().optional(),
 });
 
 const AppEventSchema = z.discriminatedUnion("event", [

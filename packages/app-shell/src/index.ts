@@ -18,4 +18,10 @@ export { HttpError, MethodNotAllowedError } from "./http-error.js";
 export { logPoolError } from "./log-pool-error.js";
 export { mountRouter } from "./mount-router.js";
 export { describeProblem, parseSettings, prefixedSources, type SettingSource } from "./parse-settings.js";
+export {
+  resolveTracingSettings,
+  type TracingSettings,
+  type TracingSettingsResult,
+} from "./resolve-tracing-settings.js";
+export { startTracing, type Tracing } from "./start-tracing.js";
 export { type StopOnSignalsOptions, stopOnSignals } from "./stop-on-signals.js";

@@ -7,6 +7,7 @@ import {
 import type { ConstantTimeEqual } from "./constant-time-equal.js";
 import { createMemoryDedupStore } from "./create-memory-dedup-store.js";
 import { createOnceRunner } from "./create-once-runner.js";
+import { createReceiveSpans } from "./create-receive-spans.js";
 import {
   createVerificationSteps,
   type VerifiedDelivery,
@@ -17,6 +18,7 @@ import { InternalReceiverError } from "./errors/internal-receiver-error.js";
 import { InvalidReceiverOptionsError } from "./errors/invalid-receiver-options-error.js";
 import { MethodNotAllowedError } from "./errors/method-not-allowed-error.js";
 import type { IncomingHeaders } from "./header-value.js";
+import { readTraceparent } from "./read-traceparent.js";
 import type { ReceiverLogger } from "./receiver-logger.js";
 import { WebhookError } from "./webhook-error.js";
 
@@ -145,6 +147,7 @@ export function createDeliveryHandler(
   const handle = async (request: DeliveryRequest): Promise<DeliveryAnswer> => {
     let webhookId: string | undefined;
     let bodyUnread = true;
+    const spans = createReceiveSpans(readTraceparent(request.headers));
     try {
       if (request.method !== "POST") throw new MethodNotAllowedError(request.method);
       const { headers } = request;
@@ -157,7 +160,9 @@ export function createDeliveryHandler(
       const result = steps.checkBody(raw, headers);
       const { plant, delivery }: VerifiedDelivery = result instanceof Promise ? await result : result;
       webhookId = delivery.webhookId;
-      const outcome = await once.run(webhookId, () => options.onNewPlant(plant, delivery));
+      spans.verified(webhookId);
+      const id = webhookId;
+      const outcome = await spans.handle(id, () => once.run(id, () => options.onNewPlant(plant, delivery)));
       const duplicate = outcome === "duplicate";
       // One line per delivery only when asked for: at info level it would be most of the cost.
       logger.debug?.({ webhookId, duplicate }, "plant webhook received");
@@ -169,11 +174,9 @@ export function createDeliveryHandler(
         outcome: { outcome: duplicate ? "duplicate" : "received", webhookId },
       };
     } catch (error) {
-      return refuse(
-        error instanceof WebhookError ? error : new InternalReceiverError(error),
-        bodyUnread && request.hasBody,
-        webhookId,
-      );
+      const refused = error instanceof WebhookError ? error : new InternalReceiverError(error);
+      spans.failed(refused);
+      return refuse(refused, bodyUnread && request.hasBody, webhookId);
     }
   };
 

@@ -11,7 +11,8 @@ import { headerValue, type IncomingHeaders } from "./header-value.js";
 const AUTHORIZATION = /^[ \t]*bearer[ \t]+(\S+)[ \t]*$/i;
 
 /** Visible ASCII, one byte per character (the rule has checked it). */
-function asciiBytes(token: string, into: Uint8Array = new Uint8Array(token.length)): Uint8Array {
+function asciiBytes(token: string, into: Uint8Array): Uint8Array {
+  // Stryker disable next-line EqualityOperator: equivalent: a write one past the end of a typed array is ignored
   for (let i = 0; i < token.length; i++) into[i] = token.charCodeAt(i);
   return into;
 }
@@ -34,13 +35,12 @@ export function createTokenChecker(
   tokens: readonly string[],
   equal: ConstantTimeEqual,
 ): (headers: IncomingHeaders) => void {
-  const accepted = tokens.map((token) => asciiBytes(token));
+  const accepted = tokens.map((token) => asciiBytes(token, new Uint8Array(token.length)));
   // One buffer per accepted length receives the presented token, so a request allocates nothing.
   const scratch = new Map(accepted.map((token) => [token.length, new Uint8Array(token.length)]));
   return (headers) => {
-    const authorization = headerValue(headers, "authorization");
-    if (authorization === undefined || authorization === "duplicate") throw new MissingTokenError();
-    const match = AUTHORIZATION.exec(authorization);
+    // No header ("undefined") and a repeated one (headerValue's "duplicate") never match either.
+    const match = AUTHORIZATION.exec(String(headerValue(headers, "authorization")));
     if (match === null) throw new MissingTokenError();
     const candidate = match[1] as string;
     if (!BEARER_TOKEN_PATTERN.test(candidate)) throw new InvalidTokenError();

@@ -229,6 +229,9 @@ describe("createVerifier", () => {
     expect(() => createVerifier({ tokens: ["a b"], secrets: [secret] })).toThrow(
       "Invalid receiver options: tokens[0]: must be visible ASCII (0x21-0x7e): no spaces, control or non-ASCII characters",
     );
+    expect(() => createVerifier({ tokens: [""], secrets: [secret] })).toThrow(
+      /^Invalid receiver options: tokens\[0\]: must not be empty, must be visible ASCII \(0x21-0x7e\): no spaces, control or non-ASCII characters$/,
+    );
     expect(() => createVerifier({ tokens: ["!~"], secrets: [secret] })).not.toThrow();
   });
 
@@ -239,15 +242,21 @@ describe("createVerifier", () => {
       "Invalid receiver options: tokens: at least one is required",
     );
     expect(attempt({ secrets: [] })).toThrow("Invalid receiver options: secrets: at least one is required");
-    expect(attempt({ secrets: undefined })).toThrow("secrets: at least one is required");
+    expect(attempt({ secrets: undefined })).toThrow(
+      /^Invalid receiver options: secrets: at least one is required$/,
+    );
     expect(attempt({ toleranceSeconds: -1 })).toThrow("toleranceSeconds: must be a non-negative integer");
     expect(attempt({ toleranceSeconds: 1.5 })).toThrow("toleranceSeconds: must be a non-negative integer");
     expect(attempt({ toleranceSeconds: 0 })).not.toThrow();
     expect(attempt({ maxBodyBytes: 0 })).toThrow("maxBodyBytes: must be a positive integer");
     expect(attempt({ maxBodyBytes: 2.5 })).toThrow("maxBodyBytes: must be a positive integer");
     expect(attempt({ maxBodyBytes: 1 })).not.toThrow();
+    // Refused by the receiver's own options check, as one of its problems (not later by the core).
     expect(attempt({ secrets: [`whsk_${Buffer.alloc(32, 1).toString("base64")}`] })).toThrow(
-      "secrets[0]: a whsk_ signing key belongs to the sender; give the receiver its whpk_ public key",
+      "Invalid receiver options: secrets[0]: a whsk_ signing key belongs to the sender; give the receiver its whpk_ public key",
+    );
+    expect(attempt({ secrets: [`whsk_${Buffer.alloc(32, 1).toString("base64")}`] })).toThrow(
+      InvalidReceiverOptionsError,
     );
     expect(attempt({ tokens: [], secrets: [], maxBodyBytes: 0 })).toThrow(
       "Invalid receiver options: tokens: at least one is required; secrets: at least one is required; maxBodyBytes: must be a positive integer",

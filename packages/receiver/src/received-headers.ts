@@ -1,4 +1,9 @@
-import { WEBHOOK_ID_HEADER, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER } from "@plant-store/types";
+import {
+  TRACEPARENT_HEADER,
+  WEBHOOK_ID_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  WEBHOOK_TIMESTAMP_HEADER,
+} from "@plant-store/types";
 
 /** The headers the receive path reads; adapters pick only these out of a request. */
 export const RECEIVED_HEADERS = [
@@ -9,4 +14,5 @@ export const RECEIVED_HEADERS = [
   WEBHOOK_ID_HEADER,
   WEBHOOK_TIMESTAMP_HEADER,
   WEBHOOK_SIGNATURE_HEADER,
+  TRACEPARENT_HEADER,
 ] as const;

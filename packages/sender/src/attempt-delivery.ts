@@ -5,6 +5,7 @@ import type { SsrfGuard } from "./create-ssrf-guard.js";
 import { deliver } from "./deliver.js";
 import type { ClaimedDelivery } from "./outbox.js";
 import { signDelivery } from "./sign-delivery.js";
+import { endAttemptSpan, startAttemptSpan } from "./trace-attempt.js";
 
 // A name lookup slower than this takes its time out of the request's timeout, keeping the attempt within its budget.
 const SLOW_LOOKUP_MS = 100;
@@ -14,11 +15,26 @@ function errorCode(error: unknown): string {
   return typeof code === "string" ? code : "ERR_DELIVERY";
 }
 
-/** Checks the target, signs and sends one attempt; never throws (an error is the attempt's result). */
+/**
+ * Checks the target, signs and sends one attempt inside its `attempt` span, with a `traceparent`
+ * naming that span; never throws (an error is the attempt's result).
+ */
 export async function attemptDelivery(
   delivery: ClaimedDelivery,
   client: DeliveryClient,
   guard: SsrfGuard,
+): Promise<AttemptResult> {
+  const { span, traceparent } = startAttemptSpan(delivery);
+  const result = await attempt(delivery, client, guard, traceparent);
+  endAttemptSpan(span, result);
+  return result;
+}
+
+async function attempt(
+  delivery: ClaimedDelivery,
+  client: DeliveryClient,
+  guard: SsrfGuard,
+  traceparent: string,
 ): Promise<AttemptResult> {
   const startedAt = new Date();
   const start = performance.now();
@@ -36,6 +52,7 @@ export async function attemptDelivery(
     return await deliver(client, delivery.endpoint.url, {
       body: delivery.body,
       headers,
+      traceparent,
       pinnedAddress,
       // A lookup of a few ms is not worth a timer of our own; a slow one shortens the request.
       ...(lookupMs >= SLOW_LOOKUP_MS ? { timeoutMs: client.timeoutMs - lookupMs } : {}),

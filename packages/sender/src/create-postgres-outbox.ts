@@ -35,6 +35,8 @@ import { POSTGRES_LEGACY_MIGRATION, POSTGRES_SCHEMA, POSTGRES_SCHEMA_OBJECTS } f
 import { prepareMessage } from "./prepare-message.js";
 import type { SecretsCipher } from "./secrets-cipher.js";
 import { StaleReadError } from "./stale-read-error.js";
+import { traceEnqueue } from "./trace-enqueue.js";
+import { traceEnqueueMany } from "./trace-enqueue-many.js";
 import { WebhookIdTakenError } from "./webhook-id-taken-error.js";
 import { withTransaction } from "./with-transaction.js";
 
@@ -55,6 +57,7 @@ const NOW_MS = "(extract(epoch FROM statement_timestamp()) * 1000)::bigint";
 /** The message and endpoint columns a claim returns beside each delivery row. */
 interface ClaimedColumns {
   m_payload: string;
+  m_traceparent: string | null;
   e_url: string;
   e_token: string;
   e_secrets: string;
@@ -69,7 +72,7 @@ interface ClaimedColumns {
 const CLAIM_UPDATE = `UPDATE webhook_deliveries d SET lease_owner = lease.owner, lease_until = lease.until
   FROM locked, lease, webhook_messages m, webhook_endpoints e
   WHERE d.id = locked.id AND m.id = d.message_id AND e.id = d.endpoint_id
-  RETURNING d.*, m.payload AS m_payload, e.url AS e_url, e.token AS e_token, e.secrets AS e_secrets,
+  RETURNING d.*, m.payload AS m_payload, m.traceparent AS m_traceparent, e.url AS e_url, e.token AS e_token, e.secrets AS e_secrets,
     e.status AS e_status, e.disabled_reason AS e_disabled_reason, e.failing_since AS e_failing_since,
     e.last_failure_at AS e_last_failure_at, e.created_at AS e_created_at`;
 
@@ -138,13 +141,16 @@ type Transaction = <T>(work: (client: pg.PoolClient) => Promise<T>) => Promise<T
  */
 async function createSchema(tx: Transaction): Promise<void> {
   const complete = async (client: pg.PoolClient) => {
-    const found = await client.query<{ missing: number; legacy: boolean }>(
+    const found = await client.query<{ missing: number; legacy: boolean; traced: boolean }>(
       `SELECT (SELECT count(*)::int FROM unnest($1::text[]) AS name WHERE to_regclass(name) IS NULL) AS missing,
               EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('deliveries')
-                AND attname = 'plant_id' AND NOT attisdropped) AS legacy`,
+                AND attname = 'plant_id' AND NOT attisdropped) AS legacy,
+              EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('webhook_messages')
+                AND attname = 'traceparent' AND NOT attisdropped) AS traced`,
       [POSTGRES_SCHEMA_OBJECTS],
     );
-    return found.rows[0]?.missing === 0 && found.rows[0]?.legacy === false;
+    const row = found.rows[0];
+    return row?.missing === 0 && row.legacy === false && row.traced;
   };
   for (let attempt = 1; ; attempt++) {
     try {
@@ -268,8 +274,8 @@ export async function createPostgresOutbox(
   // One statement: the message, one delivery per active endpoint, and a NOTIFY that PostgreSQL holds
   // until the transaction commits (the caller's, when it passed its client), so no worker looks early.
   const enqueueSql = `WITH m AS (
-      INSERT INTO webhook_messages (webhook_id, idempotency_key, payload, created_at)
-      VALUES ($1, $2, $3, ${NOW_MS}) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id, created_at
+      INSERT INTO webhook_messages (webhook_id, idempotency_key, payload, created_at, traceparent)
+      VALUES ($1, $2, $3, ${NOW_MS}, $4) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id, created_at
     ), d AS (
       INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, status, next_attempt_at, created_at, updated_at)
       SELECT m.id, e.id, $1, 'pending', m.created_at, m.created_at, m.created_at
@@ -282,10 +288,10 @@ export async function createPostgresOutbox(
   // `enqueueSql` for many messages: the input keeps its order (ordinality), each message gets one
   // delivery per active endpoint, and one NOTIFY covers them all.
   const enqueueManySql = `WITH input AS (
-      SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS i(webhook_id, idempotency_key, payload, n)
+      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS i(webhook_id, idempotency_key, payload, traceparent, n)
     ), m AS (
-      INSERT INTO webhook_messages (webhook_id, idempotency_key, payload, created_at)
-      SELECT webhook_id, idempotency_key, payload, ${NOW_MS} FROM input ORDER BY n
+      INSERT INTO webhook_messages (webhook_id, idempotency_key, payload, created_at, traceparent)
+      SELECT webhook_id, idempotency_key, payload, ${NOW_MS}, traceparent FROM input ORDER BY n
       ON CONFLICT (idempotency_key) DO NOTHING RETURNING id, webhook_id, created_at
     ), d AS (
       INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, status, next_attempt_at, created_at, updated_at)
@@ -557,6 +563,7 @@ export async function createPostgresOutbox(
         body: row.m_payload,
         endpoint,
         leaseUntil: new Date(Number(row.lease_until)),
+        ...(row.m_traceparent === null ? {} : { traceparent: row.m_traceparent }),
       };
     });
     return result.sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || a.id - b.id);
@@ -565,74 +572,80 @@ export async function createPostgresOutbox(
   return {
     async enqueue(message, enqueueOptions = {}) {
       const prepared = prepareMessage(message);
-      // The caller's client (its open transaction), or the pool: one statement commits on its own.
-      const client: Pick<pg.ClientBase, "query"> = enqueueOptions.client ?? pool;
-      let result: pg.QueryResult<{ id: string | null; deliveries: number }>;
-      try {
-        result = await client.query(enqueueSql, [
-          prepared.webhookId,
-          prepared.idempotencyKey,
-          prepared.payload,
-        ]);
-      } catch (error) {
-        throw webhookIdTaken(error, [prepared.webhookId]);
-      }
-      const row = result.rows[0];
-      if (row?.id !== null && row?.id !== undefined)
-        return {
-          messageId: Number(row.id),
-          webhookId: prepared.webhookId,
-          duplicate: false,
-          deliveries: row.deliveries,
-        };
-      // The key's first message, committed before this statement looked (ON CONFLICT waited for it).
-      const first = (
-        await client.query<MessageRow>("SELECT * FROM webhook_messages WHERE idempotency_key = $1", [
-          prepared.idempotencyKey,
-        ])
-      ).rows[0] as MessageRow;
-      return { messageId: Number(first.id), webhookId: first.webhook_id, duplicate: true, deliveries: 0 };
+      return traceEnqueue(prepared.webhookId, async (traceparent) => {
+        // The caller's client (its open transaction), or the pool: one statement commits on its own.
+        const client: Pick<pg.ClientBase, "query"> = enqueueOptions.client ?? pool;
+        let result: pg.QueryResult<{ id: string | null; deliveries: number }>;
+        try {
+          result = await client.query(enqueueSql, [
+            prepared.webhookId,
+            prepared.idempotencyKey,
+            prepared.payload,
+            traceparent,
+          ]);
+        } catch (error) {
+          throw webhookIdTaken(error, [prepared.webhookId]);
+        }
+        const row = result.rows[0];
+        if (row?.id !== null && row?.id !== undefined)
+          return {
+            messageId: Number(row.id),
+            webhookId: prepared.webhookId,
+            duplicate: false,
+            deliveries: row.deliveries,
+          };
+        // The key's first message, committed before this statement looked (ON CONFLICT waited for it).
+        const first = (
+          await client.query<MessageRow>("SELECT * FROM webhook_messages WHERE idempotency_key = $1", [
+            prepared.idempotencyKey,
+          ])
+        ).rows[0] as MessageRow;
+        return { messageId: Number(first.id), webhookId: first.webhook_id, duplicate: true, deliveries: 0 };
+      });
     },
     async enqueueMany(messages, enqueueOptions = {}) {
       if (messages.length === 0) return [];
       const prepared = messages.map(prepareMessage);
       const client: Pick<pg.ClientBase, "query"> = enqueueOptions.client ?? pool;
       const webhookIds = prepared.map((message) => message.webhookId);
-      let result: pg.QueryResult<{ id: string; webhook_id: string; deliveries: number }>;
-      try {
-        result = await client.query(enqueueManySql, [
-          webhookIds,
-          prepared.map((message) => message.idempotencyKey),
-          prepared.map((message) => message.payload),
-        ]);
-      } catch (error) {
-        throw webhookIdTaken(error, webhookIds);
-      }
-      const added = new Map(result.rows.map((row) => [row.webhook_id, row]));
-      // Keys known before (or twice in this call): the key's first message, as `enqueue` answers.
-      const known = prepared.filter((message) => !added.has(message.webhookId));
-      const firsts =
-        known.length === 0
-          ? new Map<string, MessageRow>()
-          : new Map(
-              (
-                await client.query<MessageRow>(
-                  "SELECT * FROM webhook_messages WHERE idempotency_key = ANY($1::text[])",
-                  [known.map((message) => message.idempotencyKey)],
-                )
-              ).rows.map((row) => [row.idempotency_key as string, row]),
-            );
-      return prepared.map((message) => {
-        const row = added.get(message.webhookId);
-        if (row)
-          return {
-            messageId: Number(row.id),
-            webhookId: row.webhook_id,
-            duplicate: false,
-            deliveries: row.deliveries,
-          };
-        const first = firsts.get(message.idempotencyKey as string) as MessageRow;
-        return { messageId: Number(first.id), webhookId: first.webhook_id, duplicate: true, deliveries: 0 };
+      return traceEnqueueMany(webhookIds, async (traceparents) => {
+        let result: pg.QueryResult<{ id: string; webhook_id: string; deliveries: number }>;
+        try {
+          result = await client.query(enqueueManySql, [
+            webhookIds,
+            prepared.map((message) => message.idempotencyKey),
+            prepared.map((message) => message.payload),
+            traceparents,
+          ]);
+        } catch (error) {
+          throw webhookIdTaken(error, webhookIds);
+        }
+        const added = new Map(result.rows.map((row) => [row.webhook_id, row]));
+        // Keys known before (or twice in this call): the key's first message, as `enqueue` answers.
+        const known = prepared.filter((message) => !added.has(message.webhookId));
+        const firsts =
+          known.length === 0
+            ? new Map<string, MessageRow>()
+            : new Map(
+                (
+                  await client.query<MessageRow>(
+                    "SELECT * FROM webhook_messages WHERE idempotency_key = ANY($1::text[])",
+                    [known.map((message) => message.idempotencyKey)],
+                  )
+                ).rows.map((row) => [row.idempotency_key as string, row]),
+              );
+        return prepared.map((message) => {
+          const row = added.get(message.webhookId);
+          if (row)
+            return {
+              messageId: Number(row.id),
+              webhookId: row.webhook_id,
+              duplicate: false,
+              deliveries: row.deliveries,
+            };
+          const first = firsts.get(message.idempotencyKey as string) as MessageRow;
+          return { messageId: Number(first.id), webhookId: first.webhook_id, duplicate: true, deliveries: 0 };
+        });
       });
     },
     async getMessage(id) {

@@ -71,6 +71,50 @@ describe("createRecordBatcher: record", () => {
     expect(results.map((result) => result.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
   });
 
+  it("with a store that records and claims together, records with the claim ticket and one transaction at a time", async () => {
+    const base = fakeOutbox();
+    const combinedCalls: Array<{ ids: number[]; limit: number }> = [];
+    let release: () => void = () => undefined;
+    let gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const outbox = {
+      ...base,
+      async recordAttemptsAndClaim(items: readonly RecordAttemptInput[], claim: { limit: number }) {
+        combinedCalls.push({ ids: items.map((item) => item.deliveryId), limit: claim.limit });
+        await gate;
+        return { recorded: items.map((item) => ({ held: true, outcome: item.outcome })), claimed: [] };
+      },
+    };
+    const settled: Array<readonly unknown[] | undefined> = [];
+    const { record } = createRecordBatcher({
+      outbox,
+      leaseMs: 60_000,
+      isRunning: () => true,
+      claimTicket: (freeing) => ({
+        request: { workerId: "w1", limit: freeing.length, leaseMs: 60_000 },
+        settle: (claimed) => settled.push(claimed),
+      }),
+    });
+    const first = Promise.all([record(input(1), 7), record(input(2), 7)]);
+    await new Promise((resolve) => setImmediate(resolve));
+    // Finished while the first transaction runs: they wait and form the next batch together.
+    const second = Promise.all([record(input(3), 7), record(input(4), 8)]);
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(combinedCalls).toEqual([{ ids: [1, 2], limit: 2 }]);
+    release();
+    await first;
+    gate = Promise.resolve();
+    await second;
+    expect(combinedCalls).toEqual([
+      { ids: [1, 2], limit: 2 },
+      { ids: [3, 4], limit: 2 },
+    ]);
+    expect(settled).toEqual([[], []]);
+    expect(base.calls).toEqual({ many: [], one: [] });
+  });
+
   it("reads a missing result of a batch as a lost lease", async () => {
     const outbox = fakeOutbox();
     const short = { ...outbox, recordAttempts: async () => [{ held: true, outcome: "delivered" as const }] };

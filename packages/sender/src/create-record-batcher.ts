@@ -46,18 +46,35 @@ export function createRecordBatcher(options: RecordBatcherOptions): RecordBatche
   const { outbox, leaseMs, isRunning, logger } = options;
   let pending: PendingRecord[] = [];
 
-  function eachAlone(batch: readonly PendingRecord[]): void {
-    for (const item of batch) outbox.recordAttempt(item.input).then(item.resolve, item.reject);
+  // With a store that records and claims together (PostgreSQL), one record transaction runs at a time
+  // and the attempts finishing meanwhile form the next batch: bigger batches, fewer commits, no timer.
+  const oneAtATime = outbox.recordAttemptsAndClaim !== undefined;
+  let flushing = false;
+
+  function eachAlone(batch: readonly PendingRecord[]): Promise<unknown> {
+    return Promise.allSettled(
+      batch.map((item) => outbox.recordAttempt(item.input).then(item.resolve, item.reject)),
+    );
   }
 
   function flush(): void {
     const batch = pending;
     pending = [];
+    const done = write(batch);
+    if (!oneAtATime) return;
+    flushing = true;
+    void done.finally(() => {
+      flushing = false;
+      if (pending.length > 0) setImmediate(flush);
+    });
+  }
+
+  function write(batch: readonly PendingRecord[]): Promise<unknown> {
     const combined = outbox.recordAttemptsAndClaim?.bind(outbox);
     const freeing = batch.flatMap((item) => (item.endpointId === undefined ? [] : [item.endpointId]));
     const ticket = combined && freeing.length === batch.length ? options.claimTicket?.(freeing) : undefined;
     if (combined && ticket) {
-      combined(
+      return combined(
         batch.map((item) => item.input),
         ticket.request,
       ).then(
@@ -69,16 +86,12 @@ export function createRecordBatcher(options: RecordBatcherOptions): RecordBatche
         },
         () => {
           ticket.settle(undefined);
-          eachAlone(batch);
+          return eachAlone(batch);
         },
       );
-      return;
     }
-    if (batch.length === 1) {
-      eachAlone(batch);
-      return;
-    }
-    outbox.recordAttempts(batch.map((item) => item.input)).then(
+    if (batch.length === 1) return eachAlone(batch);
+    return outbox.recordAttempts(batch.map((item) => item.input)).then(
       (results) => {
         batch.forEach((item, index) => {
           item.resolve(results[index] ?? { held: false, outcome: item.input.outcome });
@@ -92,7 +105,7 @@ export function createRecordBatcher(options: RecordBatcherOptions): RecordBatche
   function record(input: RecordAttemptInput, endpointId?: number): Promise<RecordedAttempt> {
     return new Promise((resolve, reject) => {
       pending.push({ input, endpointId, resolve, reject });
-      if (pending.length === 1) setImmediate(flush);
+      if (pending.length === 1 && !flushing) setImmediate(flush);
     });
   }
 

@@ -32,6 +32,7 @@ import {
 import { type PreparedMessage, prepareMessage } from "./prepare-message.js";
 import type { SecretsCipher } from "./secrets-cipher.js";
 import { SQLITE_LEGACY_MIGRATION, SQLITE_SCHEMA } from "./sqlite-schema.js";
+import { traceEnqueue } from "./trace-enqueue.js";
 import { WebhookIdTakenError } from "./webhook-id-taken-error.js";
 
 export interface SqliteOutboxOptions {
@@ -86,6 +87,9 @@ function migrate(db: Database.Database): void {
         db.exec("ALTER TABLE endpoints ADD COLUMN last_failure_at INTEGER");
       db.exec(SQLITE_LEGACY_MIGRATION);
     }
+    // Added in 0.3: messages queued before carry no trace context (NULL).
+    if (!hasColumn(db, "webhook_messages", "traceparent"))
+      db.exec("ALTER TABLE webhook_messages ADD COLUMN traceparent TEXT");
   }).immediate();
 }
 
@@ -179,8 +183,8 @@ export function createSqliteOutbox(
   const getEndpointRow = db.prepare<[number], EndpointRow>("SELECT * FROM webhook_endpoints WHERE id = ?");
   const getDeliveryRow = db.prepare<[number], DeliveryRow>("SELECT * FROM webhook_deliveries WHERE id = ?");
 
-  const insertMessage = db.prepare<[string, string | null, string, number], { id: number }>(
-    `INSERT INTO webhook_messages (webhook_id, idempotency_key, payload, created_at) VALUES (?, ?, ?, ?)
+  const insertMessage = db.prepare<[string, string | null, string, number, string], { id: number }>(
+    `INSERT INTO webhook_messages (webhook_id, idempotency_key, payload, created_at, traceparent) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`,
   );
   const messageByKey = db.prepare<[string], MessageRow>(
@@ -191,11 +195,17 @@ export function createSqliteOutbox(
      SELECT ?, id, ?, 'pending', ?, ?, ? FROM webhook_endpoints WHERE status = 'active'`,
   );
   // Runs as a savepoint inside a transaction the caller has open, and as its own transaction otherwise.
-  const enqueue = db.transaction((message: PreparedMessage): EnqueueResult => {
+  const enqueue = db.transaction((message: PreparedMessage, traceparent: string): EnqueueResult => {
     const now = Date.now();
     let inserted: { id: number } | undefined;
     try {
-      inserted = insertMessage.get(message.webhookId, message.idempotencyKey, message.payload, now);
+      inserted = insertMessage.get(
+        message.webhookId,
+        message.idempotencyKey,
+        message.payload,
+        now,
+        traceparent,
+      );
     } catch (error) {
       if (isUniqueViolation(error))
         throw new WebhookIdTakenError(`webhook id ${message.webhookId} is already taken by another message`, {
@@ -229,8 +239,8 @@ export function createSqliteOutbox(
   const takeLease = db.prepare<[string, number, number], DeliveryRow>(
     "UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ? WHERE id = ? RETURNING *",
   );
-  const getPayload = db.prepare<[number], { payload: string }>(
-    "SELECT payload FROM webhook_messages WHERE id = ?",
+  const getPayload = db.prepare<[number], { payload: string; traceparent: string | null }>(
+    "SELECT payload, traceparent FROM webhook_messages WHERE id = ?",
   );
 
   const claim = db.transaction(
@@ -243,14 +253,23 @@ export function createSqliteOutbox(
       const claimed: ClaimedDelivery[] = [];
       for (const { id } of ids) {
         const row = takeLease.get(workerId, leaseUntil, id) as DeliveryRow;
-        const { payload } = getPayload.get(Number(row.message_id)) as { payload: string };
+        const { payload, traceparent } = getPayload.get(Number(row.message_id)) as {
+          payload: string;
+          traceparent: string | null;
+        };
         const endpointId = Number(row.endpoint_id);
         let endpoint = endpoints.get(endpointId);
         if (!endpoint) {
           endpoint = toEndpoint(getEndpointRow.get(endpointId) as EndpointRow);
           endpoints.set(endpointId, endpoint);
         }
-        claimed.push({ ...toDelivery(row), body: payload, endpoint, leaseUntil: new Date(leaseUntil) });
+        claimed.push({
+          ...toDelivery(row),
+          body: payload,
+          endpoint,
+          leaseUntil: new Date(leaseUntil),
+          ...(traceparent === null ? {} : { traceparent }),
+        });
       }
       return claimed;
     },
@@ -378,7 +397,9 @@ export function createSqliteOutbox(
 
   function enqueueSync(message: MessageInput): EnqueueResult {
     const prepared = prepareMessage(message);
-    const result = db.inTransaction ? enqueue(prepared) : enqueue.immediate(prepared);
+    const result = traceEnqueue(prepared.webhookId, (traceparent) =>
+      db.inTransaction ? enqueue(prepared, traceparent) : enqueue.immediate(prepared, traceparent),
+    );
     if (result.deliveries > 0) announce();
     return result;
   }

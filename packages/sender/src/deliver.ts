@@ -8,6 +8,8 @@ import type { DeliveryHeaders } from "./sign-delivery.js";
 export interface DeliveryMessage {
   body: string;
   headers: DeliveryHeaders;
+  /** The W3C `traceparent` header to send beside the signed ones (not covered by the signature). */
+  traceparent?: string;
   /** Connect to this address instead of resolving the host again (set by the SSRF guard). */
   pinnedAddress?: ResolvedTarget;
   /**
@@ -84,7 +86,10 @@ export async function deliver(
     const stream = client.got.stream(url, {
       method: "POST",
       body: message.body,
-      headers: message.headers,
+      headers:
+        message.traceparent === undefined
+          ? message.headers
+          : { ...message.headers, traceparent: message.traceparent },
       // An IP-literal URL connects where it says: a lookup override would only cost got an options merge.
       ...(message.pinnedAddress && !isLiteral(url, message.pinnedAddress)
         ? { dnsLookup: pinnedLookup(message.pinnedAddress) as never }

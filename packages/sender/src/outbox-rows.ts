@@ -22,6 +22,7 @@ export interface MessageRow {
   idempotency_key: string | null;
   payload: string;
   created_at: Num;
+  traceparent?: string | null;
 }
 
 export interface EndpointRow {
@@ -93,6 +94,7 @@ export function toMessage(row: MessageRow): MessageRecord {
     idempotencyKey: row.idempotency_key,
     payload: row.payload,
     createdAt: date(row.created_at),
+    ...(row.traceparent ? { traceparent: row.traceparent } : {}),
   };
 }
 

@@ -46,6 +46,8 @@ export interface MessageRecord {
   /** The exact bytes sent. */
   payload: string;
   createdAt: Date;
+  /** The W3C trace context stored at enqueue; absent for messages queued before 0.3. */
+  traceparent?: string;
 }
 
 /** Every status a delivery can have, for callers that validate or list them. */
@@ -75,6 +77,11 @@ export interface ClaimedDelivery extends DeliveryRecord {
   body: string;
   endpoint: Endpoint;
   leaseUntil: Date;
+  /**
+   * The W3C `traceparent` stored with the message at enqueue: every attempt (retries and replays
+   * included) continues this trace. Absent for messages queued before 0.3.
+   */
+  traceparent?: string;
 }
 
 export type AttemptOutcome = "delivered" | "retrying" | "failed" | "disabled";

@@ -10,7 +10,8 @@ CREATE TABLE IF NOT EXISTS webhook_messages (
   webhook_id TEXT NOT NULL UNIQUE,
   idempotency_key TEXT UNIQUE,
   payload TEXT NOT NULL,
-  created_at INTEGER NOT NULL
+  created_at INTEGER NOT NULL,
+  traceparent TEXT
 );
 CREATE INDEX IF NOT EXISTS webhook_messages_created_at ON webhook_messages (created_at);
 CREATE TABLE IF NOT EXISTS webhook_endpoints (

@@ -11,6 +11,7 @@ export type {
 export { type Delivery, DeliverySchema, NEW_PLANT_EVENT } from "./delivery.js";
 export { type ErrorBody, ErrorBodySchema } from "./error-body.js";
 export { InvalidSignInputError } from "./invalid-sign-input-error.js";
+export { InvalidTraceparentError } from "./invalid-traceparent-error.js";
 export {
   DELIVERY_TIMEOUT_MS,
   MAX_BODY_BYTES,
@@ -21,6 +22,12 @@ export {
 } from "./limits.js";
 export { type NewPlant, NewPlantSchema } from "./new-plant.js";
 export { type Plant, PlantSchema } from "./plant.js";
+export {
+  formatTraceparent,
+  parseTraceparent,
+  TRACEPARENT_HEADER,
+  type Traceparent,
+} from "./traceparent.js";
 export type { SignedBody } from "./webhook-crypto.js";
 export { webhookHeaderChecks } from "./webhook-header-checks.js";
 export {

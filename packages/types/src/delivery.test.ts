@@ -32,3 +32,13 @@ describe("NEW_PLANT_EVENT", () => {
     expect(event).toBe("plant.new");
   });
 });
+
+describe("DeliverySchema's traceparent", () => {
+  it("is optional, and holds a value to the W3C layout", () => {
+    const base = { webhookId: "msg_1", timestamp: new Date(0) };
+    expect(DeliverySchema.parse(base).traceparent).toBeUndefined();
+    const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    expect(DeliverySchema.parse({ ...base, traceparent }).traceparent).toBe(traceparent);
+    expect(DeliverySchema.safeParse({ ...base, traceparent: "00-nope" }).success).toBe(false);
+  });
+});

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseTraceparent } from "./traceparent.js";
 import { WebhookIdSchema } from "./webhook-headers.js";
 
 /** What a receiver's handler learns about the delivery that carried a plant. */
@@ -7,6 +8,14 @@ export const DeliverySchema = z.object({
   webhookId: WebhookIdSchema,
   /** When the sender signed this attempt (`webhook-timestamp`). */
   timestamp: z.date(),
+  /**
+   * The request's W3C `traceparent` header when it held a valid one (a malformed one is dropped):
+   * the sender's attempt, to continue its trace from the handler.
+   */
+  traceparent: z
+    .string()
+    .refine((value) => parseTraceparent(value) !== undefined, "must be a valid W3C traceparent")
+    .optional(),
 });
 
 export type Delivery = z.infer<typeof DeliverySchema>;

@@ -1,4 +1,10 @@
-import { createLogger, stopOnSignals } from "@plant-store/app-shell";
+import {
+  ConfigError,
+  createLogger,
+  resolveTracingSettings,
+  startTracing,
+  stopOnSignals,
+} from "@plant-store/app-shell";
 import { DELIVERY_TIMEOUT_MS } from "@plant-store/types";
 import { Command, Option } from "commander";
 import { parseConfig } from "../parse-config.js";
@@ -71,13 +77,42 @@ export function serveCommand(): Command {
         .env("PLANT_STORE_RETENTION")
         .default("30d"),
     )
+    .addOption(
+      new Option(
+        "--otel-endpoint <url>",
+        "export OpenTelemetry spans over OTLP/HTTP to this collector base URL (/v1/traces is appended); service name from OTEL_SERVICE_NAME, default plant-store",
+      ).env("OTEL_EXPORTER_OTLP_ENDPOINT"),
+    )
     .action(async (raw: Record<string, unknown>) => {
       const config = parseConfig(ServeConfigSchema, {
         ...raw,
         allowPrivateTargets: readFlag(raw.allowPrivateTargets, "PLANT_STORE_ALLOW_PRIVATE_TARGETS"),
       });
+      const traced = resolveTracingSettings(
+        raw.otelEndpoint as string | undefined,
+        process.env,
+        "plant-store",
+      );
+      if (!traced.ok) throw new ConfigError([traced.problem]);
       const logger = createLogger({ name: "plant-store", level: process.env.LOG_LEVEL ?? "info" });
+      // Registered before the outbox opens, so the first enqueue and attempt are recorded.
+      const tracing = traced.settings && (await startTracing(traced.settings));
+      // The origin only: a URL's user info would be a credential.
+      if (traced.settings)
+        logger.info(
+          { serviceName: traced.settings.serviceName, collector: new URL(traced.settings.tracesUrl).origin },
+          "exporting traces",
+        );
       const store = await runServe(config, logger);
-      stopOnSignals({ logger, stop: () => store.stop() });
+      stopOnSignals({
+        logger,
+        // The attempts in flight have ended once the store stopped: their spans go out before the process does.
+        stop: async () => {
+          await store.stop();
+          await tracing
+            ?.shutdown()
+            .catch((error: unknown) => logger.warn({ err: error }, "could not export the last spans"));
+        },
+      });
     });
 }

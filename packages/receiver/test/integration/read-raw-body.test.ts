@@ -94,10 +94,12 @@ describe("readRawBody reads the exact bytes", () => {
   });
 
   it("clears its deadline once the body is read", async () => {
+    const { req, socket } = await request(["Content-Length: 4"], "ok");
     const before = timers();
-    const { req } = await request(["Content-Length: 2"], "ok");
     const read = readRawBody(req, options({ timeoutMs: 60_000 }));
-    expect(await read).toEqual(Buffer.from("ok"));
+    expect(timers()).toBe(before + 1);
+    socket.write("!!");
+    expect(await read).toEqual(Buffer.from("ok!!"));
     expect(timers()).toBe(before);
   });
 });
@@ -156,6 +158,16 @@ describe("readRawBody refuses a body it cannot verify", () => {
       expect(req.listenerCount(event), event).toBe(0);
     }
     expect(req.isPaused()).toBe(true);
+  });
+
+  it("clears its deadline when it refuses a body", async () => {
+    const { req, socket } = await request(["Transfer-Encoding: chunked"]);
+    const before = timers();
+    const read = readRawBody(req, options({ timeoutMs: 60_000 }));
+    expect(timers()).toBe(before + 1);
+    socket.write(chunk("0123456789abcdefg"));
+    expect(await rejection(read)).toBeInstanceOf(PayloadTooLargeError);
+    expect(timers()).toBe(before);
   });
 
   it("answers a body that trickles past the deadline with RequestTimeoutError", async () => {

@@ -5,7 +5,7 @@ import {
   type TestPostgres,
   waitFor,
 } from "@plant-store/testing";
-import { generateWebhookSecret } from "@plant-store/types";
+import { generateWebhookSecret, parseTraceparent } from "@plant-store/types";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
@@ -487,6 +487,65 @@ describe("PostgreSQL outbox schema upgrade", () => {
     } finally {
       await pool.end();
       await receiver.close();
+    }
+  });
+});
+
+describe("PostgreSQL outbox made before trace contexts were kept", () => {
+  it("gains the traceparent column on open: old messages claim without one, new ones keep theirs", async () => {
+    const url = await postgres.createDatabase();
+    const before = await createPostgresOutbox(url);
+    await before.addEndpoint({ url: "http://127.0.0.1:9/hook", token: "t", secrets: [] });
+    await before.close();
+    // The 0.2 layout: no traceparent column, and a message queued then.
+    const pool = new pg.Pool({ connectionString: url });
+    try {
+      await pool.query(`ALTER TABLE webhook_messages DROP COLUMN traceparent;
+        INSERT INTO webhook_messages (webhook_id, payload, created_at) VALUES ('msg_old', '{}', 0);
+        INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, status, next_attempt_at, created_at, updated_at)
+        VALUES (1, 1, 'msg_old', 'pending', 0, 0, 0)`);
+      const outbox = await createPostgresOutbox(url);
+      try {
+        const [old] = await outbox.claimDue("me", 10, 60_000);
+        expect(old?.webhookId).toBe("msg_old");
+        expect(old?.traceparent).toBeUndefined();
+        const queued = await outbox.enqueue({ payload: { id: 2, name: "New" } });
+        const stored = (await outbox.getMessage(queued.messageId))?.traceparent;
+        expect(parseTraceparent(stored)).toBeDefined();
+        const [claimed] = await outbox.claimDue("me", 10, 60_000);
+        expect(claimed?.traceparent).toBe(stored);
+      } finally {
+        await outbox.close();
+      }
+    } finally {
+      await pool.end();
+    }
+  });
+});
+
+describe("PostgreSQL enqueueMany and trace contexts", () => {
+  it("stores a valid traceparent of its own with each message of a batch, and claims return it", async () => {
+    const url = await postgres.createDatabase();
+    const outbox = await createPostgresOutbox(url);
+    try {
+      await outbox.addEndpoint({ url: "http://127.0.0.1:9/hook", token: "t", secrets: [] });
+      const queued = await outbox.enqueueMany([
+        { payload: { id: 1, name: "One" } },
+        { payload: { id: 2, name: "Two" } },
+        { payload: { id: 3, name: "Three" } },
+      ]);
+      const stored = await Promise.all(
+        queued.map(async (result) => (await outbox.getMessage(result.messageId))?.traceparent),
+      );
+      const traceIds = stored.map((value) => parseTraceparent(value)?.traceId);
+      expect(traceIds.every((id) => id !== undefined)).toBe(true);
+      expect(new Set(traceIds).size).toBe(3);
+      const claimed = await outbox.claimDue("me", 10, 60_000);
+      expect(new Map(claimed.map((delivery) => [delivery.messageId, delivery.traceparent]))).toEqual(
+        new Map(queued.map((result, index) => [result.messageId, stored[index]])),
+      );
+    } finally {
+      await outbox.close();
     }
   });
 });

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startTestReceiver, waitFor } from "@plant-store/testing";
-import { generateWebhookSecret } from "@plant-store/types";
+import { generateWebhookSecret, parseTraceparent } from "@plant-store/types";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { createSqliteOutbox } from "../../src/sqlite.js";
@@ -128,6 +128,40 @@ describe("SQLite outbox and other processes", () => {
       }
     } finally {
       await receiver.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("SQLite outbox made before trace contexts were kept", () => {
+  it("gains the traceparent column on open: old messages claim without one, new ones keep theirs", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sender-sqlite-trace-"));
+    const file = join(dir, "store.db");
+    try {
+      const before = createSqliteOutbox(file);
+      await before.addEndpoint({ url: "http://127.0.0.1:9/hook", token: "t", secrets: [] });
+      await before.close();
+      // The 0.2 layout: no traceparent column, and a message queued then.
+      const db = new Database(file);
+      db.exec("ALTER TABLE webhook_messages DROP COLUMN traceparent");
+      db.exec(`INSERT INTO webhook_messages (webhook_id, payload, created_at) VALUES ('msg_old', '{}', 0);
+        INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, status, next_attempt_at, created_at, updated_at)
+        VALUES (1, 1, 'msg_old', 'pending', 0, 0, 0)`);
+      db.close();
+      const outbox = createSqliteOutbox(file);
+      try {
+        const [old] = await outbox.claimDue("me", 10, 60_000);
+        expect(old?.webhookId).toBe("msg_old");
+        expect(old?.traceparent).toBeUndefined();
+        const queued = await outbox.enqueue({ payload: { id: 2, name: "New" } });
+        const stored = (await outbox.getMessage(queued.messageId))?.traceparent;
+        expect(parseTraceparent(stored)).toBeDefined();
+        const [claimed] = await outbox.claimDue("me", 10, 60_000);
+        expect(claimed?.traceparent).toBe(stored);
+      } finally {
+        await outbox.close();
+      }
+    } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });

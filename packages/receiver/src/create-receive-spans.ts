@@ -1,0 +1,73 @@
+import {
+  type Context,
+  context,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from "@opentelemetry/api";
+import { parseTraceparent } from "@plant-store/types";
+import type { OnceOutcome } from "./create-once-runner.js";
+import { receiverTracer } from "./receiver-tracer.js";
+import type { WebhookError } from "./webhook-error.js";
+
+/** The spans of one received request: `verify` (the checks), then `handle` (the handler, once). */
+export interface ReceiveSpans {
+  /** The checks passed: ends `verify`. */
+  verified(webhookId: string): void;
+  /** Runs the de-duplicated handler inside `handle`, a child of `verify`, active while the handler runs. */
+  handle(webhookId: string, run: () => Promise<OnceOutcome>): Promise<OnceOutcome>;
+  /** The request was refused (verify) or failed (handle): ends whichever span is open as an error. */
+  failed(error: WebhookError): void;
+}
+
+function markFailed(span: Span, error: WebhookError): void {
+  span.setAttributes({ "http.response.status_code": error.status, "error.type": error.code });
+  span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end();
+}
+
+/**
+ * Starts `verify` (kind SERVER) for one request, a child of the sender's attempt when the request
+ * carries a valid `traceparent`, a new trace otherwise. `handle` is its child: the handler runs
+ * because verification passed, and the chain store → attempt → verify → handle reads as one path.
+ */
+export function createReceiveSpans(traceparent: string | undefined): ReceiveSpans {
+  const remote = parseTraceparent(traceparent);
+  const incoming: Context =
+    remote === undefined
+      ? ROOT_CONTEXT
+      : trace.setSpanContext(ROOT_CONTEXT, {
+          traceId: remote.traceId,
+          spanId: remote.parentId,
+          traceFlags: remote.flags,
+          isRemote: true,
+        });
+  const verify = receiverTracer.startSpan("verify", { kind: SpanKind.SERVER }, incoming);
+  let open: Span | undefined = verify;
+  return {
+    verified(webhookId) {
+      verify.setAttribute("webhook.id", webhookId);
+      verify.end();
+      open = undefined;
+    },
+    async handle(webhookId, run) {
+      const span = receiverTracer.startSpan(
+        "handle",
+        { kind: SpanKind.INTERNAL, attributes: { "webhook.id": webhookId } },
+        trace.setSpan(incoming, verify),
+      );
+      open = span;
+      const outcome = await context.with(trace.setSpan(incoming, span), run);
+      span.setAttribute("webhook.duplicate", outcome === "duplicate");
+      span.end();
+      open = undefined;
+      return outcome;
+    },
+    failed(error) {
+      if (open !== undefined) markFailed(open, error);
+      open = undefined;
+    },
+  };
+}
