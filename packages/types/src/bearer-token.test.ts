@@ -32,6 +32,9 @@ describe("BearerTokenSchema", () => {
         expect(JSON.stringify(result.error?.issues.map((issue) => issue.message))).not.toContain("secret");
       }
     }
+    expect(BearerTokenSchema.safeParse("a b").error?.issues.map((issue) => issue.message)).toEqual([
+      "must be visible ASCII (0x21-0x7e): no spaces, control or non-ASCII characters",
+    ]);
     expect(BearerTokenSchema.safeParse("tök").success).toBe(false);
     expect(BearerTokenSchema.safeParse("tok🌱").success).toBe(false);
   });

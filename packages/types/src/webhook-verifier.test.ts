@@ -86,6 +86,8 @@ describe("the signer's input rules", () => {
       [{ id: "" }, "id: must be 1 to 256 printable ASCII characters without spaces"],
       [{ id: "msg 1" }, "id: must be 1 to 256 printable ASCII characters without spaces"],
       [{ id: 7 as never }, "id: must be 1 to 256 printable ASCII characters without spaces"],
+      // An array passes a length-and-pattern check on its text ("msg_1"): only the type check refuses it.
+      [{ id: ["msg_1"] as never }, "id: must be 1 to 256 printable ASCII characters without spaces"],
       [{ timestamp: -1 }, "timestamp: must be a non-negative integer number of seconds"],
       [{ timestamp: 1.5 }, "timestamp: must be a non-negative integer number of seconds"],
       [{ timestamp: 2 ** 53 }, "timestamp: must be a non-negative integer number of seconds"],
