@@ -5,10 +5,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { readAppEvent } from "@plant-store/app-shell";
-import { type AppLogLine, type RunningApp, resolveAppCli, spawnApp, waitFor } from "@plant-store/testing";
+import {
+  type AppLogLine,
+  parseHandledCount,
+  type RunningApp,
+  resolveAppCli,
+  spawnApp,
+  waitFor,
+} from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
-// What the demo test checks of the demo itself: its --json summary and its reading of /metrics.
-import { type DemoSummary, parseHandledCount } from "plant-store-demo";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { workspaceRoot } from "./fixtures/published-packages.js";
 
@@ -18,6 +23,17 @@ const demoCli = join(import.meta.dirname, "../../apps/demo/dist/cli.js");
 /** Exit code and signal of a child, once it has exited and its output has all been read ("close"). */
 function exited(child: ChildProcess): Promise<{ code: number | null; signal: string | null }> {
   return new Promise((resolve) => child.on("close", (code, signal) => resolve({ code, signal })));
+}
+
+/** The fields of `pnpm demo --json`'s last line that these tests read: the demo's output, seen from outside. */
+interface DemoSummary {
+  ok: boolean;
+  plantsAdded: number;
+  plantsArrived: number;
+  duplicates: number;
+  handlerCalls: number;
+  attempts: number;
+  plants: Array<{ id?: number; webhookId: string; [field: string]: unknown }>;
 }
 
 /** What the demo printed, checked line by line: every ✓ line comes before the summary. */

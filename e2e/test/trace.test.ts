@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { readAppEvent } from "@plant-store/app-shell";
 import { getFreePort, type RunningApp, resolveAppCli, spawnApp, waitFor } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -18,6 +19,12 @@ const exportEnv = {
   OTEL_BSP_SCHEDULE_DELAY: "600000",
   OTEL_SERVICE_NAME: undefined,
   OTEL_SDK_DISABLED: undefined,
+};
+
+/** The store's `delivery.attempted` event with this outcome. */
+const attempted = (line: unknown, outcome: string) => {
+  const event = readAppEvent(line);
+  return event?.event === "delivery.attempted" && event.outcome === outcome;
 };
 
 describe("one trace from the store to the receiver's handler, both apps exporting OTLP/HTTP", () => {
@@ -81,15 +88,13 @@ describe("one trace from the store to the receiver's handler, both apps exportin
     apps.push(receiver);
     const received: Array<Record<string, unknown>> = [];
     receiver.onLine((line) => {
-      if (line.msg === "plant received") received.push(line);
+      if (readAppEvent(line)?.event === "plant.stored") received.push(line);
     });
     const store = await startStore(["--db", db, "--otel-endpoint", collector.url], exportEnv);
     apps.push(store);
     await subscribe(store.url, receiver.url);
     const [webhookId] = await addPlants(store.url, 1, "Traced plant");
-    await waitFor(() =>
-      store.lines.find((line) => line.msg === "delivery attempt" && line.outcome === "delivered"),
-    );
+    await waitFor(() => store.lines.find((line) => attempted(line, "delivered")));
     expect(await store.stop()).toBe(0);
     expect(await receiver.stop()).toBe(0);
 
@@ -135,14 +140,10 @@ describe("one trace from the store to the receiver's handler, both apps exportin
     await subscribe(store.url, `http://127.0.0.1:${port}`);
     const [webhookId] = await addPlants(store.url, 1, "Retried plant");
     // Nothing listens on the port yet: the first attempt fails before the receiver starts.
-    await waitFor(() =>
-      store.lines.find((line) => line.msg === "delivery attempt" && line.outcome === "retrying"),
-    );
+    await waitFor(() => store.lines.find((line) => attempted(line, "retrying")));
     const receiver = await startReceiver(port);
     apps.push(receiver);
-    await waitFor(() =>
-      store.lines.find((line) => line.msg === "delivery attempt" && line.outcome === "delivered"),
-    );
+    await waitFor(() => store.lines.find((line) => attempted(line, "delivered")));
     expect(await store.stop()).toBe(0);
     expect(await receiver.stop()).toBe(0);
 

@@ -6,7 +6,6 @@ export {
   type LedgerEntry,
 } from "./create-delivery-ledger.js";
 export { DEMO_PLANTS } from "./demo-plants.js";
-export { parseHandledCount } from "./parse-handled-count.js";
 export {
   DemoInterruptedError,
   type DemoOptions,

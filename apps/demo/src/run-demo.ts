@@ -2,10 +2,10 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parseHandledCount } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import { createDeliveryLedger, type LedgerEntry } from "./create-delivery-ledger.js";
 import { DEMO_PLANTS } from "./demo-plants.js";
-import { parseHandledCount } from "./parse-handled-count.js";
 import { type RunningApp, resolveAppCli, spawnApp } from "./spawn-app.js";
 import { createStoreAdminClient } from "./store-admin-client.js";
 
