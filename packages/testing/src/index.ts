@@ -1,5 +1,6 @@
 export { endConnections } from "./end-connections.js";
 export { getFreePort } from "./get-free-port.js";
+export { launchChromium } from "./launch-chromium.js";
 export { parseHandledCount } from "./parse-handled-count.js";
 export { openRaw, parseRawAnswer, type RawAnswer, type RawConnection, trickle } from "./raw-request.js";
 export {

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { getFreePort } from "@plant-store/testing";
+import { getFreePort, launchChromium } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
-import { type Browser, chromium, type Page, type Route } from "playwright-core";
+import type { Browser, Page, Route } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deliver, type RunningApp, startApp } from "../fixtures/start-app.js";
 
@@ -47,19 +47,7 @@ describe("the live page in headless Chromium", () => {
   let browser: Browser;
   beforeAll(async () => {
     app = await startApp(["--token", token, "--secret", secret, "--db", ":memory:"]);
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -3,7 +3,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Browser, chromium } from "playwright-core";
+import { launchChromium } from "@plant-store/testing";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type StoreProcess, startStore } from "../fixtures/store-process.js";
 
@@ -51,19 +52,7 @@ describe("the store page in headless Chromium", () => {
       ["--db", join(dir, "store.db"), "--allow-private-targets", "--retry-schedule", "0"],
       { PLANT_STORE_ADMIN_TOKEN: adminToken },
     );
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {
