@@ -22,7 +22,7 @@ import { startVerdaccio, type TestRegistry } from "./fixtures/start-verdaccio.js
 // The release as a maintainer runs it (CONTRIBUTING: `changeset version`, then `pnpm release`, which
 // builds and runs `changeset publish`), on a copy of the workspace, against a real registry
 // (verdaccio on loopback); then a stranger installs what was published, by version, with plain npm.
-// Both releases take most of this file's time: `pnpm release` builds the whole workspace each time.
+// Both releases take most of this file's time: `pnpm release` builds the published packages each time.
 
 interface Packument {
   "dist-tags": Record<string, string>;
