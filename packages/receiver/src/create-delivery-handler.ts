@@ -147,7 +147,8 @@ export function createDeliveryHandler(
   const handle = async (request: DeliveryRequest): Promise<DeliveryAnswer> => {
     let webhookId: string | undefined;
     let bodyUnread = true;
-    const spans = createReceiveSpans(readTraceparent(request.headers));
+    const traceparent = readTraceparent(request.headers);
+    const spans = createReceiveSpans(traceparent);
     try {
       if (request.method !== "POST") throw new MethodNotAllowedError(request.method);
       const { headers } = request;
@@ -157,7 +158,7 @@ export function createDeliveryHandler(
       if (checked instanceof Promise) await checked;
       const raw = await request.readBody(steps.maxBodyBytes, bodyTimeoutMs);
       bodyUnread = false;
-      const result = steps.checkBody(raw, headers);
+      const result = steps.checkBody(raw, headers, traceparent);
       const { plant, delivery }: VerifiedDelivery = result instanceof Promise ? await result : result;
       webhookId = delivery.webhookId;
       spans.verified(webhookId);

@@ -7,8 +7,8 @@ import {
   SpanStatusCode,
   trace,
 } from "@opentelemetry/api";
-import { parseTraceparent } from "@plant-store/types";
 import type { OnceOutcome } from "./create-once-runner.js";
+import type { ReceivedTraceparent } from "./read-traceparent.js";
 import { receiverTracer } from "./receiver-tracer.js";
 import type { WebhookError } from "./webhook-error.js";
 
@@ -33,8 +33,7 @@ function markFailed(span: Span, error: WebhookError): void {
  * carries a valid `traceparent`, a new trace otherwise. `handle` is its child: the handler runs
  * because verification passed, and the chain store → attempt → verify → handle reads as one path.
  */
-export function createReceiveSpans(traceparent: string | undefined): ReceiveSpans {
-  const remote = parseTraceparent(traceparent);
+export function createReceiveSpans(remote: ReceivedTraceparent | undefined): ReceiveSpans {
   const incoming: Context =
     remote === undefined
       ? ROOT_CONTEXT

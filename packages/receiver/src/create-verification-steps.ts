@@ -22,7 +22,7 @@ import { TimestampOutOfToleranceError } from "./errors/timestamp-out-of-toleranc
 import { headerValue, type IncomingHeaders } from "./header-value.js";
 import type { Maybe } from "./maybe.js";
 import { parseNewPlant } from "./parse-new-plant.js";
-import { readTraceparent } from "./read-traceparent.js";
+import type { ReceivedTraceparent } from "./read-traceparent.js";
 
 export interface VerifierOptions {
   /** Accepted bearer tokens; several during rotation. At least one. */
@@ -50,8 +50,15 @@ export interface VerificationSteps {
   maxBodyBytes: number;
   /** Bearer token (401), then content type (415). */
   checkHeaders(headers: IncomingHeaders): Maybe<void>;
-  /** Signature and timestamp (401), JSON (400), schema (400). */
-  checkBody(rawBody: Uint8Array, headers: IncomingHeaders): Maybe<VerifiedDelivery>;
+  /**
+   * Signature and timestamp (401), JSON (400), schema (400). The caller reads the `traceparent` once
+   * (`readTraceparent`), for its spans and for the delivery.
+   */
+  checkBody(
+    rawBody: Uint8Array,
+    headers: IncomingHeaders,
+    traceparent: ReceivedTraceparent | undefined,
+  ): Maybe<VerifiedDelivery>;
 }
 
 function requireHeader(headers: IncomingHeaders, name: string): string {
@@ -125,13 +132,13 @@ export function createVerificationSteps(
   const verified = (
     rawBody: Uint8Array,
     signed: SignedWebhook,
-    headers: IncomingHeaders,
+    traceparent: ReceivedTraceparent | undefined,
   ): VerifiedDelivery => ({
     plant: parseNewPlant(rawBody),
     delivery: {
       webhookId: signed.webhookId,
       timestamp: new Date(signed.timestamp * 1000),
-      traceparent: readTraceparent(headers),
+      traceparent: traceparent?.value,
     },
   });
   return {
@@ -140,7 +147,7 @@ export function createVerificationSteps(
       checkToken(headers);
       return checkContentType(headers);
     },
-    checkBody(rawBody, headers) {
+    checkBody(rawBody, headers, traceparent) {
       let signed: Maybe<SignedWebhook>;
       try {
         signed = verifySignature(rawBody, {
@@ -157,14 +164,14 @@ export function createVerificationSteps(
       // Stryker disable all
       if (signed instanceof Promise) {
         return signed.then(
-          (value) => verified(rawBody, value, headers),
+          (value) => verified(rawBody, value, traceparent),
           (error) => {
             throw toWebhookError(error, toleranceSeconds);
           },
         );
       }
       // Stryker restore all
-      return verified(rawBody, signed, headers);
+      return verified(rawBody, signed, traceparent);
     },
   };
 }

@@ -8,6 +8,7 @@ import { InternalReceiverError } from "./errors/internal-receiver-error.js";
 import { PayloadTooLargeError } from "./errors/payload-too-large-error.js";
 import type { IncomingHeaders } from "./header-value.js";
 import { nodeConstantTimeEqual } from "./node-constant-time-equal.js";
+import { readTraceparent } from "./read-traceparent.js";
 import { WebhookError } from "./webhook-error.js";
 
 export type VerifyResult =
@@ -35,7 +36,11 @@ export function createVerifier(options: VerifierOptions): Verifier {
       steps.checkHeaders(headers);
       const bytes = typeof rawBody === "string" ? utf8.encode(rawBody) : rawBody;
       if (bytes.length > steps.maxBodyBytes) throw new PayloadTooLargeError(steps.maxBodyBytes);
-      const { plant, delivery } = steps.checkBody(bytes, headers) as VerifiedDelivery;
+      const { plant, delivery } = steps.checkBody(
+        bytes,
+        headers,
+        readTraceparent(headers),
+      ) as VerifiedDelivery;
       return { ok: true, plant, delivery };
     } catch (error) {
       return { ok: false, error: error instanceof WebhookError ? error : new InternalReceiverError(error) };
