@@ -42,23 +42,20 @@ export function startAttemptSpan(delivery: ClaimedDelivery): { span: Span; trace
     traceFlags: stored.flags,
     isRemote: true,
   });
-  const host = hostOf(delivery.endpoint.url);
-  const span = senderTracer.startSpan(
-    "attempt",
-    {
-      kind: SpanKind.CLIENT,
-      attributes: {
-        "webhook.id": delivery.webhookId,
-        "webhook.message_id": delivery.messageId,
-        "webhook.delivery_id": delivery.id,
-        "webhook.endpoint_id": delivery.endpointId,
-        "webhook.attempt": delivery.attemptCount + 1,
-        "http.request.method": "POST",
-        ...(host === undefined ? {} : { "server.address": host }),
-      },
-    },
-    parent,
-  );
+  const span = senderTracer.startSpan("attempt", { kind: SpanKind.CLIENT }, parent);
+  // Without an SDK the span records nothing: no attributes built, no URL parsed per attempt.
+  if (span.isRecording()) {
+    const host = hostOf(delivery.endpoint.url);
+    span.setAttributes({
+      "webhook.id": delivery.webhookId,
+      "webhook.message_id": delivery.messageId,
+      "webhook.delivery_id": delivery.id,
+      "webhook.endpoint_id": delivery.endpointId,
+      "webhook.attempt": delivery.attemptCount + 1,
+      "http.request.method": "POST",
+      ...(host === undefined ? {} : { "server.address": host }),
+    });
+  }
   const own = span.spanContext();
   const traceparent = formatTraceparent(
     isSpanContextValid(own) ? { traceId: own.traceId, parentId: own.spanId, flags: own.traceFlags } : stored,
