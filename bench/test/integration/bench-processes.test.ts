@@ -29,9 +29,11 @@ describe("bench server processes", () => {
   it.each([
     "raw-http",
     "koa-raw",
+    "koa-router-raw",
     "naive-koa",
     "naive-koa-standardwebhooks",
     "plant-receiver",
+    "plant-koa-middleware",
     "plant-verifier-raw-http",
     "plant-node-middleware",
   ])("%s listens on loopback, accepts the signed load and counts it with its CPU time", async (name) => {
@@ -49,6 +51,7 @@ describe("bench server processes", () => {
   it.each([
     "naive-koa-standardwebhooks",
     "plant-receiver",
+    "plant-koa-middleware",
     "plant-verifier-raw-http",
     "plant-node-middleware",
   ])(

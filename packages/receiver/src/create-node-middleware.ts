@@ -6,6 +6,7 @@ import {
   type ReceiverOptions,
 } from "./create-delivery-handler.js";
 import { createHeaderCollector } from "./create-header-collector.js";
+import { firstCopy } from "./header-value.js";
 import { nodeConstantTimeEqual } from "./node-constant-time-equal.js";
 import { readRawBody } from "./read-raw-body.js";
 import { RECEIVED_HEADERS } from "./received-headers.js";
@@ -29,6 +30,17 @@ function pathOf(url: string | undefined): string {
   return query === -1 ? url : url.slice(0, query);
 }
 
+const NOT_FOUND_BODY = JSON.stringify({ error: 404, message: "Not found" });
+
+/**
+ * The answer with its `Content-Length`: `writeHead` stores the headers at once, so without a length
+ * `end(body)` would send the answer chunked (three more pieces on the wire for every delivery).
+ */
+function send(res: ServerResponse, status: number, headers: Record<string, string>, body: string): void {
+  headers["Content-Length"] = String(Buffer.byteLength(body));
+  res.writeHead(status, headers).end(body);
+}
+
 /**
  * The New Plant webhook for `node:http` (`http.createServer(middleware)`) and Express/Connect
  * (`app.use(middleware)`), running the same steps as the Koa router. Requests for other paths go
@@ -47,13 +59,12 @@ export function createNodeMiddleware(options: NodeMiddlewareOptions): NodeMiddle
         next();
         return;
       }
-      res
-        .writeHead(404, { "Content-Type": JSON_TYPE })
-        .end(JSON.stringify({ error: 404, message: "Not found" }));
+      send(res, 404, { "Content-Type": JSON_TYPE }, NOT_FOUND_BODY);
       return;
     }
     const headers = collectHeaders(req.rawHeaders);
-    const length = headers["content-length"]?.[0];
+    // Node refuses a request whose Content-Length copies differ, so any copy is the length.
+    const length = firstCopy(headers["content-length"]);
     const answer = await handler.handle({
       method: req.method ?? "GET",
       headers,
@@ -62,7 +73,7 @@ export function createNodeMiddleware(options: NodeMiddlewareOptions): NodeMiddle
     });
     const out: Record<string, string> = { ...answer.headers, "Content-Type": JSON_TYPE };
     if (answer.closeConnection) out.Connection = "close";
-    res.writeHead(answer.status, out).end(answer.body);
+    send(res, answer.status, out, answer.body);
     onOutcome?.(answer.outcome, req);
   };
 }

@@ -59,6 +59,24 @@ describe("createVerifier", () => {
     expect(verify.verify(Buffer.from(body), signed(body)).ok).toBe(true);
   });
 
+  it("finds every header under any spelling of its name, as a hand-made header record may have it", () => {
+    const body = JSON.stringify({ id: 7, name: "Monstera deliciosa" });
+    const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    const headers = Object.fromEntries(
+      Object.entries({ ...signed(body), traceparent }).map(([name, value]) => [
+        name.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase()),
+        value,
+      ]),
+    );
+    expect(Object.keys(headers)).toContain("Webhook-Signature");
+    const result = verify(body, headers);
+    expect(result.ok && result.delivery).toEqual({ webhookId: "msg_1", timestamp: now, traceparent });
+    // The search compares whole names: a header whose name only starts like one is not it.
+    const { Traceparent: _, ...rest } = headers;
+    const lookalike = verify(body, { ...rest, "Traceparent-X": traceparent });
+    expect(lookalike.ok && lookalike.delivery.traceparent).toBeUndefined();
+  });
+
   it("refuses a wrong token before looking at anything else", () => {
     const result = verify("not json", { ...signed("x"), authorization: "Bearer nope" });
     expect(result.ok === false && result.error.code).toBe("ERR_INVALID_TOKEN");

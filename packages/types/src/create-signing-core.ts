@@ -1,3 +1,4 @@
+import { equalAt } from "./equal-at.js";
 import { InvalidSignInputError } from "./invalid-sign-input-error.js";
 import { TIMESTAMP_TOLERANCE_SECONDS } from "./limits.js";
 import { type Maybe, settle, settleAll } from "./maybe.js";
@@ -47,16 +48,23 @@ export interface SignedWebhook {
   timestamp: number;
 }
 
-/**
- * `v1,` and the one spelling of a 32-byte HMAC-SHA256 in base64: 43 characters and `=`. 32 bytes
- * fill 256 of the 258 bits of 43 characters, so the last character carries two zero bits and is
- * one of the 16 whose index in the alphabet is a multiple of 4. A value in any other spelling
- * (stray characters, missing padding, base64url, non-zero padding bits) can never be one we made,
- * though a lenient decoder would forgive it.
- */
-const CANONICAL_V1 = /^v1,[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/;
 /** `v1a,` and the one spelling of a 64-byte ed25519 signature: 86 characters, the last carrying 4 zero bits, then `==`. */
 const CANONICAL_V1A = /^v1a,[A-Za-z0-9+/]{85}[AQgw]==$/;
+
+/**
+ * Whether any `v1,` part is `expected`, our MAC in canonical base64, compared as text where it
+ * stands in the header: no decoding, and every part of the right length is compared (no early
+ * exit). A MAC has one canonical spelling, so a part that spells the same bytes another way
+ * (missing padding, base64url, stray characters, non-zero padding bits) can never be one we made,
+ * and never matches, though a lenient decoder would forgive it.
+ */
+function matchesV1(parts: readonly string[], expected: string): boolean {
+  let found = false;
+  for (const part of parts) {
+    if (part.startsWith("v1,")) found = equalAt(part, 3, expected) || found;
+  }
+  return found;
+}
 
 function keyOf(input: WebhookKeyInput): WebhookKey {
   if (typeof input === "string") return parseWebhookKey(input);
@@ -89,9 +97,14 @@ export function createSigningCore(crypto: WebhookCrypto) {
           `secrets[${index}]: a whpk_ public key cannot sign; give the sender the whsk_ signing key`,
         );
       }
-      if (key.type === "secret") return { version: "v1,", sign: crypto.hmacSha256(key.key) };
+      if (key.type === "secret") {
+        const mac = crypto.hmacSha256(key.key);
+        return (prefix: string, body: SignedBody) => settle(mac(prefix, body), (base64) => `v1,${base64}`);
+      }
       try {
-        return { version: "v1a,", sign: crypto.ed25519Signer(key.seed, key.publicKey) };
+        const sign = crypto.ed25519Signer(key.seed, key.publicKey);
+        return (prefix: string, body: SignedBody) =>
+          settle(sign(prefix, body), (signature) => `v1a,${crypto.toBase64(signature)}`);
       } catch (error) {
         throw new InvalidSignInputError(`secrets[${index}]: ${(error as Error).message}`, { cause: error });
       }
@@ -109,10 +122,10 @@ export function createSigningCore(crypto: WebhookCrypto) {
         throw new InvalidSignInputError("body: must be a string or bytes");
       }
       const prefix = `${id}.${timestamp}.`;
-      const parts = signers.map(({ version, sign }) =>
-        settle(sign(prefix, body), (signature) => version + crypto.toBase64(signature)),
+      return settleAll(
+        signers.map((sign) => sign(prefix, body)),
+        (values) => values.join(" "),
       );
-      return settleAll(parts, (values) => values.join(" "));
     };
   }
 
@@ -131,7 +144,7 @@ export function createSigningCore(crypto: WebhookCrypto) {
     if (!Array.isArray(options.secrets) || options.secrets.length === 0) {
       throw new InvalidWebhookSecretError("At least one webhook secret or public key is required");
     }
-    const macs: ((prefix: string, body: SignedBody) => Maybe<Uint8Array>)[] = [];
+    const macs: ((prefix: string, body: SignedBody) => Maybe<string>)[] = [];
     const publicKeys: ((prefix: string, body: SignedBody, signature: Uint8Array) => Maybe<boolean>)[] = [];
     options.secrets.forEach((secret, index) => {
       const key = keyOf(secret);
@@ -163,54 +176,49 @@ export function createSigningCore(crypto: WebhookCrypto) {
           "webhook-signature",
         );
       }
-      // Space-separated; versions this receiver does not know are skipped, as the spec says. Each
-      // pattern includes its `v1,` or `v1a,` label, so one test both sorts a part and checks its spelling.
-      // Stryker disable next-line ArrayDeclaration: equivalent: a stray entry that is not 32 bytes never equals a MAC (crypto.equal checks the length first)
-      const v1: Uint8Array[] = [];
-      const v1a: Uint8Array[] = [];
-      for (const part of signature.split(" ")) {
-        if (CANONICAL_V1.test(part)) v1.push(crypto.fromBase64(part.slice(3)));
-        else if (CANONICAL_V1A.test(part)) v1a.push(crypto.fromBase64(part.slice(4)));
-      }
+      // Space-separated; versions this receiver does not know are skipped, as the spec says.
+      const parts = signature.split(" ");
       const prefix = `${id}.${timestampText}.`;
       // Every candidate is compared with every key, with no early exit. On node:crypto everything
-      // below runs at once, without a closure per key; Web Crypto's promises are gathered.
+      // below runs at once; Web Crypto's promises are gathered.
       let matched = false;
       const pending: Promise<boolean>[] = [];
-      const compare = (expected: Uint8Array) => {
-        let found = false;
-        for (const candidate of v1) found = crypto.equal(candidate, expected) || found;
-        return found;
-      };
       for (const mac of macs) {
         const expected = mac(prefix, body);
-        if (expected instanceof Promise) pending.push(expected.then(compare));
-        else matched = compare(expected) || matched;
+        if (typeof expected === "string") matched = matchesV1(parts, expected) || matched;
+        else pending.push(expected.then((value) => matchesV1(parts, value)));
       }
-      for (const check of publicKeys) {
-        for (const candidate of v1a) {
-          const verified = check(prefix, body, candidate);
-          if (verified instanceof Promise) pending.push(verified);
-          else matched = verified || matched;
+      if (publicKeys.length > 0) {
+        for (const part of parts) {
+          if (!CANONICAL_V1A.test(part)) continue;
+          const candidate = crypto.fromBase64(part.slice(4));
+          for (const check of publicKeys) {
+            const verified = check(prefix, body, candidate);
+            if (verified instanceof Promise) pending.push(verified);
+            else matched = verified || matched;
+          }
         }
       }
-      // The signature before the timestamp: an unsigned request learns nothing about our clock.
-      const finish = (ok: boolean): SignedWebhook => {
-        if (!ok) throw new WebhookVerificationError("no-matching-signature", "No matching signature");
-        const timestamp = Number(timestampText);
-        const nowSeconds = Math.floor((now === undefined ? Date.now() : now().getTime()) / 1000);
-        if (timestamp < nowSeconds - tolerance) {
-          throw new WebhookVerificationError("timestamp-too-old", "Timestamp too old");
-        }
-        if (timestamp > nowSeconds + tolerance) {
-          throw new WebhookVerificationError("timestamp-too-new", "Timestamp too new");
-        }
-        return { webhookId: id, timestamp };
-      };
-      if (pending.length === 0) return finish(matched);
+      if (pending.length === 0) return finish(matched, id, timestampText);
       const already = matched;
-      return Promise.all(pending).then((results) => finish(already || results.includes(true)));
+      return Promise.all(pending).then((results) =>
+        finish(already || results.includes(true), id, timestampText),
+      );
     };
+
+    // The signature before the timestamp: an unsigned request learns nothing about our clock.
+    function finish(ok: boolean, id: string, timestampText: string): SignedWebhook {
+      if (!ok) throw new WebhookVerificationError("no-matching-signature", "No matching signature");
+      const timestamp = Number(timestampText);
+      const nowSeconds = Math.floor((now === undefined ? Date.now() : now().getTime()) / 1000);
+      if (timestamp < nowSeconds - tolerance) {
+        throw new WebhookVerificationError("timestamp-too-old", "Timestamp too old");
+      }
+      if (timestamp > nowSeconds + tolerance) {
+        throw new WebhookVerificationError("timestamp-too-new", "Timestamp too new");
+      }
+      return { webhookId: id, timestamp };
+    }
   }
 
   /** A new v1a key pair: `whsk_` (seed and public key, as Svix issues them) for the sender, `whpk_` for receivers. */

@@ -5,7 +5,6 @@ import {
   createSecretKey,
   generateKeyPairSync,
   sign,
-  timingSafeEqual,
   verify,
 } from "node:crypto";
 import type { SignedBody, WebhookCrypto } from "./webhook-crypto.js";
@@ -27,7 +26,8 @@ export const nodeWebhookCrypto: WebhookCrypto = {
   hmacSha256(key) {
     // A key object made once: given bytes, createHmac would import the key again on every call.
     const secret = createSecretKey(key);
-    return (prefix, body) => createHmac("sha256", secret).update(prefix).update(body).digest();
+    // Straight to base64: a digest as a Buffer costs an ArrayBuffer per call, as much as a third of the HMAC.
+    return (prefix, body) => createHmac("sha256", secret).update(prefix).update(body).digest("base64");
   },
   ed25519Signer(seed, publicKey) {
     const privateKey = createPrivateKey({
@@ -59,7 +59,6 @@ export const nodeWebhookCrypto: WebhookCrypto = {
     void publicKey;
     return { seed: fromJwk(jwk.d), publicKey: fromJwk(jwk.x) };
   },
-  equal: (a, b) => a.length === b.length && timingSafeEqual(a, b),
   toBase64: (bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64"),
   fromBase64: (text) => Buffer.from(text, "base64"),
 };

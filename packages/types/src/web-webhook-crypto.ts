@@ -57,7 +57,7 @@ export const webWebhookCrypto: WebhookCrypto = {
       imported ??= subtle().importKey("raw", bytesOf(key), { name: "HMAC", hash: "SHA-256" }, false, [
         "sign",
       ]);
-      return new Uint8Array(await subtle().sign("HMAC", await imported, message(prefix, body)));
+      return encodeBase64(new Uint8Array(await subtle().sign("HMAC", await imported, message(prefix, body))));
     };
   },
   ed25519Signer(seed, publicKey) {
@@ -98,7 +98,6 @@ export const webWebhookCrypto: WebhookCrypto = {
     const jwk = await subtle().exportKey("jwk", pair.privateKey);
     return { seed: fromBase64Url(jwk.d), publicKey: fromBase64Url(jwk.x) };
   },
-  equal,
   toBase64: encodeBase64,
   fromBase64: decodeBase64,
 };

@@ -9,8 +9,11 @@ export type SignedBody = string | Uint8Array;
  * checks) lives once in `createSigningCore`.
  */
 export interface WebhookCrypto {
-  /** HMAC-SHA256 under `key`, prepared once per key. */
-  hmacSha256(key: Uint8Array): (prefix: string, body: SignedBody) => Maybe<Uint8Array>;
+  /**
+   * HMAC-SHA256 under `key`, prepared once per key, as canonical padded base64 (44 characters): the
+   * spelling the signature header carries, so neither signing nor verifying decodes or re-encodes.
+   */
+  hmacSha256(key: Uint8Array): (prefix: string, body: SignedBody) => Maybe<string>;
   /**
    * An ed25519 signer for a 32-byte seed. With `publicKey`, the pair is checked: a `whsk_` key whose
    * second half is not the seed's public key is refused (`InvalidWebhookSecretError`).
@@ -24,8 +27,6 @@ export interface WebhookCrypto {
   ): (prefix: string, body: SignedBody, signature: Uint8Array) => Maybe<boolean>;
   /** A new ed25519 key pair: the 32-byte seed and the 32-byte raw public key. */
   generateEd25519(): Maybe<{ seed: Uint8Array; publicKey: Uint8Array }>;
-  /** Constant-time comparison of two byte strings of the same length. */
-  equal(a: Uint8Array, b: Uint8Array): boolean;
   toBase64(bytes: Uint8Array): string;
   /** Decodes base64 that is already known to be well-formed. */
   fromBase64(text: string): Uint8Array;

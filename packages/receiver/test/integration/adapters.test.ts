@@ -3,7 +3,11 @@ import type { AddressInfo } from "node:net";
 import express from "express";
 import Koa from "koa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createNodeMiddleware, createPlantWebhookRouter } from "../../src/index.js";
+import {
+  createNodeMiddleware,
+  createPlantWebhookMiddleware,
+  createPlantWebhookRouter,
+} from "../../src/index.js";
 import { adapterSuite, keyPair } from "../fixtures/adapter-suite.js";
 import { ROUTE_TOKEN, routeOptions, V1A_PATH } from "../fixtures/vector-routes.js";
 
@@ -29,6 +33,20 @@ describe.each([
         const router = createPlantWebhookRouter(options);
         app.use(router.routes()).use(router.allowedMethods());
       }
+      return createServer(app.callback());
+    },
+  ],
+  [
+    "Koa middleware",
+    () => {
+      const app = new Koa();
+      // Each middleware answers its own path and passes every other one on with next().
+      for (const options of routeOptions("", keyPair.publicKey))
+        app.use(createPlantWebhookMiddleware(options));
+      app.use((ctx) => {
+        ctx.status = 404;
+        ctx.body = { error: 404, message: "Not found" };
+      });
       return createServer(app.callback());
     },
   ],
@@ -64,7 +82,7 @@ describe.each([
     server = await listen(build());
   });
   afterAll(() => server.close());
-  adapterSuite(() => server.origin);
+  adapterSuite(() => server.origin, { onNode: true });
 });
 
 describe("createNodeMiddleware behind a body parser", () => {

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { openRaw, type RawConnection } from "@plant-store/testing";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { BodyAlreadyConsumedError } from "../../src/errors/body-already-consumed-error.js";
 import { InvalidJsonError } from "../../src/errors/invalid-json-error.js";
 import { PayloadTooLargeError } from "../../src/errors/payload-too-large-error.js";
@@ -75,6 +75,31 @@ describe("readRawBody reads the exact bytes", () => {
     expect(bytes.toString("latin1")).toBe(body);
   });
 
+  it("takes a body that came with its headers at once, with no deadline, and the request still ends", async () => {
+    const body = "0123456789";
+    const arrived = new Promise<{ req: IncomingMessage; res: ServerResponse }>((resolve) =>
+      waiting.push(resolve),
+    );
+    const connection = await openRaw(url);
+    open.push(connection);
+    // Head and body in one write, read in the same turn as the request event, as a handler does.
+    connection.socket.write(
+      `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
+    const { req } = await arrived;
+    const ended = new Promise<string[]>((resolve) => {
+      const seen: string[] = [];
+      req.once("end", () => seen.push("end"));
+      req.once("close", () => resolve([...seen, "close"]));
+    });
+    // Taken from what is buffered: no listener for its data, and so no deadline to clear.
+    const on = vi.spyOn(req, "on");
+    const bytes = await readRawBody(req, options());
+    expect(on).not.toHaveBeenCalled();
+    expect(bytes.toString("latin1")).toBe(body);
+    expect(await ended).toEqual(["end", "close"]);
+  });
+
   it("returns an empty body as zero bytes", async () => {
     const { req } = await request(["Content-Length: 0"]);
     expect((await readRawBody(req, options())).length).toBe(0);
@@ -97,6 +122,8 @@ describe("readRawBody reads the exact bytes", () => {
     const { req, socket } = await request(["Content-Length: 4"], "ok");
     const before = timers();
     const read = readRawBody(req, options({ timeoutMs: 60_000 }));
+    // Half the body is in: after a look at what is buffered, it waits for the rest with a deadline.
+    await tick();
     expect(timers()).toBe(before + 1);
     socket.write("!!");
     expect(await read).toEqual(Buffer.from("ok!!"));
@@ -189,11 +216,21 @@ describe("readRawBody when the client goes away", () => {
     expect(await rejection(read)).toBeInstanceOf(RequestAbortedError);
   });
 
+  it("fails on a request destroyed before it looked at the body, without waiting for its deadline", async () => {
+    const { req } = await request(["Content-Length: 10"], "ab");
+    const read = readRawBody(req, options());
+    req.destroy();
+    const error = await rejection(read);
+    expect(error).toBeInstanceOf(RequestAbortedError);
+    expect((error.cause as Error).message).toBe("request closed before its body was read");
+  });
+
   // Node has reported a vanished client differently across versions: `aborted` alone, `close`
   // alone, or an `error` on the request. Each is emitted here on a real request, mid-body.
   it("fails on an `aborted` event", async () => {
     const { req } = await request(["Content-Length: 10"], "ab");
     const read = readRawBody(req, options());
+    await tick();
     req.emit("aborted");
     const error = await rejection(read);
     expect(error).toBeInstanceOf(RequestAbortedError);
@@ -203,6 +240,7 @@ describe("readRawBody when the client goes away", () => {
   it("fails on a `close` that comes before the end of the body", async () => {
     const { req } = await request(["Content-Length: 10"], "ab");
     const read = readRawBody(req, options());
+    await tick();
     req.emit("close");
     const error = await rejection(read);
     expect(error).toBeInstanceOf(RequestAbortedError);
@@ -213,6 +251,7 @@ describe("readRawBody when the client goes away", () => {
     for (const code of ["ECONNRESET", "ECONNABORTED"]) {
       const { req } = await request(["Content-Length: 10"], "ab");
       const read = readRawBody(req, options());
+      await tick();
       const reset = Object.assign(new Error("socket hang up"), { code });
       req.emit("error", reset);
       const error = await rejection(read);
@@ -221,6 +260,7 @@ describe("readRawBody when the client goes away", () => {
     }
     const { req } = await request(["Content-Length: 10"], "ab");
     const read = readRawBody(req, options());
+    await tick();
     const other = Object.assign(new Error("decoder broke"), { code: "EOTHER" });
     req.emit("error", other);
     expect(await rejection(read)).toBe(other);

@@ -56,9 +56,9 @@ describe("the Worker bundle", () => {
 });
 
 describe("createFetchHandler in workerd", () => {
-  adapterSuite(() => origin);
+  adapterSuite(() => origin, { onNode: false });
 });
 
 describe("createFetchHandler in a Hono app in workerd", () => {
-  adapterSuite(() => `${origin}/hono`);
+  adapterSuite(() => `${origin}/hono`, { onNode: false });
 });
