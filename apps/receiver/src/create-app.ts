@@ -7,7 +7,7 @@ import {
   type WebhookHandled,
 } from "@plant-store/app-shell";
 import type { DedupStore, PlantWebhookOutcome, ReceiverLogger } from "@plant-store/receiver";
-import { createPlantWebhookRouter } from "@plant-store/receiver";
+import { createPlantWebhookMiddleware } from "@plant-store/receiver";
 import { parseTraceparent } from "@plant-store/types";
 import Koa from "koa";
 import { createDeliveryLog } from "./create-delivery-log.js";
@@ -50,8 +50,8 @@ export function createApp(
   // The error boundary: anything unexpected becomes the spec's error body and a log line.
   app.use(createErrorBoundary({ logger, describePath: truncateForLog }));
 
-  // Counts every request the webhook router answered, recognised by the outcome it leaves behind
-  // rather than by the path: like any @koa/router route it also answers `/plant/webhook/` and
+  // Counts every request the webhook middleware answered, recognised by the outcome it leaves
+  // behind rather than by the path: like a @koa/router route it also answers `/plant/webhook/` and
   // `/PLANT/WEBHOOK`, and a comparison with the exact path would miss those.
   app.use(async (ctx, next) => {
     const started = performance.now();
@@ -77,7 +77,7 @@ export function createApp(
   // The live page's per-delivery details (webhook id, attempt, duplicate, time to answer).
   app.use(deliveryLog.middleware);
 
-  const webhook = createPlantWebhookRouter({
+  const webhook = createPlantWebhookMiddleware({
     path: WEBHOOK_PATH,
     tokens: config.tokens,
     secrets: config.secrets,
@@ -202,7 +202,8 @@ export function createApp(
     ctx.body = stream;
   });
 
-  app.use(webhook.routes());
+  // The webhook as a plain middleware: its path answered here, every other one passed on to the pages.
+  app.use(webhook);
   // A wrong method on a page is a 405 with Allow, a path nobody serves a 404: never koa-router's 501
   // (a 5xx tells the sender to retry), and always the spec's Error body.
   mountRouter(app, pages);

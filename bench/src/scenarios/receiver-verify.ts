@@ -2,6 +2,7 @@ import { createBenchCredentials } from "../bench-credentials.js";
 import type { BenchResult } from "../bench-result.js";
 import type { VerifyLoopCommand, VerifyLoopResult } from "../clients/verify-loop.js";
 import { median } from "../median.js";
+import { pinToCpu } from "../pin-to-cpu.js";
 import { ratioRow } from "../ratio-row.js";
 import type { Scenario } from "../scenario.js";
 import { spawnBenchProcess } from "../spawn-bench-process.js";
@@ -27,6 +28,8 @@ export const receiverVerify: Scenario = {
     const roundRatios: number[] = [];
     const failures: string[] = [];
     const verifier = await spawnBenchProcess("clients/verify-loop");
+    // One CPU for the whole run: every figure on the same core, none of them moved mid-loop.
+    if (verifier.child.pid !== undefined) pinToCpu(verifier.child.pid, 1);
     try {
       for (let round = 0; round <= rounds; round++) {
         const measured = new Map<Verifier, number>();

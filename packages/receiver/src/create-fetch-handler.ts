@@ -4,6 +4,7 @@ import {
   type PlantWebhookOutcome,
   type ReceiverOptions,
 } from "./create-delivery-handler.js";
+import { createPathMatcher } from "./create-path-matcher.js";
 import type { IncomingHeaders } from "./header-value.js";
 import { readFetchBody } from "./read-fetch-body.js";
 import { RECEIVED_HEADERS } from "./received-headers.js";
@@ -17,17 +18,18 @@ export interface FetchHandlerOptions extends ReceiverOptions {
 /**
  * The New Plant webhook as `(request: Request) => Promise<Response>`, for Hono, Next.js route
  * handlers, Bun, Deno and Cloudflare Workers: the same steps and options as the Koa router and the
- * Node middleware, on Web Crypto, with no Node built-in on its import path. Other paths get 404.
+ * Node middleware, on Web Crypto, with no Node built-in on its import path. Other paths (the path matches in any case, with or without a trailing slash) get 404.
  *
  * A fetch `Headers` object joins a repeated header into one value (`a, b`); such a joined
  * `webhook-id`, `webhook-signature` or `Authorization` never passes its check, so it is refused too.
  */
 export function createFetchHandler(options: FetchHandlerOptions): (request: Request) => Promise<Response> {
   const handler = createDeliveryHandler(options, webConstantTimeEqual);
+  const matches = createPathMatcher(handler.path);
   const { onOutcome } = options;
 
   return async (request) => {
-    if (new URL(request.url).pathname !== handler.path) {
+    if (!matches(new URL(request.url).pathname)) {
       return new Response(JSON.stringify({ error: 404, message: "Not found" }), {
         status: 404,
         headers: { "Content-Type": JSON_TYPE },

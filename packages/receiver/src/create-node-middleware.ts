@@ -6,6 +6,7 @@ import {
   type ReceiverOptions,
 } from "./create-delivery-handler.js";
 import { createHeaderCollector } from "./create-header-collector.js";
+import { createPathMatcher } from "./create-path-matcher.js";
 import { firstCopy } from "./header-value.js";
 import { nodeConstantTimeEqual } from "./node-constant-time-equal.js";
 import { readRawBody } from "./read-raw-body.js";
@@ -43,18 +44,20 @@ function send(res: ServerResponse, status: number, headers: Record<string, strin
 
 /**
  * The New Plant webhook for `node:http` (`http.createServer(middleware)`) and Express/Connect
- * (`app.use(middleware)`), running the same steps as the Koa router. Requests for other paths go
- * to `next()` when there is one, and get 404 otherwise. Mount it before any body parser: if one
+ * (`app.use(middleware)`), running the same steps as the Koa router, on the same paths (any case,
+ * with or without a trailing slash). Requests for other paths go to `next()` when there is one,
+ * and get 404 otherwise. Mount it before any body parser: if one
  * already read the body, the answer is 500 `ERR_BODY_ALREADY_CONSUMED`, saying so.
  */
 export function createNodeMiddleware(options: NodeMiddlewareOptions): NodeMiddleware {
   const handler = createDeliveryHandler(options, nodeConstantTimeEqual);
   const collectHeaders = createHeaderCollector(RECEIVED_HEADERS);
+  const matches = createPathMatcher(handler.path);
   const { onOutcome } = options;
 
   return async (req, res, next) => {
     // Express strips a mount path from `req.url` and keeps the full one in `originalUrl`.
-    if (pathOf(req.url) !== handler.path) {
+    if (!matches(pathOf(req.url))) {
       if (next !== undefined) {
         next();
         return;

@@ -9,7 +9,7 @@ import {
 } from "@opentelemetry/api";
 import type { OnceOutcome } from "./create-once-runner.js";
 import type { ReceivedTraceparent } from "./read-traceparent.js";
-import { receiverTracer } from "./receiver-tracer.js";
+import { isTracing, receiverTracer } from "./receiver-tracer.js";
 import type { WebhookError } from "./webhook-error.js";
 
 /** The spans of one received request: `verify` (the checks), then `handle` (the handler, once). */
@@ -28,12 +28,20 @@ function markFailed(span: Span, error: WebhookError): void {
   span.end();
 }
 
+/** With no SDK registered: the handler runs as it is, in the caller's context. */
+const UNTRACED: ReceiveSpans = {
+  verified() {},
+  handle: (_webhookId, run) => run(),
+  failed() {},
+};
+
 /**
  * Starts `verify` (kind SERVER) for one request, a child of the sender's attempt when the request
  * carries a valid `traceparent`, a new trace otherwise. `handle` is its child: the handler runs
  * because verification passed, and the chain store → attempt → verify → handle reads as one path.
  */
 export function createReceiveSpans(remote: ReceivedTraceparent | undefined): ReceiveSpans {
+  if (!isTracing()) return UNTRACED;
   const incoming: Context =
     remote === undefined
       ? ROOT_CONTEXT

@@ -20,7 +20,6 @@ let origin: string;
 let close: () => void;
 
 beforeAll(async () => {
-  provider.register();
   const middleware = createNodeMiddleware({
     tokens: [token],
     secrets: [secret],
@@ -35,6 +34,9 @@ beforeAll(async () => {
       }
     },
   });
+  // Registered after the middleware was made, as an app that sets up tracing late would: the
+  // receiver asks on every request, not once.
+  provider.register();
   const server = createServer((req, res) => void middleware(req, res));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
