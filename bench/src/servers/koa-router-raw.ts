@@ -4,23 +4,12 @@
 import { createServer } from "node:http";
 import { Router } from "@koa/router";
 import Koa from "koa";
-import { markHandled, serveOverIpc } from "../server-kit/serve-over-ipc.js";
+import { koaReadAndParse } from "../server-kit/koa-read-and-parse.js";
+import { serveOverIpc } from "../server-kit/serve-over-ipc.js";
 
 const app = new Koa();
 const router = new Router();
-router.all("/plant/webhook", async (ctx) => {
-  const chunks: Buffer[] = [];
-  for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
-  try {
-    JSON.parse(Buffer.concat(chunks).toString("utf8"));
-  } catch {
-    ctx.status = 400;
-    return;
-  }
-  markHandled();
-  ctx.type = "application/json";
-  ctx.body = '{"received":true}';
-});
+router.all("/plant/webhook", koaReadAndParse);
 app.use(router.routes());
 app.use(router.allowedMethods());
 serveOverIpc(createServer(app.callback()));
