@@ -31,7 +31,7 @@ describe("createMemoryDedupStore", () => {
     expect(await store.claim("done")).toBe("claimed");
   });
 
-  it("forgets the least recently touched id to make room only once it is older than minRetentionMs", async () => {
+  it("forgets the id claimed longest ago to make room only once it is older than minRetentionMs", async () => {
     let t = 0;
     const store = createMemoryDedupStore({ maxEntries: 2, minRetentionMs: 1000, now: () => t });
     for (const id of ["a", "b"]) {
@@ -46,6 +46,25 @@ describe("createMemoryDedupStore", () => {
     expect(await store.claim("c")).toBe("claimed");
     expect(await store.claim("b")).toBe("completed");
     // "a" was the one forgotten.
+    expect(await store.claim("a")).toBe("claimed");
+  });
+
+  it("counts an id's age from its claim, however late it completed, and forgets in claim order", async () => {
+    let t = 0;
+    const store = createMemoryDedupStore({ maxEntries: 2, minRetentionMs: 1000, now: () => t });
+    await store.claim("a");
+    t = 10;
+    await store.claim("b");
+    await store.complete("b");
+    t = 20;
+    await store.complete("a");
+    t = 999;
+    await expect(store.claim("c")).rejects.toBeInstanceOf(DedupStoreFullError);
+    t = 1000;
+    expect(await store.claim("c")).toBe("claimed");
+    expect(await store.claim("b")).toBe("completed");
+    // "a", claimed first though completed last, was the one forgotten (c's room given back first).
+    await store.release("c");
     expect(await store.claim("a")).toBe("claimed");
   });
 

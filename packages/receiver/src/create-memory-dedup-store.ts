@@ -10,7 +10,7 @@ import { SYNC_DEDUP_STORE, type SyncClaimToken, type SyncDedupStore } from "./sy
 
 export interface MemoryDedupStoreOptions extends DedupStoreOptions {
   /**
-   * Most ids remembered. Default 100 000. When full, the least recently touched id is forgotten to
+   * Most ids remembered. Default 100 000. When full, the id claimed longest ago is forgotten to
    * make room, but only once it is older than `minRetentionMs` (and, while pending, its lease);
    * while every id is younger, a new id is refused with `DedupStoreFullError` (the router answers
    * 500 and the sender retries later) rather than forgetting an id that could still be replayed.
@@ -40,8 +40,8 @@ export function createMemoryDedupStore(options: MemoryDedupStoreOptions = {}): D
   const minRetentionMs = options.minRetentionMs ?? 2 * TIMESTAMP_TOLERANCE_SECONDS * 1000;
   const pendingRetentionMs = Math.max(minRetentionMs, leaseMs);
   const now = options.now ?? Date.now;
-  // A Map iterates in insertion order; entries are re-inserted on every change, so the first
-  // one is always the least recently touched.
+  // A Map iterates in insertion order; an entry is inserted when claimed (again after a release or
+  // an expiry) and completed in place, so the first one is always the one claimed longest ago.
   const entries = new Map<string, Entry>();
 
   /** Forgets old ids until one more fits; false when the oldest is still too young to forget. */
@@ -72,9 +72,18 @@ export function createMemoryDedupStore(options: MemoryDedupStoreOptions = {}): D
       return "claimed";
     },
     complete(id) {
+      const entry = entries.get(id);
+      if (entry !== undefined) {
+        // Done in place: the id keeps its place and its claim time, so the map stays in claim order,
+        // oldest first. The claim time is when its timestamp was checked, so the replay window
+        // (minRetentionMs) still counts from no later than it should; and no entry moves per delivery.
+        entry.state = "done";
+        entry.token = undefined;
+        return;
+      }
       const t = now();
       // A handled id is remembered even past the bound: forgetting it would run the handler again.
-      if (!entries.delete(id) && entries.size >= maxEntries) makeRoom(t);
+      if (entries.size >= maxEntries) makeRoom(t);
       entries.set(id, { state: "done", at: t, token: undefined });
     },
     release(id, token) {
