@@ -18,7 +18,8 @@ export interface FetchHandlerOptions extends ReceiverOptions {
 /**
  * The New Plant webhook as `(request: Request) => Promise<Response>`, for Hono, Next.js route
  * handlers, Bun, Deno and Cloudflare Workers: the same steps and options as the Koa router and the
- * Node middleware, on Web Crypto, with no Node built-in on its import path. Other paths (the path matches in any case, with or without a trailing slash) get 404.
+ * Node middleware, on Web Crypto, with no Node built-in on its import path. Its path matches in any
+ * case, with or without a trailing slash; other paths get 404.
  *
  * A fetch `Headers` object joins a repeated header into one value (`a, b`); such a joined
  * `webhook-id`, `webhook-signature` or `Authorization` never passes its check, so it is refused too.

@@ -1,10 +1,7 @@
 import type { Context } from "koa";
 import { createDeliveryHandler, JSON_TYPE, type ReceiverOptions } from "./create-delivery-handler.js";
-import { createHeaderCollector } from "./create-header-collector.js";
-import { firstCopy } from "./header-value.js";
+import { createNodeRequestReader } from "./create-node-request-reader.js";
 import { nodeConstantTimeEqual } from "./node-constant-time-equal.js";
-import { readRawBody } from "./read-raw-body.js";
-import { RECEIVED_HEADERS } from "./received-headers.js";
 
 /** The receive path as a Koa handler for one matched request: what the middleware and the router share. */
 export function createKoaDeliveryHandler(options: ReceiverOptions): {
@@ -12,23 +9,11 @@ export function createKoaDeliveryHandler(options: ReceiverOptions): {
   handle(ctx: Context): Promise<void>;
 } {
   const handler = createDeliveryHandler(options, nodeConstantTimeEqual);
-  const collectHeaders = createHeaderCollector(RECEIVED_HEADERS);
+  const read = createNodeRequestReader();
   return {
     path: handler.path,
     async handle(ctx) {
-      // Every copy of each header, as sent (what `req.headersDistinct` holds), not `ctx.headers`:
-      // Node joins a repeated custom header into one comma-separated string (and keeps only the
-      // first Authorization), so a second webhook-signature would pass unnoticed. Every copy lets a
-      // repeated header be refused as ambiguous.
-      const headers = collectHeaders(ctx.req.rawHeaders);
-      // Node refuses a request whose Content-Length copies differ, so any copy is the length.
-      const length = firstCopy(headers["content-length"]);
-      const answer = await handler.handle({
-        method: ctx.method,
-        headers,
-        hasBody: headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0"),
-        readBody: (limit, timeoutMs) => readRawBody(ctx.req, { limit, timeoutMs, contentLength: length }),
-      });
+      const answer = await handler.handle(read(ctx.req));
       ctx.status = answer.status;
       for (const name in answer.headers) ctx.set(name, answer.headers[name] as string);
       if (answer.closeConnection) ctx.set("Connection", "close");

@@ -5,12 +5,9 @@ import {
   type PlantWebhookOutcome,
   type ReceiverOptions,
 } from "./create-delivery-handler.js";
-import { createHeaderCollector } from "./create-header-collector.js";
+import { createNodeRequestReader } from "./create-node-request-reader.js";
 import { createPathMatcher } from "./create-path-matcher.js";
-import { firstCopy } from "./header-value.js";
 import { nodeConstantTimeEqual } from "./node-constant-time-equal.js";
-import { readRawBody } from "./read-raw-body.js";
-import { RECEIVED_HEADERS } from "./received-headers.js";
 
 /** `(req, res, next?)`: a `node:http` request listener and an Express/Connect middleware in one. */
 export type NodeMiddleware = (
@@ -46,12 +43,12 @@ function send(res: ServerResponse, status: number, headers: Record<string, strin
  * The New Plant webhook for `node:http` (`http.createServer(middleware)`) and Express/Connect
  * (`app.use(middleware)`), running the same steps as the Koa router, on the same paths (any case,
  * with or without a trailing slash). Requests for other paths go to `next()` when there is one,
- * and get 404 otherwise. Mount it before any body parser: if one
- * already read the body, the answer is 500 `ERR_BODY_ALREADY_CONSUMED`, saying so.
+ * and get 404 otherwise. Mount it before any body parser: if one already read the body, the
+ * answer is 500 `ERR_BODY_ALREADY_CONSUMED`, saying so.
  */
 export function createNodeMiddleware(options: NodeMiddlewareOptions): NodeMiddleware {
   const handler = createDeliveryHandler(options, nodeConstantTimeEqual);
-  const collectHeaders = createHeaderCollector(RECEIVED_HEADERS);
+  const read = createNodeRequestReader();
   const matches = createPathMatcher(handler.path);
   const { onOutcome } = options;
 
@@ -65,15 +62,7 @@ export function createNodeMiddleware(options: NodeMiddlewareOptions): NodeMiddle
       send(res, 404, { "Content-Type": JSON_TYPE }, NOT_FOUND_BODY);
       return;
     }
-    const headers = collectHeaders(req.rawHeaders);
-    // Node refuses a request whose Content-Length copies differ, so any copy is the length.
-    const length = firstCopy(headers["content-length"]);
-    const answer = await handler.handle({
-      method: req.method ?? "GET",
-      headers,
-      hasBody: headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0"),
-      readBody: (limit, timeoutMs) => readRawBody(req, { limit, timeoutMs, contentLength: length }),
-    });
+    const answer = await handler.handle(read(req));
     const out: Record<string, string> = { ...answer.headers, "Content-Type": JSON_TYPE };
     if (answer.closeConnection) out.Connection = "close";
     send(res, answer.status, out, answer.body);
