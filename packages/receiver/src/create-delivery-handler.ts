@@ -4,10 +4,9 @@ import {
   type NewPlant,
   TIMESTAMP_TOLERANCE_SECONDS,
 } from "@plant-store/types";
-import type { ConstantTimeEqual } from "./constant-time-equal.js";
 import { createMemoryDedupStore } from "./create-memory-dedup-store.js";
-import { createOnceRunner } from "./create-once-runner.js";
-import { createReceiveSpans } from "./create-receive-spans.js";
+import { createOnceRunner, type OnceOutcome } from "./create-once-runner.js";
+import { createReceiveSpans, type ReceiveSpans } from "./create-receive-spans.js";
 import {
   createVerificationSteps,
   type VerifiedDelivery,
@@ -18,7 +17,8 @@ import { InternalReceiverError } from "./errors/internal-receiver-error.js";
 import { InvalidReceiverOptionsError } from "./errors/invalid-receiver-options-error.js";
 import { MethodNotAllowedError } from "./errors/method-not-allowed-error.js";
 import type { IncomingHeaders } from "./header-value.js";
-import { readTraceparent } from "./read-traceparent.js";
+import type { Maybe } from "./maybe.js";
+import { type ReceivedTraceparent, readTraceparent } from "./read-traceparent.js";
 import type { ReceiverLogger } from "./receiver-logger.js";
 import { WebhookError } from "./webhook-error.js";
 
@@ -57,8 +57,11 @@ export interface DeliveryRequest {
   headers: IncomingHeaders;
   /** Whether the request announced a body (`Content-Length` other than 0, or `Transfer-Encoding`). */
   hasBody: boolean;
-  /** The exact bytes of the body, at most `limit` of them, within `timeoutMs`; rejects with a `WebhookError`. */
-  readBody(limit: number, timeoutMs: number): Promise<Uint8Array>;
+  /**
+   * The exact bytes of the body, at most `limit` of them, within `timeoutMs`; fails with a
+   * `WebhookError` (thrown or rejected).
+   */
+  readBody(limit: number, timeoutMs: number): Maybe<Uint8Array>;
 }
 
 /** What an adapter writes back. */
@@ -78,7 +81,8 @@ export interface DeliveryAnswer {
 
 export interface DeliveryHandler {
   path: string;
-  handle(request: DeliveryRequest): Promise<DeliveryAnswer>;
+  /** The answer, at once when no step had to wait (a promise otherwise); never throws or rejects. */
+  handle(request: DeliveryRequest): Maybe<DeliveryAnswer>;
 }
 
 export const JSON_TYPE = "application/json; charset=utf-8";
@@ -92,11 +96,8 @@ const DUPLICATE_BODY = JSON.stringify({ received: true, duplicate: true });
  * method, bearer token, content type, body (size, deadline), signature and timestamp, JSON, schema,
  * de-duplication, handler. Adapters only read the request and write the answer.
  */
-export function createDeliveryHandler(
-  options: ReceiverOptions,
-  tokenEqual: ConstantTimeEqual,
-): DeliveryHandler {
-  const steps = createVerificationSteps(options, tokenEqual);
+export function createDeliveryHandler(options: ReceiverOptions): DeliveryHandler {
+  const steps = createVerificationSteps(options);
   const path = options.path ?? "/plant/webhook";
   if (typeof path !== "string" || !path.startsWith("/")) {
     throw new InvalidReceiverOptionsError("Invalid receiver options: path: must start with /");
@@ -144,41 +145,98 @@ export function createDeliveryHandler(
     };
   };
 
-  const handle = async (request: DeliveryRequest): Promise<DeliveryAnswer> => {
-    let webhookId: string | undefined;
-    let bodyUnread = true;
+  /** Refuses the request, or fails it (500 for anything that is not a `WebhookError`). */
+  const fail = (
+    error: unknown,
+    spans: ReceiveSpans,
+    request: DeliveryRequest,
+    bodyUnread: boolean,
+    webhookId?: string,
+  ): DeliveryAnswer => {
+    const refused = error instanceof WebhookError ? error : new InternalReceiverError(error);
+    spans.failed(refused);
+    return refuse(refused, bodyUnread && request.hasBody, webhookId);
+  };
+
+  const answered = (outcome: OnceOutcome, webhookId: string): DeliveryAnswer => {
+    const duplicate = outcome === "duplicate";
+    // One line per delivery only when asked for: at info level it would be most of the cost.
+    logger.debug?.({ webhookId, duplicate }, "plant webhook received");
+    return {
+      status: 200,
+      headers: NO_HEADERS,
+      body: duplicate ? DUPLICATE_BODY : RECEIVED_BODY,
+      closeConnection: false,
+      outcome: { outcome: duplicate ? "duplicate" : "received", webhookId },
+    };
+  };
+
+  /** Verified: the handler, once per webhook id. */
+  const handleVerified = (
+    { plant, delivery }: VerifiedDelivery,
+    spans: ReceiveSpans,
+    request: DeliveryRequest,
+  ): Maybe<DeliveryAnswer> => {
+    const id = delivery.webhookId;
+    try {
+      spans.verified(id);
+      const outcome = spans.handle(id, () => once.runNow(id, () => options.onNewPlant(plant, delivery)));
+      return outcome instanceof Promise
+        ? outcome.then(
+            (settled) => answered(settled, id),
+            (error: unknown) => fail(error, spans, request, false, id),
+          )
+        : answered(outcome, id);
+    } catch (error) {
+      return fail(error, spans, request, false, id);
+    }
+  };
+
+  /** The body is in: signature and timestamp, JSON, schema, then the handler. */
+  const handleBody = (
+    raw: Uint8Array,
+    spans: ReceiveSpans,
+    request: DeliveryRequest,
+    traceparent: ReceivedTraceparent | undefined,
+  ): Maybe<DeliveryAnswer> => {
+    try {
+      const result = steps.checkBody(raw, request.headers, traceparent);
+      return result instanceof Promise
+        ? result.then(
+            (verified) => handleVerified(verified, spans, request),
+            (error: unknown) => fail(error, spans, request, false),
+          )
+        : handleVerified(result, spans, request);
+    } catch (error) {
+      return fail(error, spans, request, false);
+    }
+  };
+
+  /**
+   * Every step, in order. On node:crypto with an in-process store and a synchronous handler only
+   * the body's arrival is awaited: each later step runs at once instead of a turn of the event loop
+   * (and a promise) each, so the answer is a promise only where something is really pending.
+   */
+  const handle = (request: DeliveryRequest): Maybe<DeliveryAnswer> => {
     const traceparent = readTraceparent(request.headers);
     const spans = createReceiveSpans(traceparent);
+    let raw: Maybe<Uint8Array>;
     try {
       if (request.method !== "POST") throw new MethodNotAllowedError(request.method);
-      const { headers } = request;
-      // On node:crypto these steps finish at once; awaiting only what is a promise saves a turn of
-      // the event loop per step on the hot path.
-      const checked = steps.checkHeaders(headers);
-      if (checked instanceof Promise) await checked;
-      const raw = await request.readBody(steps.maxBodyBytes, bodyTimeoutMs);
-      bodyUnread = false;
-      const result = steps.checkBody(raw, headers, traceparent);
-      const { plant, delivery }: VerifiedDelivery = result instanceof Promise ? await result : result;
-      webhookId = delivery.webhookId;
-      spans.verified(webhookId);
-      const id = webhookId;
-      const outcome = await spans.handle(id, () => once.run(id, () => options.onNewPlant(plant, delivery)));
-      const duplicate = outcome === "duplicate";
-      // One line per delivery only when asked for: at info level it would be most of the cost.
-      logger.debug?.({ webhookId, duplicate }, "plant webhook received");
-      return {
-        status: 200,
-        headers: NO_HEADERS,
-        body: duplicate ? DUPLICATE_BODY : RECEIVED_BODY,
-        closeConnection: false,
-        outcome: { outcome: duplicate ? "duplicate" : "received", webhookId },
-      };
+      const checked = steps.checkHeaders(request.headers);
+      raw =
+        checked instanceof Promise
+          ? checked.then(() => request.readBody(steps.maxBodyBytes, bodyTimeoutMs))
+          : request.readBody(steps.maxBodyBytes, bodyTimeoutMs);
     } catch (error) {
-      const refused = error instanceof WebhookError ? error : new InternalReceiverError(error);
-      spans.failed(refused);
-      return refuse(refused, bodyUnread && request.hasBody, webhookId);
+      return fail(error, spans, request, true);
     }
+    return raw instanceof Promise
+      ? raw.then(
+          (body) => handleBody(body, spans, request, traceparent),
+          (error: unknown) => fail(error, spans, request, true),
+        )
+      : handleBody(raw, spans, request, traceparent);
   };
 
   return { path, handle };

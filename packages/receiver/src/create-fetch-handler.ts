@@ -8,7 +8,6 @@ import { createPathMatcher } from "./create-path-matcher.js";
 import type { IncomingHeaders } from "./header-value.js";
 import { readFetchBody } from "./read-fetch-body.js";
 import { RECEIVED_HEADERS } from "./received-headers.js";
-import { webConstantTimeEqual } from "./web-constant-time-equal.js";
 
 export interface FetchHandlerOptions extends ReceiverOptions {
   /** Called with each answered delivery's outcome, e.g. for metrics. */
@@ -25,7 +24,7 @@ export interface FetchHandlerOptions extends ReceiverOptions {
  * `webhook-id`, `webhook-signature` or `Authorization` never passes its check, so it is refused too.
  */
 export function createFetchHandler(options: FetchHandlerOptions): (request: Request) => Promise<Response> {
-  const handler = createDeliveryHandler(options, webConstantTimeEqual);
+  const handler = createDeliveryHandler(options);
   const matches = createPathMatcher(handler.path);
   const { onOutcome } = options;
 

@@ -1,13 +1,13 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   createDeliveryHandler,
+  type DeliveryAnswer,
   JSON_TYPE,
   type PlantWebhookOutcome,
   type ReceiverOptions,
 } from "./create-delivery-handler.js";
 import { createNodeRequestReader } from "./create-node-request-reader.js";
 import { createPathMatcher } from "./create-path-matcher.js";
-import { nodeConstantTimeEqual } from "./node-constant-time-equal.js";
 
 /** `(req, res, next?)`: a `node:http` request listener and an Express/Connect middleware in one. */
 export type NodeMiddleware = (
@@ -29,6 +29,7 @@ function pathOf(url: string | undefined): string {
 }
 
 const NOT_FOUND_BODY = JSON.stringify({ error: 404, message: "Not found" });
+const DONE: Promise<void> = Promise.resolve();
 
 /**
  * The answer with its `Content-Length`: `writeHead` stores the headers at once, so without a length
@@ -47,25 +48,28 @@ function send(res: ServerResponse, status: number, headers: Record<string, strin
  * answer is 500 `ERR_BODY_ALREADY_CONSUMED`, saying so.
  */
 export function createNodeMiddleware(options: NodeMiddlewareOptions): NodeMiddleware {
-  const handler = createDeliveryHandler(options, nodeConstantTimeEqual);
+  const handler = createDeliveryHandler(options);
   const read = createNodeRequestReader();
   const matches = createPathMatcher(handler.path);
   const { onOutcome } = options;
 
-  return async (req, res, next) => {
-    // Express strips a mount path from `req.url` and keeps the full one in `originalUrl`.
-    if (!matches(pathOf(req.url))) {
-      if (next !== undefined) {
-        next();
-        return;
-      }
-      send(res, 404, { "Content-Type": JSON_TYPE }, NOT_FOUND_BODY);
-      return;
-    }
-    const answer = await handler.handle(read(req));
+  const reply = (req: IncomingMessage, res: ServerResponse, answer: DeliveryAnswer): void => {
     const out: Record<string, string> = { ...answer.headers, "Content-Type": JSON_TYPE };
     if (answer.closeConnection) out.Connection = "close";
     send(res, answer.status, out, answer.body);
     onOutcome?.(answer.outcome, req);
+  };
+
+  return (req, res, next) => {
+    // Express strips a mount path from `req.url` and keeps the full one in `originalUrl`.
+    if (!matches(pathOf(req.url))) {
+      if (next !== undefined) next();
+      else send(res, 404, { "Content-Type": JSON_TYPE }, NOT_FOUND_BODY);
+      return DONE;
+    }
+    const answer = handler.handle(read(req));
+    if (answer instanceof Promise) return answer.then((settled) => reply(req, res, settled));
+    reply(req, res, answer);
+    return DONE;
   };
 }

@@ -127,6 +127,46 @@ describe("createOnceRunner with the in-memory store's synchronous path", () => {
   });
 });
 
+describe("createOnceRunner.runNow", () => {
+  it("answers at once, not with a promise, for a synchronous handler on the in-memory store", () => {
+    const runner = createOnceRunner({ store: createMemoryDedupStore() });
+    let calls = 0;
+    expect(runner.runNow("a", () => void calls++)).toBe("handled");
+    expect(runner.runNow("a", () => void calls++)).toBe("duplicate");
+    expect(calls).toBe(1);
+  });
+
+  it("throws the handler's failure at once and releases the id", () => {
+    const runner = createOnceRunner({ store: createMemoryDedupStore() });
+    expect(() =>
+      runner.runNow("x", () => {
+        throw new Error("disk full");
+      }),
+    ).toThrow(HandlerFailedError);
+    expect(runner.runNow("x", () => {})).toBe("handled");
+  });
+
+  it("answers with a promise while something is pending, and keeps racing copies to one run", async () => {
+    const runner = createOnceRunner({ store: createMemoryDedupStore() });
+    const first = gate();
+    const running = runner.runNow("x", first.handler);
+    expect(running).toBeInstanceOf(Promise);
+    const copy = runner.runNow("x", () => {});
+    expect(copy).toBeInstanceOf(Promise);
+    first.open();
+    expect(await running).toBe("handled");
+    expect(await copy).toBe("duplicate");
+  });
+
+  it("answers with a promise on a store without synchronous twins", async () => {
+    const [, makeStore] = stores[1] as (typeof stores)[number];
+    const runner = createOnceRunner({ store: makeStore() });
+    const outcome = runner.runNow("x", () => {});
+    expect(outcome).toBeInstanceOf(Promise);
+    expect(await outcome).toBe("handled");
+  });
+});
+
 describe.each(stores)("createOnceRunner with %s", (_name, makeStore) => {
   it("stops waiting for a copy of the id still running in this process after maxWaitMs, and lets a retry through", async () => {
     const runner = createOnceRunner({ store: makeStore(), maxWaitMs: 30, pollMs: 5 });

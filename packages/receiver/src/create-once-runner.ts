@@ -2,10 +2,30 @@ import type { DedupStore } from "./dedup-store.js";
 import { DeliveryInProgressError } from "./errors/delivery-in-progress-error.js";
 import { HandlerFailedError } from "./errors/handler-failed-error.js";
 import { InternalReceiverError } from "./errors/internal-receiver-error.js";
+import type { Maybe } from "./maybe.js";
 import { SYNC_DEDUP_STORE, type SyncDedupStore } from "./sync-dedup-store.js";
 
 /** Claim tokens for in-process stores: unique in the process, shared by every runner in it. */
 let lastSyncClaim = 0;
+
+/** The handler failed: the claim is released so that the sender's retry runs it again. */
+function failSync(store: SyncDedupStore, id: string, token: number, error: unknown): never {
+  try {
+    store.release(id, token);
+  } catch {
+    // The claim's lease runs out and frees the id.
+  }
+  throw new HandlerFailedError(error);
+}
+
+function completeSync(store: SyncDedupStore, id: string, token: number): OnceOutcome {
+  try {
+    store.complete(id, token);
+  } catch (error) {
+    throw new InternalReceiverError(error);
+  }
+  return "handled";
+}
 
 export interface OnceRunnerOptions {
   store: DedupStore;
@@ -108,58 +128,48 @@ export function createOnceRunner(options: OnceRunnerOptions) {
     }
     if (state === "completed") return "duplicate";
     if (state === "in-progress") return undefined;
-    const failed = (error: unknown): never => {
-      try {
-        syncStore.release(id, token);
-      } catch {
-        // The claim's lease runs out and frees the id.
-      }
-      throw new HandlerFailedError(error);
-    };
-    const completed = (): OnceOutcome => {
-      try {
-        syncStore.complete(id, token);
-      } catch (error) {
-        throw new InternalReceiverError(error);
-      }
-      return "handled";
-    };
     let result: void | Promise<void>;
     try {
       result = handler();
     } catch (error) {
-      return failed(error);
+      return failSync(syncStore, id, token, error);
     }
     // Anything promise-like is awaited, as `await handler()` would.
     return typeof (result as PromiseLike<void> | undefined)?.then === "function"
-      ? Promise.resolve(result).then(completed, failed)
-      : completed();
+      ? Promise.resolve(result).then(
+          () => completeSync(syncStore, id, token),
+          (error: unknown) => failSync(syncStore, id, token, error),
+        )
+      : completeSync(syncStore, id, token);
+  };
+
+  /** Keeps `promise` as the id's running copy until it settles. */
+  const track = (id: string, promise: Promise<OnceOutcome>): Promise<OnceOutcome> => {
+    inFlight.set(id, promise);
+    return promise.finally(() => inFlight.delete(id));
+  };
+
+  /**
+   * `run`, answering at once (no promise) when the store has synchronous twins and the handler
+   * returns no promise: the receive path's usual case, a promise and a turn of the event loop less
+   * per delivery. Its errors may then be thrown rather than rejected.
+   */
+  const runNow = (id: string, handler: () => void | Promise<void>): Maybe<OnceOutcome> => {
+    const running = inFlight.get(id);
+    if (running !== undefined) return waitForCopy(running);
+    if (sync !== undefined) {
+      const outcome = attemptSync(id, handler, sync);
+      // Settled already: nothing can have raced it within this process.
+      if (typeof outcome === "string") return outcome;
+      if (outcome !== undefined) return track(id, outcome);
+    }
+    return track(id, attempt(id, handler));
   };
 
   return {
     async run(id: string, handler: () => void | Promise<void>): Promise<OnceOutcome> {
-      const running = inFlight.get(id);
-      if (running !== undefined) return waitForCopy(running);
-      if (sync !== undefined) {
-        const outcome = attemptSync(id, handler, sync);
-        // Settled already: nothing can have raced it within this process.
-        if (typeof outcome === "string") return outcome;
-        if (outcome !== undefined) {
-          inFlight.set(id, outcome);
-          try {
-            return await outcome;
-          } finally {
-            inFlight.delete(id);
-          }
-        }
-      }
-      const promise = attempt(id, handler);
-      inFlight.set(id, promise);
-      try {
-        return await promise;
-      } finally {
-        inFlight.delete(id);
-      }
+      return runNow(id, handler);
     },
+    runNow,
   };
 }

@@ -8,6 +8,7 @@ import {
   trace,
 } from "@opentelemetry/api";
 import type { OnceOutcome } from "./create-once-runner.js";
+import type { Maybe } from "./maybe.js";
 import type { ReceivedTraceparent } from "./read-traceparent.js";
 import { isTracing, receiverTracer } from "./receiver-tracer.js";
 import type { WebhookError } from "./webhook-error.js";
@@ -16,8 +17,11 @@ import type { WebhookError } from "./webhook-error.js";
 export interface ReceiveSpans {
   /** The checks passed: ends `verify`. */
   verified(webhookId: string): void;
-  /** Runs the de-duplicated handler inside `handle`, a child of `verify`, active while the handler runs. */
-  handle(webhookId: string, run: () => Promise<OnceOutcome>): Promise<OnceOutcome>;
+  /**
+   * Runs the de-duplicated handler inside `handle`, a child of `verify`, active while the handler
+   * runs. Untraced, it is `run()` itself: its answer (a promise or not) and its errors, thrown or not.
+   */
+  handle(webhookId: string, run: () => Maybe<OnceOutcome>): Maybe<OnceOutcome>;
   /** The request was refused (verify) or failed (handle): ends whichever span is open as an error. */
   failed(error: WebhookError): void;
 }

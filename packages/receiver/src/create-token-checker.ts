@@ -1,5 +1,4 @@
-import { BEARER_TOKEN_PATTERN } from "@plant-store/types";
-import type { ConstantTimeEqual } from "./constant-time-equal.js";
+import { BEARER_TOKEN_PATTERN, equalAt } from "@plant-store/types";
 import { InvalidTokenError } from "./errors/invalid-token-error.js";
 import { MissingTokenError } from "./errors/missing-token-error.js";
 import { headerValue, type IncomingHeaders } from "./header-value.js";
@@ -10,11 +9,23 @@ import { headerValue, type IncomingHeaders } from "./header-value.js";
  */
 const AUTHORIZATION = /^[ \t]*bearer[ \t]+(\S+)[ \t]*$/i;
 
-/** Visible ASCII, one byte per character (the rule has checked it). */
-function asciiBytes(token: string, into: Uint8Array): Uint8Array {
-  // Stryker disable next-line EqualityOperator: equivalent: a write one past the end of a typed array is ignored
-  for (let i = 0; i < token.length; i++) into[i] = token.charCodeAt(i);
-  return into;
+/**
+ * The token of an `Authorization` value, held to the token rule; `undefined` when the value is not
+ * `Bearer <token>`. Throws `InvalidTokenError` for a token outside the rule.
+ */
+function presentedToken(value: string | undefined): string | undefined {
+  if (value === undefined || value === "duplicate") return undefined;
+  // "Bearer <token>", as every sender writes it, needs no pattern: what follows the one space is
+  // the token exactly when the token rule (no spaces, tabs or other characters) holds for all of it.
+  if (value.startsWith("Bearer ")) {
+    const rest = value.slice(7);
+    if (BEARER_TOKEN_PATTERN.test(rest)) return rest;
+  }
+  const match = AUTHORIZATION.exec(value);
+  if (match === null) return undefined;
+  const token = match[1] as string;
+  if (!BEARER_TOKEN_PATTERN.test(token)) throw new InvalidTokenError();
+  return token;
 }
 
 /**
@@ -23,33 +34,24 @@ function asciiBytes(token: string, into: Uint8Array): Uint8Array {
  * token outside that rule is refused before any comparison.
  *
  * Constant time in the tokens' content: each accepted token costs exactly one constant-time
- * comparison of its own length on every request, with no early exit on a match. A presented token
- * of the same length is compared with it; one of another length cannot match, and the token is
- * compared with itself instead (same work, result ignored). So how long a check takes depends on
- * the presented token's length and on which lengths are accepted, never on how many of its
- * characters are right. A token's length is not its secret (the issue's tokens are fixed-format
+ * comparison (`equalAt`) of its own length on every request, with no early exit on a match. A
+ * presented token of the same length is compared with it; one of another length cannot match, and
+ * the token is compared with itself instead (same work, result ignored). So how long a check takes
+ * depends on the presented token's length and on which lengths are accepted, never on how many of
+ * its characters are right. A token's length is not its secret (the issue's tokens are fixed-format
  * random strings); hiding it too would mean hashing every presented token (a SHA-256 per request,
  * which this replaced as the receiver's largest verification cost after the HMAC itself).
  */
-export function createTokenChecker(
-  tokens: readonly string[],
-  equal: ConstantTimeEqual,
-): (headers: IncomingHeaders) => void {
-  const accepted = tokens.map((token) => asciiBytes(token, new Uint8Array(token.length)));
-  // One buffer per accepted length receives the presented token, so a request allocates nothing.
-  const scratch = new Map(accepted.map((token) => [token.length, new Uint8Array(token.length)]));
+export function createTokenChecker(tokens: readonly string[]): (headers: IncomingHeaders) => void {
+  const accepted = [...tokens];
   return (headers) => {
-    // No header ("undefined") and a repeated one (headerValue's "duplicate") never match either.
-    const match = AUTHORIZATION.exec(String(headerValue(headers, "authorization")));
-    if (match === null) throw new MissingTokenError();
-    const candidate = match[1] as string;
-    if (!BEARER_TOKEN_PATTERN.test(candidate)) throw new InvalidTokenError();
-    const buffer = scratch.get(candidate.length);
-    const presented = buffer === undefined ? undefined : asciiBytes(candidate, buffer);
+    // No header and a repeated one (headerValue's "duplicate") never match either.
+    const presented = presentedToken(headerValue(headers, "authorization"));
+    if (presented === undefined) throw new MissingTokenError();
     let ok = false;
     for (const token of accepted) {
-      const sameLength = presented?.length === token.length;
-      const same = equal(sameLength ? (presented as Uint8Array) : token, token);
+      const sameLength = presented.length === token.length;
+      const same = equalAt(sameLength ? presented : token, 0, token);
       ok = (sameLength && same) || ok;
     }
     if (!ok) throw new InvalidTokenError();

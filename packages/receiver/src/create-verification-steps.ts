@@ -13,7 +13,6 @@ import {
   WebhookVerificationError,
 } from "@plant-store/types";
 import { checkContentType } from "./check-content-type.js";
-import type { ConstantTimeEqual } from "./constant-time-equal.js";
 import { createTokenChecker } from "./create-token-checker.js";
 import { InvalidReceiverOptionsError } from "./errors/invalid-receiver-options-error.js";
 import { InvalidSignatureError } from "./errors/invalid-signature-error.js";
@@ -85,10 +84,7 @@ function toWebhookError(error: unknown, toleranceSeconds: number): unknown {
   }
 }
 
-export function createVerificationSteps(
-  options: VerifierOptions,
-  tokenEqual: ConstantTimeEqual,
-): VerificationSteps {
+export function createVerificationSteps(options: VerifierOptions): VerificationSteps {
   const problems: string[] = [];
   if (!Array.isArray(options.tokens) || options.tokens.length === 0)
     problems.push("tokens: at least one is required");
@@ -123,7 +119,7 @@ export function createVerificationSteps(
   if (problems.length > 0)
     throw new InvalidReceiverOptionsError(`Invalid receiver options: ${problems.join("; ")}`);
 
-  const checkToken = createTokenChecker(options.tokens, tokenEqual);
+  const checkToken = createTokenChecker(options.tokens);
   const verifySignature = createWebhookVerifier({
     secrets: options.secrets,
     toleranceSeconds,

@@ -7,7 +7,6 @@ import {
 import { InternalReceiverError } from "./errors/internal-receiver-error.js";
 import { PayloadTooLargeError } from "./errors/payload-too-large-error.js";
 import type { IncomingHeaders } from "./header-value.js";
-import { nodeConstantTimeEqual } from "./node-constant-time-equal.js";
 import { readTraceparent } from "./read-traceparent.js";
 import { WebhookError } from "./webhook-error.js";
 
@@ -29,7 +28,7 @@ const utf8 = new TextEncoder();
  * throws for a bad request. (In other runtimes, use `createFetchHandler`.)
  */
 export function createVerifier(options: VerifierOptions): Verifier {
-  const steps = createVerificationSteps(options, nodeConstantTimeEqual);
+  const steps = createVerificationSteps(options);
   const verify: VerifyFunction = (rawBody, headers) => {
     try {
       // On node:crypto both steps finish at once: nothing here is a promise.

@@ -9,6 +9,7 @@ export type {
   WebhookVerifierOptions,
 } from "./create-signing-core.js";
 export { type Delivery, DeliverySchema, NEW_PLANT_EVENT } from "./delivery.js";
+export { equalAt } from "./equal-at.js";
 export { type ErrorBody, ErrorBodySchema } from "./error-body.js";
 export { InvalidSignInputError } from "./invalid-sign-input-error.js";
 export { InvalidTraceparentError } from "./invalid-traceparent-error.js";
