@@ -1,15 +1,21 @@
 import { defineConfig } from "vitest/config";
 
-// Mutation testing runs the tests that reach the mutated files: the token checker's and the
-// verifier's unit tests, and the body reader's tests, which talk to a node:http server in this
-// process. The other tests (de-duplication stores, Koa apps, workerd, PostgreSQL) never reach
-// these files differently and would multiply every mutant's run time.
+// Mutation testing runs the tests that reach the mutated files: the token checker's, the
+// verifier's and the once runner's unit tests, the body reader's tests, and the in-process
+// adapter, router, refused-body and tracing tests that drive the delivery handler over node:http.
+// The others (SQLite and PostgreSQL stores, workerd) never reach these files differently and would
+// multiply every mutant's run time.
 export default defineConfig({
   test: {
     include: [
       "src/create-token-checker.test.ts",
       "src/create-verifier.test.ts",
       "test/integration/read-raw-body.test.ts",
+      "src/create-once-runner.test.ts",
+      "test/integration/adapters.test.ts",
+      "test/integration/router.test.ts",
+      "test/integration/refused-body.test.ts",
+      "test/integration/tracing.test.ts",
     ],
   },
 });
