@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# The packages' tests (types, receiver, sender) and the tarball consumer test, again on Node 24 (the
+# active LTS) and Node 22 (maintenance LTS), after `pnpm test` ran everything on the machine's Node.
+# Each Node comes from the npm registry as the `node` package (versions: package.json
+# `config.otherNodes`). PLANT_SKIP_OTHER_NODES=1 skips this part.
+#
+# There the SQLite stores run on better-sqlite3 13, the version a Node 24 user needs: 12.x subclasses
+# node::ObjectWrap, whose destructor on Node 24 asserts that a Node environment is current, and a
+# prepared statement collected by a GC that runs outside one aborts the process (`Assertion failed:
+# (env) != nullptr` in RemoveEnvironmentCleanupHook; seen here in 2 of 3 runs of the sender's tests;
+# WiseLibs/better-sqlite3#1515). 13 is Node-API, ships its binaries in the package (nothing to build)
+# and needs Node >= 22, so the workspace keeps 12 for the machine's Node and 13 takes its folder only
+# while these tests run: the workspace's own is put back on exit, whatever happens.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ "${PLANT_SKIP_OTHER_NODES:-}" = "1" ]; then
+  echo "other nodes: skipped (PLANT_SKIP_OTHER_NODES=1)"
+  exit 0
+fi
+
+read -r -a versions <<<"$(node -p 'require("./package.json").config.otherNodes.join(" ")')"
+sqlite13="$(node -p 'require("./package.json").config.otherNodesBetterSqlite3')"
+# Outside the clone, so a fresh clone on the same machine (CI) reuses what was fetched.
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/plant-store-webhooks/other-nodes"
+
+# The `node` package installs the build for this platform as node_modules/node-<os>-<arch>.
+node_home() {
+  local home_dir="$cache/node-$1" dir
+  for dir in "$home_dir"/node_modules/node/node_modules/node-*; do
+    if [ -x "$dir/bin/node" ] && [ -d "$dir/include/node" ]; then
+      echo "$dir"
+      return 0
+    fi
+  done
+  echo "other nodes: installing node@$1 from the npm registry" >&2
+  mkdir -p "$home_dir"
+  npm install --prefix "$home_dir" --no-save --no-audit --no-fund --loglevel=error "node@$1" >/dev/null
+  for dir in "$home_dir"/node_modules/node/node_modules/node-*; do
+    if [ -x "$dir/bin/node" ]; then
+      echo "$dir"
+      return 0
+    fi
+  done
+  return 1
+}
+
+sqlite13_home="$cache/better-sqlite3-$sqlite13"
+if [ ! -f "$sqlite13_home/node_modules/better-sqlite3/package.json" ]; then
+  echo "other nodes: installing better-sqlite3@$sqlite13 from the npm registry"
+  mkdir -p "$sqlite13_home"
+  npm install --prefix "$sqlite13_home" --no-save --no-audit --no-fund --loglevel=error \
+    --ignore-scripts --engine-strict=false "better-sqlite3@$sqlite13" >/dev/null
+fi
+
+# The folder the packages resolve better-sqlite3 to (pnpm's, one version for the whole workspace) is
+# moved aside, never written through: its files may be hard links into pnpm's store.
+sqlite_dir="$(cd packages/receiver && node -p 'require("node:path").dirname(require.resolve("better-sqlite3/package.json"))')"
+saved="$sqlite_dir.machine"
+# A run stopped before its trap ran left the workspace's own aside: put it back first.
+if [ -d "$saved" ]; then
+  rm -rf "$sqlite_dir"
+  mv "$saved" "$sqlite_dir"
+fi
+mv "$sqlite_dir" "$saved"
+trap 'rm -rf "$sqlite_dir"; mv "$saved" "$sqlite_dir"' EXIT
+cp -R "$sqlite13_home/node_modules/better-sqlite3" "$sqlite_dir"
+
+# One Node at a time would add minutes to CI: the versions run side by side (each one's tests in
+# turn, as turbo's two tasks run beside each other before), each into a log printed when all are done.
+logs="$(mktemp -d "${TMPDIR:-/tmp}/plant-store-other-nodes-XXXXXX")"
+trap 'rm -rf "$sqlite_dir"; mv "$saved" "$sqlite_dir"; rm -rf "$logs"' EXIT
+run_on() {
+  local version="$1" home
+  home="$(node_home "$version")" || return 1
+  export PATH="$home/bin:$PATH"
+  export npm_config_nodedir="$home"
+  echo "other nodes: $(node --version) from $home, better-sqlite3 $sqlite13"
+  local result=0
+  # --no-bail reports every package's result.
+  pnpm --workspace-concurrency=1 --no-bail --filter @plant-store/types --filter @plant-store/receiver \
+    --filter @plant-store/sender run test || result=1
+  # The tarballs installed with npm into a stranger's project and its README examples.
+  pnpm --filter plant-store-e2e exec vitest run test/packaging.test.ts || result=1
+  if [ "$result" -ne 0 ]; then
+    echo "other nodes: FAILED on $(node --version)"
+    return 1
+  fi
+  echo "other nodes: passed on $(node --version)"
+}
+pids=()
+for version in "${versions[@]}"; do
+  run_on "$version" >"$logs/$version.log" 2>&1 &
+  pids+=("$!")
+done
+status=0
+for i in "${!versions[@]}"; do
+  wait "${pids[$i]}" || status=1
+  cat "$logs/${versions[$i]}.log"
+done
+exit "$status"
