@@ -25,12 +25,19 @@ export interface MemoryDedupStoreOptions extends DedupStoreOptions {
   minRetentionMs?: number;
 }
 
-interface Entry {
-  state: "pending" | "done";
+/** A pending claim: when it was taken, and its owner. */
+interface Claim {
   at: number;
-  /** The claim's owner while pending. */
   token: SyncClaimToken | undefined;
 }
+
+/**
+ * A pending id is its `Claim`; a completed one only its claim time, as milliseconds after the store
+ * was made: a small integer, which V8 keeps in the map's own slot. A remembered id then costs no
+ * object of its own (a store at its bound holds hundreds of thousands of them, and every object is
+ * work for each garbage collection).
+ */
+type Entry = Claim | number;
 
 /** One process only: for a single instance, or tests. Bounded in size and time. */
 export function createMemoryDedupStore(options: MemoryDedupStoreOptions = {}): DedupStore {
@@ -43,6 +50,8 @@ export function createMemoryDedupStore(options: MemoryDedupStoreOptions = {}): D
   // A Map iterates in insertion order; an entry is inserted when claimed (again after a release or
   // an expiry) and completed in place, so the first one is always the one claimed longest ago.
   const entries = new Map<string, Entry>();
+  const epoch = now();
+  const claimedAt = (entry: Entry): number => (typeof entry === "number" ? epoch + entry : entry.at);
 
   /** Forgets old ids until one more fits; false when the oldest is still too young to forget. */
   const makeRoom = (t: number): boolean => {
@@ -50,8 +59,8 @@ export function createMemoryDedupStore(options: MemoryDedupStoreOptions = {}): D
       const oldest = entries.entries().next().value;
       if (oldest === undefined) break;
       const [id, entry] = oldest;
-      const age = t - entry.at;
-      if (age < (entry.state === "pending" ? pendingRetentionMs : minRetentionMs)) return false;
+      const age = t - claimedAt(entry);
+      if (age < (typeof entry === "number" ? minRetentionMs : pendingRetentionMs)) return false;
       entries.delete(id);
     }
     return true;
@@ -62,13 +71,14 @@ export function createMemoryDedupStore(options: MemoryDedupStoreOptions = {}): D
       const entry = entries.get(id);
       const t = now();
       if (entry !== undefined) {
-        if (entry.state === "done" && t - entry.at < ttlMs) return "completed";
-        if (entry.state === "pending" && t - entry.at < leaseMs) return "in-progress";
+        if (typeof entry === "number") {
+          if (t - (epoch + entry) < ttlMs) return "completed";
+        } else if (t - entry.at < leaseMs) return "in-progress";
         entries.delete(id);
       } else if (entries.size >= maxEntries && !makeRoom(t)) {
         throw new DedupStoreFullError(maxEntries, minRetentionMs);
       }
-      entries.set(id, { state: "pending", at: t, token });
+      entries.set(id, { at: t, token });
       return "claimed";
     },
     complete(id) {
@@ -77,18 +87,23 @@ export function createMemoryDedupStore(options: MemoryDedupStoreOptions = {}): D
         // Done in place: the id keeps its place and its claim time, so the map stays in claim order,
         // oldest first. The claim time is when its timestamp was checked, so the replay window
         // (minRetentionMs) still counts from no later than it should; and no entry moves per delivery.
-        entry.state = "done";
-        entry.token = undefined;
+        if (typeof entry !== "number") entries.set(id, entry.at - epoch);
         return;
       }
       const t = now();
       // A handled id is remembered even past the bound: forgetting it would run the handler again.
       if (entries.size >= maxEntries) makeRoom(t);
-      entries.set(id, { state: "done", at: t, token: undefined });
+      entries.set(id, t - epoch);
     },
     release(id, token) {
       const entry = entries.get(id);
-      if (entry?.state === "pending" && (token === undefined || entry.token === token)) entries.delete(id);
+      if (
+        entry !== undefined &&
+        typeof entry !== "number" &&
+        (token === undefined || entry.token === token)
+      ) {
+        entries.delete(id);
+      }
     },
   };
 

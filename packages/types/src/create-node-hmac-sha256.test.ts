@@ -1,0 +1,80 @@
+import fc from "fast-check";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+
+// Wraps (does not replace) node:crypto, so a test can see when createHmac is used and take
+// crypto.hash away, while the real functions still compute every result.
+const seen = vi.hoisted(() => ({ createHmac: 0, withoutHash: false }));
+vi.mock("node:crypto", async (importOriginal) => {
+  const crypto = await importOriginal<typeof import("node:crypto")>();
+  return {
+    ...crypto,
+    createHmac: (...args: Parameters<typeof crypto.createHmac>) => {
+      seen.createHmac++;
+      return crypto.createHmac(...args);
+    },
+    get hash() {
+      return seen.withoutHash ? undefined : crypto.hash;
+    },
+  };
+});
+
+const { createNodeHmacSha256 } = await import("./create-node-hmac-sha256.js");
+const realCrypto = await vi.importActual<typeof import("node:crypto")>("node:crypto");
+
+const reference = (key: Uint8Array, prefix: string, body: string | Uint8Array) =>
+  realCrypto.createHmac("sha256", key).update(prefix).update(body).digest("base64");
+
+/** Keys of every length up to three SHA-256 blocks; prefixes and bodies of every kind and size. */
+const key = fc.uint8Array({ minLength: 1, maxLength: 200 });
+const text = fc.oneof(
+  fc.string({ maxLength: 60 }),
+  fc.string({ unit: "grapheme", maxLength: 60 }),
+  fc.string({ unit: "binary", maxLength: 60 }),
+  fc.constantFrom("", "msg_2Vx.1700000000.", "é", "🌼", "\ud800"),
+);
+const body = fc.oneof(
+  text,
+  fc.uint8Array({ maxLength: 300 }),
+  // Around the scratch buffer's bound (8,192 bytes), as bytes and as 1- and 3-byte UTF-8 text.
+  fc.integer({ min: 8100, max: 8300 }).map((n) => new Uint8Array(n).fill(n % 251)),
+  fc.integer({ min: 2700, max: 2800 }).map((n) => "€".repeat(n)),
+  fc.integer({ min: 8100, max: 8300 }).map((n) => "a".repeat(n)),
+);
+
+describe("createNodeHmacSha256", () => {
+  beforeEach(() => {
+    seen.createHmac = 0;
+    seen.withoutHash = false;
+  });
+
+  it("answers what createHmac answers, for any key, prefix and body, one message after another", () => {
+    fc.assert(
+      fc.property(key, fc.array(fc.tuple(text, body), { minLength: 1, maxLength: 4 }), (k, messages) => {
+        const mac = createNodeHmacSha256(k);
+        for (const [prefix, b] of messages) expect(mac(prefix, b)).toBe(reference(k, prefix, b));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it("builds the MAC from two one-shot digests for a message that fits, and uses createHmac past it", () => {
+    const k = realCrypto.randomBytes(32);
+    const mac = createNodeHmacSha256(k);
+    const before = seen.createHmac;
+    expect(mac("msg_1.1700000000.", '{"id":1,"name":"Fern"}')).toBe(
+      reference(k, "msg_1.1700000000.", '{"id":1,"name":"Fern"}'),
+    );
+    expect(seen.createHmac).toBe(before);
+    const large = new Uint8Array(9000).fill(7);
+    expect(mac("msg_1.1700000000.", large)).toBe(reference(k, "msg_1.1700000000.", large));
+    expect(seen.createHmac).toBe(before + 1);
+  });
+
+  it("uses createHmac on a Node without crypto.hash (before 20.12)", () => {
+    seen.withoutHash = true;
+    const k = realCrypto.randomBytes(32);
+    const mac = createNodeHmacSha256(k);
+    expect(mac("p.", "body")).toBe(reference(k, "p.", "body"));
+    expect(seen.createHmac).toBe(1);
+  });
+});
