@@ -8,6 +8,7 @@ import {
 } from "./create-delivery-handler.js";
 import { createNodeRequestReader } from "./create-node-request-reader.js";
 import { createPathMatcher } from "./create-path-matcher.js";
+import { requestPath } from "./request-path.js";
 
 /** `(req, res, next?)`: a `node:http` request listener and an Express/Connect middleware in one. */
 export type NodeMiddleware = (
@@ -19,13 +20,6 @@ export type NodeMiddleware = (
 export interface NodeMiddlewareOptions extends ReceiverOptions {
   /** Called with each answered delivery's outcome, e.g. for metrics. */
   onOutcome?: (outcome: PlantWebhookOutcome, req: IncomingMessage) => void;
-}
-
-/** The path part of a request target, without the query. */
-function pathOf(url: string | undefined): string {
-  if (url === undefined) return "/";
-  const query = url.indexOf("?");
-  return query === -1 ? url : url.slice(0, query);
 }
 
 const NOT_FOUND_BODY = JSON.stringify({ error: 404, message: "Not found" });
@@ -62,7 +56,7 @@ export function createNodeMiddleware(options: NodeMiddlewareOptions): NodeMiddle
 
   return (req, res, next) => {
     // Express strips a mount path from `req.url` and keeps the full one in `originalUrl`.
-    if (!matches(pathOf(req.url))) {
+    if (!matches(requestPath(req.url))) {
       if (next !== undefined) next();
       else send(res, 404, { "Content-Type": JSON_TYPE }, NOT_FOUND_BODY);
       return DONE;

@@ -2,6 +2,7 @@ import type { Context, Next } from "koa";
 import type { ReceiverOptions } from "./create-delivery-handler.js";
 import { createKoaDeliveryHandler } from "./create-koa-delivery-handler.js";
 import { createPathMatcher } from "./create-path-matcher.js";
+import { requestPath } from "./request-path.js";
 
 /** A Koa middleware. */
 export type PlantWebhookMiddleware = (ctx: Context, next: Next) => Promise<void>;
@@ -17,5 +18,7 @@ export type PlantWebhookMiddleware = (ctx: Context, next: Next) => Promise<void>
 export function createPlantWebhookMiddleware(options: ReceiverOptions): PlantWebhookMiddleware {
   const { path, handle } = createKoaDeliveryHandler(options);
   const matches = createPathMatcher(path);
-  return (ctx, next) => (matches(ctx.path) ? handle(ctx) : next());
+  // The request's own target, which is what `ctx.path` parses (Koa's setters of `ctx.path` and
+  // `ctx.url` rewrite it, as koa-mount does), without building a parsed URL on every request.
+  return (ctx, next) => (matches(requestPath(ctx.req.url)) ? handle(ctx) : next());
 }

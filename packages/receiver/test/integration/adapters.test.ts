@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
 import Koa from "koa";
@@ -122,6 +122,70 @@ describe("createNodeMiddleware behind a body parser", () => {
       expect(accepted.status).toBe(200);
     } finally {
       await Promise.all(servers.map((s) => s.close()));
+    }
+  });
+});
+
+describe("createPlantWebhookMiddleware and the request's path", () => {
+  it("answers a path an earlier middleware rewrote (as koa-mount does) and an absolute-form target", async () => {
+    const options = routeOptions("", keyPair.publicKey).find((o) => o.path === V1A_PATH);
+    if (options === undefined) throw new Error("no v1a route");
+    const app = new Koa();
+    // `/hooks/<path>` is rewritten to `<path>` through Koa's own setter before the webhook sees it.
+    app.use((ctx, next) => {
+      if (ctx.path.startsWith("/hooks/")) ctx.path = ctx.path.slice("/hooks".length);
+      return next();
+    });
+    app.use(createPlantWebhookMiddleware(options));
+    app.use((ctx) => {
+      ctx.status = 404;
+    });
+    const server = await listen(createServer(app.callback()));
+    try {
+      const { signDelivery } = await import("@plant-store/sender");
+      const body = JSON.stringify({ id: 6, name: "Aloe" });
+      const headers = () =>
+        signDelivery({
+          webhookId: `msg_${crypto.randomUUID()}`,
+          body,
+          secrets: [keyPair.signingKey],
+          token: ROUTE_TOKEN,
+        });
+      const rewritten = await fetch(`${server.origin}/hooks${V1A_PATH}?via=mount`, {
+        method: "POST",
+        headers: headers(),
+        body,
+      });
+      expect(rewritten.status).toBe(200);
+      expect(await rewritten.json()).toEqual({ received: true, duplicate: false });
+      const elsewhere = await fetch(`${server.origin}/hooks/other`, {
+        method: "POST",
+        headers: headers(),
+        body,
+      });
+      expect(elsewhere.status).toBe(404);
+      // A request target in absolute form, as sent through a proxy: raw, since fetch never sends one.
+      const { port } = new URL(server.origin);
+      const absolute = await new Promise<number>((resolve, reject) => {
+        const req = request(
+          {
+            host: "127.0.0.1",
+            port,
+            method: "POST",
+            path: `http://store.example${V1A_PATH}`,
+            headers: { ...headers(), "content-length": Buffer.byteLength(body) },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.on("error", reject);
+        req.end(body);
+      });
+      expect(absolute).toBe(200);
+    } finally {
+      await server.close();
     }
   });
 });
