@@ -25,7 +25,10 @@ const reference = (key: Uint8Array, prefix: string, body: string | Uint8Array) =
   realCrypto.createHmac("sha256", key).update(prefix).update(body).digest("base64");
 
 /** Keys of every length up to three SHA-256 blocks; prefixes and bodies of every kind and size. */
-const key = fc.uint8Array({ minLength: 1, maxLength: 200 });
+// Lengths drawn explicitly: fast-check's default size keeps arrays to a few elements.
+const key = fc
+  .integer({ min: 1, max: 200 })
+  .chain((length) => fc.uint8Array({ minLength: length, maxLength: length }));
 const text = fc.oneof(
   fc.string({ maxLength: 60 }),
   fc.string({ unit: "grapheme", maxLength: 60 }),
@@ -60,13 +63,22 @@ describe("createNodeHmacSha256", () => {
   it("builds the MAC from two one-shot digests for a message that fits, and uses createHmac past it", () => {
     const k = realCrypto.randomBytes(32);
     const mac = createNodeHmacSha256(k);
+    const prefix = "msg_1.1700000000.";
+    const fits = [
+      '{"id":1,"name":"Fern"}',
+      // Bytes count once each: 3,000 of them fit, though 3,000 characters of text might not.
+      new Uint8Array(3000).fill(1),
+      // Exactly the buffer's 8,192 bytes, with the prefix counted as text may need: 3 bytes a character.
+      new Uint8Array(8192 - 3 * prefix.length).fill(2),
+    ];
+    for (const body of fits) {
+      const before = seen.createHmac;
+      expect(mac(prefix, body)).toBe(reference(k, prefix, body));
+      expect(seen.createHmac, `a body of ${body.length}`).toBe(before);
+    }
     const before = seen.createHmac;
-    expect(mac("msg_1.1700000000.", '{"id":1,"name":"Fern"}')).toBe(
-      reference(k, "msg_1.1700000000.", '{"id":1,"name":"Fern"}'),
-    );
-    expect(seen.createHmac).toBe(before);
-    const large = new Uint8Array(9000).fill(7);
-    expect(mac("msg_1.1700000000.", large)).toBe(reference(k, "msg_1.1700000000.", large));
+    const large = new Uint8Array(8192 - 3 * prefix.length + 1).fill(7);
+    expect(mac(prefix, large)).toBe(reference(k, prefix, large));
     expect(seen.createHmac).toBe(before + 1);
   });
 

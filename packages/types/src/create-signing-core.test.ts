@@ -126,6 +126,24 @@ describe.each(builds)("signing core on %s", (_runtime, build) => {
     );
   });
 
+  it("refuses a v1a signature with anything before its version, though the bytes after it verify", async () => {
+    const pair = node.generateWebhookKeyPair();
+    const signature = await build.createWebhookSigner([pair.signingKey])({
+      id: "msg_1",
+      timestamp: 1000,
+      body: "{}",
+    });
+    const check = build.createWebhookVerifier({ secrets: [pair.publicKey], now: () => new Date(1_000_000) });
+    expect(await check("{}", { id: "msg_1", timestamp: "1000", signature })).toMatchObject({
+      webhookId: "msg_1",
+    });
+    for (const spelling of [`x${signature}`, ` ${signature}`.replace(" ", "\t"), `,${signature}`]) {
+      await expect(async () =>
+        check("{}", { id: "msg_1", timestamp: "1000", signature: spelling }),
+      ).rejects.toMatchObject({ reason: "no-matching-signature" });
+    }
+  });
+
   it("refuses every one-byte change of the body under v1a", async () => {
     const pair = node.generateWebhookKeyPair();
     const sign = build.createWebhookSigner([pair.signingKey]);
