@@ -9,8 +9,8 @@
 # prepared statement collected by a GC that runs outside one aborts the process (`Assertion failed:
 # (env) != nullptr` in RemoveEnvironmentCleanupHook; seen here in 2 of 3 runs of the sender's tests;
 # WiseLibs/better-sqlite3#1515). 13 is Node-API, ships its binaries in the package (nothing to build)
-# and needs Node >= 22, so the workspace keeps 12 for the machine's Node and 13 takes its folder only
-# while these tests run: the workspace's own is put back on exit, whatever happens.
+# and needs Node >= 22, so the workspace keeps 12 for the machine's Node and 13 takes its place in a
+# copy of the workspace, where these tests run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${PLANT_SKIP_OTHER_NODES:-}" = "1" ]; then
@@ -52,23 +52,30 @@ if [ ! -f "$sqlite13_home/node_modules/better-sqlite3/package.json" ]; then
     --ignore-scripts --engine-strict=false "better-sqlite3@$sqlite13" >/dev/null
 fi
 
-# The folder the packages resolve better-sqlite3 to (pnpm's, one version for the whole workspace) is
-# moved aside, never written through: its files may be hard links into pnpm's store.
-sqlite_dir="$(cd packages/receiver && node -p 'require("node:path").dirname(require.resolve("better-sqlite3/package.json"))')"
-saved="$sqlite_dir.machine"
-# A run stopped before its trap ran left the workspace's own aside: put it back first.
-if [ -d "$saved" ]; then
-  rm -rf "$sqlite_dir"
-  mv "$saved" "$sqlite_dir"
-fi
-mv "$sqlite_dir" "$saved"
-trap 'rm -rf "$sqlite_dir"; mv "$saved" "$sqlite_dir"' EXIT
+# They run in a copy of the workspace, so the machine's Node can go on testing beside them (turbo runs
+# this as a task of its own): sources and builds are copied, the node_modules folders hard-linked (their
+# files are already pnpm's store's, shared and only read) and only the copy's better-sqlite3 replaced.
+logs="$(mktemp -d "${TMPDIR:-/tmp}/plant-store-other-nodes-XXXXXX")"
+trap 'rm -rf "$logs"' EXIT
+copy="$logs/workspace"
+mkdir "$copy"
+tar -C . --exclude=./.git --exclude=node_modules --exclude=./.turbo -cf - . | tar -C "$copy" -xf -
+while IFS= read -r dir; do
+  cp -al "$dir" "$copy/$dir"
+done < <(find . -path ./.git -prune -o -name node_modules -type d -prune -print)
+# Vitest's caches are written to: the copy gets its own instead of links to the workspace's files.
+find "$copy" -path "$copy/node_modules/.pnpm" -prune -o -type d \( -name .vite -o -name .vite-temp \) -prune -print |
+  xargs -r rm -rf
+sqlite_dir="$(cd "$copy/packages/receiver" && node -p 'require("node:path").dirname(require.resolve("better-sqlite3/package.json"))')"
+case "$sqlite_dir" in
+  "$copy"/*) ;;
+  *) echo "other nodes: better-sqlite3 resolved outside the copy ($sqlite_dir)" >&2; exit 1 ;;
+esac
+rm -rf "$sqlite_dir"
 cp -R "$sqlite13_home/node_modules/better-sqlite3" "$sqlite_dir"
 
-# One Node at a time would add minutes to CI: the versions run side by side (each one's tests in
-# turn, as turbo's two tasks run beside each other before), each into a log printed when all are done.
-logs="$(mktemp -d "${TMPDIR:-/tmp}/plant-store-other-nodes-XXXXXX")"
-trap 'rm -rf "$sqlite_dir"; mv "$saved" "$sqlite_dir"; rm -rf "$logs"' EXIT
+# One Node at a time would add minutes to CI: the versions run side by side, each into a log printed
+# when all are done.
 run_on() {
   local version="$1" home
   home="$(node_home "$version")" || return 1
@@ -77,6 +84,7 @@ run_on() {
   echo "other nodes: $(node --version) from $home, better-sqlite3 $sqlite13"
   local result=0
   # --no-bail reports every package's result.
+  cd "$copy"
   pnpm --workspace-concurrency=1 --no-bail --filter @plant-store/types --filter @plant-store/receiver \
     --filter @plant-store/sender run test || result=1
   # The tarballs installed with npm into a stranger's project and its README examples.
