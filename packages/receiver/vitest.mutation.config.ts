@@ -1,7 +1,7 @@
 import { defineConfig } from "vitest/config";
 
 // Mutation testing runs the tests that reach the mutated files: the token checker's, the
-// verifier's and the once runner's unit tests, the body reader's tests, and the in-process
+// verifier's, the once runner's and the delivery handler's unit tests, the body reader's tests, and the in-process
 // adapter, router, refused-body and tracing tests that drive the delivery handler over node:http.
 // The others (SQLite and PostgreSQL stores, workerd) never reach these files differently and would
 // multiply every mutant's run time.
@@ -12,6 +12,7 @@ export default defineConfig({
       "src/create-verifier.test.ts",
       "test/integration/read-raw-body.test.ts",
       "src/create-once-runner.test.ts",
+      "src/create-delivery-handler.test.ts",
       "test/integration/adapters.test.ts",
       "test/integration/router.test.ts",
       "test/integration/refused-body.test.ts",

@@ -67,6 +67,26 @@ describe("createOnceRunner", () => {
     await expect(runner.run("x", async () => {})).rejects.toBeInstanceOf(DeliveryInProgressError);
   });
 
+  it("asks the store again every 50 ms by default while another instance holds the id", async () => {
+    const inner = createMemoryDedupStore();
+    await inner.claim("x");
+    let claims = 0;
+    const store: DedupStore = {
+      claim: (id, token) => {
+        claims += 1;
+        return inner.claim(id, token);
+      },
+      complete: (id, token) => inner.complete(id, token),
+      release: (id, token) => inner.release(id, token),
+      close: () => inner.close(),
+    };
+    const runner = createOnceRunner({ store, maxWaitMs: 120 });
+    await expect(runner.run("x", async () => {})).rejects.toBeInstanceOf(DeliveryInProgressError);
+    // The first claim, then one per 50 ms pause (timers only ever fire late): never a busy loop.
+    expect(claims).toBeGreaterThanOrEqual(2);
+    expect(claims).toBeLessThanOrEqual(4);
+  });
+
   it("answers duplicate once another instance completes the id during the wait", async () => {
     const store = createMemoryDedupStore();
     await store.claim("x");

@@ -66,6 +66,7 @@ export function createOnceRunner(options: OnceRunnerOptions) {
     const token = globalThis.crypto.randomUUID();
     let state = await claim(id, token);
     while (state === "in-progress") {
+      // Stryker disable next-line EqualityOperator: equivalent: > and >= differ only in the one millisecond at the deadline, after which the next poll gives up
       if (Date.now() >= deadline) throw new DeliveryInProgressError();
       await new Promise((resolve) => setTimeout(resolve, pollMs));
       state = await claim(id, token);
@@ -120,6 +121,7 @@ export function createOnceRunner(options: OnceRunnerOptions) {
     syncStore: SyncDedupStore,
   ): OnceOutcome | Promise<OnceOutcome> | undefined => {
     let state: ReturnType<SyncDedupStore["claim"]>;
+    // Stryker disable next-line UpdateOperator: equivalent: counting down gives every claim a token of its own too
     const token = ++lastSyncClaim;
     try {
       state = syncStore.claim(id, token);
