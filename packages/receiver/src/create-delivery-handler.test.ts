@@ -114,18 +114,18 @@ describe("createDeliveryHandler's answers", () => {
   it("answers a delivery 200 once and its copy as a duplicate, logging each at debug level only", async () => {
     const { logger, lines } = recordingLogger();
     const handler = make({ logger });
-    expect(await answer(handler, delivery())).toEqual({
+    const [first, copy] = [await answer(handler, delivery()), await answer(handler, delivery())];
+    expect(first).toEqual({
       status: 200,
       headers: {},
       body: JSON.stringify({ received: true, duplicate: false }),
       closeConnection: false,
       outcome: { outcome: "received", webhookId: "msg_1" },
     });
-    expect(await answer(handler, delivery())).toEqual({
-      status: 200,
-      headers: {},
-      body: JSON.stringify({ received: true, duplicate: true }),
-      closeConnection: false,
+    // The copy differs in its body and outcome only.
+    expect({ ...copy, body: JSON.parse(copy.body) }).toEqual({
+      ...first,
+      body: { received: true, duplicate: true },
       outcome: { outcome: "duplicate", webhookId: "msg_1" },
     });
     expect(lines).toEqual([
