@@ -7,7 +7,7 @@
 #
 # CI runs the first only: with 22 beside it this part took 150-183 s of a CI at 14-15 minutes, and
 # started beside e2e's tests instead (a copy makes that possible) it slowed them until two of the
-# crash tests' timing failed; alone, its tests side by side, 24 takes about 80 s.
+# crash tests' timing failed; alone, its tests side by side, 24 takes 90-100 s.
 #
 # There the SQLite stores run on better-sqlite3 13, the version a Node 24 user needs: 12.x subclasses
 # node::ObjectWrap, whose destructor on Node 24 asserts that a Node environment is current, and a
@@ -90,13 +90,13 @@ run_on() {
   export npm_config_nodedir="$home"
   echo "other nodes: $(node --version) from $home, better-sqlite3 $sqlite13"
   local result=0
-  # --no-bail reports every package's result.
   cd "$copy"
   # The tarballs installed with npm into a stranger's project and its README examples, beside the
   # packages' tests (each waits on processes and PostgreSQL more than it computes); each into its own
   # log, printed in turn.
   pnpm --filter plant-store-e2e exec vitest run test/packaging.test.ts >"$logs/$version.packaging.log" 2>&1 &
   local packaging="$!"
+  # --no-bail reports every package's result; --no-sort runs them without waiting on each other.
   pnpm --workspace-concurrency=2 --no-sort --no-bail --filter @plant-store/types --filter @plant-store/receiver \
     --filter @plant-store/sender run test || result=1
   wait "$packaging" || result=1
