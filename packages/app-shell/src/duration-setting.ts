@@ -1,4 +1,4 @@
-import { formatDuration, parseDuration } from "@plant-store/sender";
+import { formatDuration, parseDuration } from "@plant-store/types";
 import { z } from "zod";
 
 export interface DurationBounds {

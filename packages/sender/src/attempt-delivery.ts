@@ -23,9 +23,10 @@ export async function attemptDelivery(
   delivery: ClaimedDelivery,
   client: DeliveryClient,
   guard: SsrfGuard,
+  now: () => number = Date.now,
 ): Promise<AttemptResult> {
   const { span, traceparent } = startAttemptSpan(delivery);
-  const result = await attempt(delivery, client, guard, traceparent);
+  const result = await attempt(delivery, client, guard, traceparent, now);
   endAttemptSpan(span, result);
   return result;
 }
@@ -35,8 +36,9 @@ async function attempt(
   client: DeliveryClient,
   guard: SsrfGuard,
   traceparent: string,
+  now: () => number,
 ): Promise<AttemptResult> {
-  const startedAt = new Date();
+  const startedAt = new Date(now());
   const start = performance.now();
   try {
     // The lookup shares the attempt's time: a name whose DNS hangs fails the attempt (ERR_DNS_TIMEOUT)
@@ -49,7 +51,7 @@ async function attempt(
       secrets: delivery.endpoint.secrets,
       token: delivery.endpoint.token,
     });
-    return await deliver(client, delivery.endpoint.url, {
+    const result = await deliver(client, delivery.endpoint.url, {
       body: delivery.body,
       headers,
       traceparent,
@@ -57,6 +59,9 @@ async function attempt(
       // A lookup of a few ms is not worth a timer of our own; a slow one shortens the request.
       ...(lookupMs >= SLOW_LOOKUP_MS ? { timeoutMs: client.timeoutMs - lookupMs } : {}),
     });
+    // On the worker's clock, from before the name lookup.
+    result.startedAt = startedAt;
+    return result;
   } catch (error) {
     return {
       status: null,

@@ -1,6 +1,6 @@
 import type { AttemptOutcome } from "./outbox.js";
 
-/** One finished attempt, as the worker logs it (`"msg":"delivery attempt"`) and reports it. */
+/** One finished attempt, as the worker logs it (`"msg":"delivery attempt"`) and reports it: what the outbox decided. */
 export interface AttemptEvent {
   deliveryId: number;
   webhookId: string;
@@ -15,6 +15,11 @@ export interface AttemptEvent {
   outcome: AttemptOutcome;
   /** When the delivery was queued (ISO time): the start of its end-to-end latency. */
   queuedAt: string;
-  /** When the next attempt is due (outcome `retrying`). */
+  /** When the next attempt is due (outcome `retrying`), on the store's clock. */
   nextAttemptAt?: string;
+  /**
+   * False when the attempt could not be recorded (the store was unreachable until the lease's end): the
+   * delivery is attempted again once its lease runs out, and `nextAttemptAt` is then.
+   */
+  recorded?: false;
 }

@@ -1,35 +1,37 @@
 import type { AttemptEvent } from "./attempt-event.js";
 import type { AttemptResult } from "./attempt-result.js";
-import type { RetryPolicy } from "./create-retry-policy.js";
-import type { ClaimedDelivery, RecordAttemptInput, RecordedAttempt } from "./outbox.js";
+import type { AttemptReport, ClaimedDelivery, RecordedAttempt } from "./outbox.js";
 import type { SenderLogger } from "./sender-logger.js";
 
 export interface AttemptRunnerOptions {
   workerId: string;
-  policy: RetryPolicy;
   /** Makes the HTTP attempt; never throws (an error is the attempt's result). */
   attempt: (delivery: ClaimedDelivery) => Promise<AttemptResult>;
-  /** Records the attempt (the record batcher's `recordWithRetry`); gets the delivery's endpoint id. */
-  record: (input: RecordAttemptInput, endpointId: number) => Promise<RecordedAttempt>;
-  /** Wakes the worker at this time (Unix ms) for a retry (the retry timer's `wakeAt`). */
+  /**
+   * Records the attempt (the claim loop's `record`) before `deadline` (the worker's clock) and answers
+   * what the outbox decided; undefined when the delivery no longer exists.
+   */
+  record: (report: AttemptReport, endpointId: number, deadline: number) => Promise<RecordedAttempt | undefined>;
+  /** Wakes the worker at this time (the worker's clock, Unix ms) for a retry (the retry timer's `wakeAt`). */
   wakeAt: (at: number) => void;
+  /** When the delivery's lease ends on the worker's clock: it was claimed then, for `leaseMs`. */
+  leaseEnd: (delivery: ClaimedDelivery) => number;
+  now: () => number;
   logger?: SenderLogger | undefined;
   onAttempt?: ((event: AttemptEvent) => void) | undefined;
 }
 
 /**
- * One delivery's turn: attempts it, lets the policy decide what follows, records that, then logs
- * and reports the attempt as stored. A record that fails for good is logged, not thrown: the lease
- * runs out and the delivery is attempted again.
+ * One delivery's turn: attempts it, has it recorded (the outbox decides what follows: delivered, retry
+ * when, failed, endpoint disabled), then logs and reports what was decided, as stored. A record that
+ * fails for good is logged, not thrown: the lease runs out and the delivery is attempted again.
  */
 export function createAttemptRunner(
   options: AttemptRunnerOptions,
 ): (delivery: ClaimedDelivery) => Promise<void> {
-  const { workerId, policy, logger } = options;
+  const { workerId, logger, now } = options;
   return async function run(delivery) {
     const result = await options.attempt(delivery);
-    const decision = policy.decide({ result, roundAttempts: delivery.roundAttempts + 1 });
-    const decidedAt = Date.now();
     const event: AttemptEvent = {
       deliveryId: delivery.id,
       webhookId: delivery.webhookId,
@@ -39,55 +41,38 @@ export function createAttemptRunner(
       status: result.status,
       error: result.error,
       durationMs: result.durationMs,
-      outcome: decision.outcome,
+      // Until the outbox says otherwise: an attempt whose record failed is made again after its lease.
+      outcome: "retrying",
       queuedAt: delivery.createdAt.toISOString(),
     };
-    if (decision.nextAttemptAt) event.nextAttemptAt = decision.nextAttemptAt.toISOString();
-    let disabledEndpoint: string | undefined;
+    let recorded: RecordedAttempt | undefined;
     try {
-      const recorded = await options.record(
-        {
-          deliveryId: delivery.id,
-          workerId,
-          leaseUntil: delivery.leaseUntil,
-          attempt: {
-            startedAt: result.startedAt,
-            durationMs: result.durationMs,
-            status: result.status,
-            error: result.error,
-            responseBody: result.responseBody,
-          },
-          outcome: decision.outcome,
-          ...(decision.nextAttemptAt ? { nextAttemptAt: decision.nextAttemptAt } : {}),
-          endpointSucceeded: decision.endpointSucceeded,
-          ...(decision.disableEndpoint ? { disableEndpoint: decision.disableEndpoint } : {}),
-          disableAfterMs: policy.disableAfterMs,
-          failureGapMs: policy.failureGapMs ?? policy.disableAfterMs,
-        },
+      recorded = await options.record(
+        { deliveryId: delivery.id, workerId, leaseUntil: delivery.leaseUntil, result },
         delivery.endpointId,
+        options.leaseEnd(delivery),
       );
-      if (!recorded.held)
-        logger?.warn({ deliveryId: delivery.id }, "lease lost before the attempt was recorded");
-      // The store may have disabled the endpoint on this failure (failing for too long): report what it stored.
-      if (recorded.outcome !== event.outcome) {
-        event.outcome = recorded.outcome;
-        delete event.nextAttemptAt;
+      if (!recorded) {
+        // Its endpoint was removed while the attempt was made: nothing is left to record it against.
+        logger?.info({ deliveryId: delivery.id }, "delivery removed during its attempt");
+        return;
       }
-      disabledEndpoint = recorded.disabledEndpoint;
-      // Counted from now, once recorded: a store that keeps its own clock (PostgreSQL) stored the
-      // delay from its time of writing, later than the decision; waking at the decided instant
-      // could find nothing due yet, and nothing would wake the worker again before the next poll.
-      if (recorded.held && decision.nextAttemptAt && event.outcome === "retrying")
-        options.wakeAt(Date.now() + Math.max(0, decision.nextAttemptAt.getTime() - decidedAt));
+      event.attempt = recorded.attempt;
+      event.outcome = recorded.outcome;
+      if (recorded.nextAttemptAt) event.nextAttemptAt = recorded.nextAttemptAt.toISOString();
+      if (!recorded.held) logger?.warn({ deliveryId: delivery.id }, "lease lost before the attempt was recorded");
+      // A delay, not the stored time: the store's clock (PostgreSQL's) need not agree with this one.
+      else if (recorded.retryInMs !== undefined) options.wakeAt(now() + recorded.retryInMs);
     } catch (error) {
       // The lease runs out and the delivery is attempted again: at least once, never lost.
       logger?.error({ deliveryId: delivery.id, err: error }, "could not record attempt");
+      event.recorded = false;
+      event.nextAttemptAt = new Date(options.leaseEnd(delivery)).toISOString();
     }
     // The worker id ties a log line to the lease owner and attempt rows in the database.
     logger?.info({ ...event, workerId }, "delivery attempt");
-    if (disabledEndpoint) {
-      logger?.warn({ endpointId: delivery.endpointId, reason: disabledEndpoint }, "endpoint disabled");
-    }
+    if (recorded?.disabledEndpoint)
+      logger?.warn({ endpointId: delivery.endpointId, reason: recorded.disabledEndpoint }, "endpoint disabled");
     options.onAttempt?.(event);
   };
 }

@@ -1,13 +1,24 @@
+import { createBatcher } from "./create-batcher.js";
 import type { EndpointSlots } from "./create-endpoint-slots.js";
-import type { ClaimedDelivery, ClaimRequest, Outbox } from "./outbox.js";
+import type {
+  AttemptReport,
+  ClaimedDelivery,
+  ClaimRequest,
+  Outbox,
+  RecordedAttempt,
+  RecordOptions,
+} from "./outbox.js";
 import { releaseDeliveries } from "./release-deliveries.js";
 import type { SenderLogger } from "./sender-logger.js";
 
 /** The longest pause between claims after claims keep failing. */
 export const MAX_CLAIM_PAUSE_MS = 5_000;
 
+/** Stop retrying a failed record this long before the lease ends: past it another worker may take over. */
+export const RECORD_RETRY_MARGIN_MS = 1_000;
+
 export interface ClaimLoopOptions {
-  outbox: Pick<Outbox, "claimDue" | "release">;
+  outbox: Pick<Outbox, "claimDue" | "recordAttempts" | "release">;
   workerId: string;
   leaseMs: number;
   /** Attempts in flight plus claimed work waiting, at most, in this worker. */
@@ -15,146 +26,163 @@ export interface ClaimLoopOptions {
   perEndpoint: number;
   /** The first pause after a failed claim; it doubles with each failure in a row. */
   pollIntervalMs: number;
+  /** The retry policy the outbox decides with when it records an attempt. */
+  policy: RecordOptions["policy"];
   slots: Pick<EndpointSlots, "inFlight" | "waitingCount" | "full" | "add">;
-  /** False once the worker is stopping: nothing more is claimed, and what a claim returns goes back. */
-  isRunning: () => boolean;
+  /** The worker's clock (Unix ms), for pauses and record deadlines. */
+  now: () => number;
   logger?: SenderLogger | undefined;
 }
 
-/** A claim to make together with a record, and where its result goes. */
-export interface ClaimTicket {
-  request: ClaimRequest;
-  /** Exactly once: the deliveries the claim got, or undefined when it failed (nothing was claimed). */
-  settle(claimed: readonly ClaimedDelivery[] | undefined): void;
-}
+/**
+ * The loop's one state:
+ * - `stopped`: not started, or stopped. Nothing is claimed; what a round trip still brings back is released.
+ * - `idle`: running, and no claim is waiting to be made. A wake (poll, NOTIFY, retry timer) queues one.
+ * - `queued`: a claim waits for the next round trip. More wakes change nothing: it is sized from the free
+ *   slots as they are when the round trip starts. Once it starts, the loop is `idle` again, so a wake
+ *   during a round trip queues the next claim (the running one may not see what the wake announced).
+ * - `paused`: the last claim failed; wakes are ignored until `pausedUntil` (doubling from the poll interval
+ *   up to 5 s: a locked SQLite file blocks the whole process for its busy timeout on every try), then the
+ *   first wake queues a claim. Records still go through, without a claim riding along.
+ */
+export type ClaimLoopState = "stopped" | "idle" | "queued" | "paused";
 
 export interface ClaimLoop {
-  /** Claims due work while free slots remain (or, while a claim runs, claims again after it). */
-  tick(): void;
-  /** `tick()` on the next turn of the event loop, once however many ask for it in this turn. */
-  scheduleTick(): void;
-  /** Resolves when the claim in progress, if any, has ended (and released what it got after a stop). */
-  settled(): Promise<void>;
+  readonly state: ClaimLoopState;
+  start(): void;
+  /** Due work may be waiting: claim it (see `ClaimLoopState` for when that happens). */
+  wake(): void;
   /**
-   * A claim for the slots that attempts about to be recorded will free (`freeing`: each one's endpoint),
-   * to make in the record's own transaction; undefined while another claim runs or the worker stops.
-   * The loop counts it as its claim in progress until `settle`.
+   * Records a finished attempt (retried, with a growing pause, until `deadline` on the worker's clock),
+   * and answers what the outbox decided. The slot it frees is filled in the same round trip: the claim
+   * rides along with the record.
    */
-  ticket(freeing: readonly number[]): ClaimTicket | undefined;
+  record(report: AttemptReport, endpointId: number, deadline: number): Promise<RecordedAttempt | undefined>;
+  /**
+   * When a delivery this loop claimed stops being held, on the worker's clock: the round trip that
+   * leased it started no earlier than that lease, so this is never later than the store's lease end.
+   */
+  leaseEnd(delivery: ClaimedDelivery): number;
+  stop(): void;
+  /** Resolves once no round trip is running or waiting (after `stop`, what they claimed is released). */
+  settled(): Promise<void>;
 }
 
+type Item = { kind: "claim" } | { kind: "record"; report: AttemptReport; endpointId: number };
+type Answer = RecordedAttempt | undefined;
+
 /**
- * Claims due deliveries for the worker's free slots, one claim at a time, and hands them to the
- * per-endpoint slots. Endpoints with no slot left are excluded from the claim, so a slow endpoint's
- * backlog never takes the slots of the others.
+ * Every round trip the worker makes to its outbox, one at a time, through one batcher: the attempts that
+ * finished since the last one are recorded in one transaction, which also claims the work that replaces
+ * them (and any claim a wake queued). A finished attempt's path is runner → `record` → batch → outbox,
+ * and the claim that follows is decided here, from the slots, never by a call back into the loop.
  */
 export function createClaimLoop(options: ClaimLoopOptions): ClaimLoop {
-  const { outbox, workerId, leaseMs, concurrency, perEndpoint, pollIntervalMs, slots, isRunning, logger } =
-    options;
-  let again = false;
-  // After a failed claim, claims pause (doubling up to 5 s): a locked SQLite file blocks the whole
-  // process for its busy timeout on every try, so claiming at the poll rate would freeze everything else.
+  const { outbox, workerId, leaseMs, concurrency, perEndpoint, pollIntervalMs, slots, now, logger } = options;
+  let state: ClaimLoopState = "stopped";
   let claimFailures = 0;
   let pausedUntil = 0;
-  // The latest claim: stop() waits for it, so nothing a claim returns is attempted after stop().
-  let claiming = false;
-  let current: Promise<void> = Promise.resolve();
-  let tickScheduled = false;
+  const leaseEnds = new WeakMap<ClaimedDelivery, number>();
 
-  async function claimLoop(): Promise<void> {
-    try {
-      do {
-        again = false;
-        const free = concurrency - slots.inFlight - slots.waitingCount;
-        if (free <= 0) break;
-        const claimed = await outbox.claimDue(workerId, free, leaseMs, {
-          perEndpointLimit: perEndpoint,
-          excludeEndpointIds: slots.full(),
-        });
-        claimFailures = 0;
-        if (!isRunning()) {
-          // stop() was called while the claim ran: give everything back unattempted. Attempting it now
-          // could send it after the caller closed the outbox, unrecorded, to be sent again after the lease.
-          await releaseDeliveries(outbox, workerId, claimed);
-          return;
-        }
-        for (const delivery of claimed) slots.add(delivery);
-        if (claimed.length === free) again = true;
-      } while (again && isRunning());
-    } catch (error) {
-      claimFailures += 1;
-      const pauseMs = Math.min(MAX_CLAIM_PAUSE_MS, pollIntervalMs * 2 ** claimFailures);
-      pausedUntil = Date.now() + pauseMs;
-      logger?.error({ err: error, retryInMs: pauseMs }, "claiming due deliveries failed");
-    } finally {
-      claiming = false;
-    }
-  }
-
-  function ticket(freeing: readonly number[]): ClaimTicket | undefined {
-    if (claiming || !isRunning() || Date.now() < pausedUntil) return undefined;
+  /** The claim a round trip makes for the free slots, counting those its records free (`freeing`). */
+  function claimFor(freeing: readonly number[]): ClaimRequest | undefined {
+    if (state === "stopped" || state === "paused") return undefined;
     const limit = concurrency - slots.inFlight - slots.waitingCount + freeing.length;
     if (limit <= 0) return undefined;
-    claiming = true;
-    let done: () => void = () => undefined;
-    current = new Promise<void>((resolve) => {
-      done = resolve;
-    });
-    let settled = false;
-    return {
-      request: {
-        workerId,
-        limit,
-        leaseMs,
-        options: { perEndpointLimit: perEndpoint, excludeEndpointIds: slots.full(freeing) },
-      },
-      settle(claimed) {
-        if (settled) return;
-        settled = true;
-        const finish = () => {
-          claiming = false;
-          done();
-          // More may be due (a full claim), or the claim failed: the loop claims on its own again.
-          if (claimed === undefined || claimed.length === limit || again) scheduleTick();
-        };
-        if (claimed === undefined) return finish();
-        if (!isRunning()) {
-          void releaseDeliveries(outbox, workerId, claimed).finally(finish);
-          return;
-        }
-        for (const delivery of claimed) slots.add(delivery);
-        finish();
-      },
-    };
+    return { workerId, limit, leaseMs, perEndpointLimit: perEndpoint, excludeEndpointIds: slots.full(freeing) };
   }
 
-  function scheduleTick(): void {
-    if (tickScheduled) return;
-    tickScheduled = true;
-    setImmediate(() => {
-      tickScheduled = false;
-      tick();
-    });
+  function claimFailed(error: unknown): void {
+    claimFailures += 1;
+    const pauseMs = Math.min(MAX_CLAIM_PAUSE_MS, pollIntervalMs * 2 ** claimFailures);
+    pausedUntil = now() + pauseMs;
+    if (state !== "stopped") state = "paused";
+    logger?.error({ err: error, retryInMs: pauseMs }, "claiming due deliveries failed");
   }
 
-  function tick(): void {
-    if (!isRunning() || Date.now() < pausedUntil) return;
-    if (claiming) {
-      again = true;
-      return;
+  async function roundTrip(items: readonly Item[]) {
+    const wanted = items.some((item) => item.kind === "claim");
+    if (wanted && state === "queued") state = "idle";
+    const records = items.flatMap((item) => (item.kind === "record" ? [item] : []));
+    const claim = claimFor(records.map((item) => item.endpointId));
+    const leaseEnd = now() + leaseMs;
+    let recorded: Answer[] = [];
+    let claimed: ClaimedDelivery[] = [];
+    try {
+      if (records.length === 0) claimed = claim ? await outbox.claimDue(claim) : [];
+      else
+        ({ recorded, claimed } = await outbox.recordAttempts(
+          records.map((item) => item.report),
+          claim ? { policy: options.policy, claim } : { policy: options.policy },
+        ));
+    } catch (error) {
+      if (records.length === 0) {
+        claimFailed(error);
+        return items.map(() => ({ ok: true as const, value: undefined }));
+      }
+      throw error;
     }
-    claiming = true;
-    current = claimLoop();
+    if (claim) claimFailures = 0;
+    if (state === "stopped") {
+      // stop() was called while the round trip ran: give it back unattempted. Attempting it now could
+      // send it after the caller closed the outbox, unrecorded, to be sent again after the lease.
+      await releaseDeliveries(outbox, workerId, claimed);
+    } else {
+      for (const delivery of claimed) {
+        leaseEnds.set(delivery, leaseEnd);
+        slots.add(delivery);
+      }
+      // A full claim: more may be due.
+      if (claim && claimed.length === claim.limit) wake();
+    }
+    let next = 0;
+    return items.map((item) => ({
+      ok: true as const,
+      value: item.kind === "record" ? recorded[next++] : undefined,
+    }));
+  }
+
+  const batcher = createBatcher<Item, Answer>({ flush: roundTrip });
+
+  function wake(): void {
+    if (state === "paused" && now() >= pausedUntil) state = "idle";
+    if (state !== "idle") return;
+    state = "queued";
+    void batcher.submit({ kind: "claim" });
+  }
+
+  // A record that fails (deadlock, lock timeout, busy or read-only file) is retried with a growing pause
+  // for as long as the lease lasts: it runs in one transaction, so a retry cannot record twice, and giving
+  // up leaves the delivery stuck under its lease (a minute or more) before anyone may attempt it again. A
+  // stopping worker tries three times, so shutdown is not held up by a broken store.
+  async function record(report: AttemptReport, endpointId: number, deadline: number): Promise<Answer> {
+    const giveUpAt = Math.min(deadline, now() + leaseMs) - RECORD_RETRY_MARGIN_MS;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await batcher.submit({ kind: "record", report, endpointId });
+      } catch (error) {
+        const pause = Math.min(100 * attempt, 2_000);
+        if ((state === "stopped" && attempt >= 3) || now() + pause >= giveUpAt) throw error;
+        logger?.warn({ deliveryId: report.deliveryId, err: error }, "recording an attempt failed, retrying");
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    }
   }
 
   return {
-    tick,
-    // Attempts that finish in the same turn of the event loop share one claim (one transaction for
-    // several free slots) instead of claiming one row each.
-    scheduleTick,
-    settled() {
-      return current;
+    get state() {
+      return state;
     },
-    ticket,
+    start() {
+      if (state === "stopped") state = "idle";
+      wake();
+    },
+    wake,
+    record,
+    leaseEnd: (delivery) => leaseEnds.get(delivery) ?? now() + leaseMs,
+    stop() {
+      state = "stopped";
+    },
+    settled: () => batcher.idle(),
   };
 }

@@ -1,5 +1,6 @@
 import type { AttemptResult } from "./attempt-result.js";
 import { createRetrySchedule } from "./create-retry-schedule.js";
+import { isSuccessStatus } from "./is-success-status.js";
 import type { AttemptOutcome } from "./outbox.js";
 
 export interface RetryPolicyOptions {
@@ -19,15 +20,19 @@ export interface RetryPolicyOptions {
 }
 
 export interface RetryDecisionInput {
-  result: AttemptResult;
+  result: Pick<AttemptResult, "status" | "retryAfterMs">;
   /** Attempts in the current round, this one included. */
   roundAttempts: number;
-  now?: Date;
 }
 
+/**
+ * What the policy makes of one attempt, with no clock: a retry is a delay, which the outbox adds to its
+ * own time when it records the attempt.
+ */
 export interface RetryDecision {
   outcome: AttemptOutcome;
-  nextAttemptAt?: Date;
+  /** How long until the next attempt (outcome `retrying`). */
+  retryInMs?: number;
   endpointSucceeded: boolean;
   /** 410 Gone. (Failing for too long is decided by the outbox when it records the attempt.) */
   disableEndpoint?: string;
@@ -55,7 +60,9 @@ export const DEFAULT_DISABLE_AFTER_MS = 5 * 86_400_000;
  * Turns an attempt's result into what happens next: 2xx delivered; 410 Gone disables the endpoint;
  * anything else is retried on the schedule (or after `Retry-After`, clamped) until the schedule
  * runs out, when the delivery is failed and kept for replay. Whether the endpoint has been failing for
- * `disableAfterMs` is left to the outbox, which sees every worker's results.
+ * `disableAfterMs` is left to the outbox, which sees every worker's results. The outbox calls `decide`
+ * inside the transaction that records the attempt (see `decideAttempt`): the one place an attempt's
+ * fate is decided.
  */
 export function createRetryPolicy(options: RetryPolicyOptions = {}): RetryPolicy {
   const schedule = createRetrySchedule(options.schedule);
@@ -76,25 +83,17 @@ export function createRetryPolicy(options: RetryPolicyOptions = {}): RetryPolicy
     disableAfterMs,
     failureGapMs,
     delayBefore,
-    decide({ result, roundAttempts, now = new Date() }) {
-      // No answer (null) is never delivered; written so, no mutant can drop a redundant null check.
-      const status = result.status ?? 0;
-      if (status >= 200 && status < 300) {
-        return { outcome: "delivered", endpointSucceeded: true };
-      }
-      if (status === 410) {
+    decide({ result, roundAttempts }) {
+      if (isSuccessStatus(result.status)) return { outcome: "delivered", endpointSucceeded: true };
+      if (result.status === 410) {
         return { outcome: "disabled", endpointSucceeded: false, disableEndpoint: "410 Gone" };
       }
       if (roundAttempts >= schedule.length) return { outcome: "failed", endpointSucceeded: false };
-      const delay =
+      const retryInMs =
         result.retryAfterMs === undefined
           ? delayBefore(roundAttempts + 1)
           : Math.min(Math.max(0, result.retryAfterMs), maxRetryAfterMs);
-      return {
-        outcome: "retrying",
-        endpointSucceeded: false,
-        nextAttemptAt: new Date(now.getTime() + delay),
-      };
+      return { outcome: "retrying", endpointSucceeded: false, retryInMs };
     },
   };
 }

@@ -1,4 +1,4 @@
-import { InvalidDurationError, parseDuration } from "./parse-duration.js";
+import { InvalidDurationError, parseDuration } from "@plant-store/types";
 
 /**
  * Delay before each attempt, in ms: immediately, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h

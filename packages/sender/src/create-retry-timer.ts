@@ -5,6 +5,8 @@ export interface RetryTimerOptions {
   isRunning: () => boolean;
   /** The earliest retry is due: claim now. */
   onDue: () => void;
+  /** The worker's clock (Unix ms); default `Date.now`. */
+  now?: () => number;
 }
 
 export interface RetryTimer {
@@ -17,6 +19,7 @@ export interface RetryTimer {
 /** A retry due before the next poll wakes the worker when it is due: one timer, for the earliest. */
 export function createRetryTimer(options: RetryTimerOptions): RetryTimer {
   const { pollIntervalMs, isRunning, onDue } = options;
+  const now = options.now ?? Date.now;
   let timer: NodeJS.Timeout | undefined;
   let timerAt = Number.POSITIVE_INFINITY;
 
@@ -24,7 +27,7 @@ export function createRetryTimer(options: RetryTimerOptions): RetryTimer {
   // current turn has run: on a busy process the timer fires early, the retry is not due yet and
   // nothing would wake the worker again before the next poll. So it checks, and waits out the rest.
   function fire(): void {
-    const left = timerAt - Date.now();
+    const left = timerAt - now();
     if (left > 0) {
       timer = setTimeout(fire, left);
       timer.unref();
@@ -37,7 +40,7 @@ export function createRetryTimer(options: RetryTimerOptions): RetryTimer {
 
   return {
     wakeAt(at) {
-      const delay = at - Date.now();
+      const delay = at - now();
       if (!isRunning() || delay >= pollIntervalMs || at >= timerAt) return;
       if (timer) clearTimeout(timer);
       timerAt = at;

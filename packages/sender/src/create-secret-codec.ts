@@ -7,6 +7,8 @@ const ENCRYPTED = "enc:";
 const ESCAPED = "enc:plain:";
 
 export interface SecretCodec {
+  /** Whether values are sealed under a key (the outbox was given a cipher). */
+  readonly encrypts: boolean;
   /** The value as stored: encrypted when there is a cipher, else as given. */
   seal(text: string): string;
   /** The value as stored, read back: decrypted when it was encrypted, as is when it was stored plain. */
@@ -24,6 +26,7 @@ const isEncrypted = (stored: string) => stored.startsWith(ENCRYPTED) && !stored.
  */
 export function createSecretCodec(cipher?: SecretsCipher): SecretCodec {
   return {
+    encrypts: cipher !== undefined,
     seal(text) {
       if (!cipher) return text.startsWith(ENCRYPTED) ? `${ESCAPED}${text}` : text;
       const sealed = cipher.encrypt(text);

@@ -5,7 +5,6 @@ import { createAttemptRunner } from "./create-attempt-runner.js";
 import { createClaimLoop } from "./create-claim-loop.js";
 import { createDeliveryClient, type DeliveryClient } from "./create-delivery-client.js";
 import { createEndpointSlots } from "./create-endpoint-slots.js";
-import { createRecordBatcher } from "./create-record-batcher.js";
 import {
   createRetentionSweeper,
   DEFAULT_RETENTION_MS,
@@ -48,6 +47,11 @@ export interface WorkerOptions {
   retention?: RetentionOptions | false;
   /** Called after every retention sweep with what it deleted. */
   onSweep?: (event: SweepEvent) => void;
+  /**
+   * The worker's clock in Unix ms: attempt start times, record deadlines, pauses; default `Date.now`.
+   * What follows an attempt is decided on the outbox's clock (its own `now` option).
+   */
+  now?: () => number;
 }
 
 export interface Worker {
@@ -62,15 +66,15 @@ export interface Worker {
 }
 
 /**
- * The delivery loop: claims due deliveries from the outbox under a lease, signs and sends each
- * attempt, records it and lets the retry policy decide what comes next. Claims are capped per
- * endpoint, so a slow or dead endpoint occupies at most `perEndpointConcurrency` slots and the
- * others keep flowing. Finished deliveries older than the retention are swept in the background.
+ * The delivery loop: claims due deliveries from the outbox under a lease, signs and sends each attempt,
+ * and has the outbox record it, which decides what follows with the retry policy. Claims are capped per
+ * endpoint, so a slow or dead endpoint occupies at most `perEndpointConcurrency` slots and the others keep
+ * flowing. Finished deliveries older than the retention are swept in the background.
  *
- * The parts, each testable alone: `createClaimLoop` (claims for free slots), `createEndpointSlots`
- * (per-endpoint slots and waiting queues), `createAttemptRunner` (one attempt, recorded, logged and
- * reported), `createRecordBatcher` (records attempts in batches, with retries), `createRetryTimer`
- * (wakes for a retry due before the next poll) and `createRetentionSweeper`.
+ * The parts, each testable alone: `createClaimLoop` (every round trip to the outbox: records and the
+ * claims that refill the slots), `createEndpointSlots` (per-endpoint slots and waiting queues),
+ * `createAttemptRunner` (one attempt, recorded, logged and reported), `createRetryTimer` (wakes for a retry
+ * due before the next poll) and `createRetentionSweeper`.
  */
 export function createWorker(options: WorkerOptions): Worker {
   const { outbox, logger } = options;
@@ -82,34 +86,35 @@ export function createWorker(options: WorkerOptions): Worker {
   const perEndpoint = options.perEndpointConcurrency ?? 2;
   const leaseMs = options.leaseMs ?? Math.max(60_000, 3 * client.timeoutMs);
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
+  const now = options.now ?? Date.now;
   // 96 random bits in 18 characters: stored with every lease and attempt, so it is kept short.
   const workerId = options.workerId ?? `w_${randomBytes(12).toString("base64url")}`;
   const retention = options.retention ?? { maxAgeMs: DEFAULT_RETENTION_MS };
 
-  let running = false;
-  const isRunning = () => running;
   let timer: NodeJS.Timeout | undefined;
   let unsubscribe: (() => void) | undefined;
 
-  // The claim loop and the parts that wake it refer to each other; `claims` is only called later.
-  const records = createRecordBatcher({
-    outbox,
-    leaseMs,
-    isRunning,
-    logger,
-    claimTicket: (freeing) => claims.ticket(freeing),
+  // The slots start attempts, whose records go through the claim loop, which fills the slots: the loop
+  // is made last and the others reach it through `claims`, only ever called later.
+  const retryTimer = createRetryTimer({
+    pollIntervalMs,
+    isRunning: () => claims.state !== "stopped",
+    onDue: () => claims.wake(),
+    now,
   });
-  const retryTimer = createRetryTimer({ pollIntervalMs, isRunning, onDue: () => claims.tick() });
   const run = createAttemptRunner({
     workerId,
-    policy,
-    attempt: (delivery) => attemptDelivery(delivery, client, guard),
-    record: records.recordWithRetry,
+    attempt: (delivery) => attemptDelivery(delivery, client, guard, now),
+    record: (report, endpointId, deadline) => claims.record(report, endpointId, deadline),
+    leaseEnd: (delivery) => claims.leaseEnd(delivery),
     wakeAt: retryTimer.wakeAt,
+    now,
     logger,
     onAttempt: options.onAttempt,
   });
-  const slots = createEndpointSlots({ perEndpoint, run, onFree: () => claims.scheduleTick() });
+  // A freed slot may be filled: usually the record that freed it already claimed its replacement, and
+  // this claim is sized to nothing and never reaches the outbox.
+  const slots = createEndpointSlots({ perEndpoint, run, onFree: () => claims.wake() });
   const claims = createClaimLoop({
     outbox,
     workerId,
@@ -117,8 +122,9 @@ export function createWorker(options: WorkerOptions): Worker {
     concurrency,
     perEndpoint,
     pollIntervalMs,
+    policy,
     slots,
-    isRunning,
+    now,
     logger,
   });
   // Built here, so a bad retention setting fails createWorker rather than start().
@@ -133,33 +139,34 @@ export function createWorker(options: WorkerOptions): Worker {
       return slots.inFlight;
     },
     start() {
-      if (running) return;
-      running = true;
+      if (claims.state !== "stopped") return;
       slots.open();
-      unsubscribe = outbox.onWork(() => claims.tick());
+      unsubscribe = outbox.onWork(() => claims.wake());
       // Not unref'd: a started worker keeps the process alive, as a listening server does, until
       // stop(). Unref'd, a process whose only work was a retry due later simply exited (and a SIGTERM
       // arriving while it did killed it outright).
-      timer = setInterval(() => claims.tick(), pollIntervalMs);
+      timer = setInterval(() => claims.wake(), pollIntervalMs);
       sweeper?.start();
-      claims.tick();
+      claims.start();
     },
     wake() {
-      claims.tick();
+      claims.wake();
     },
     async stop() {
-      running = false;
+      claims.stop();
       if (timer) clearInterval(timer);
       retryTimer.clear();
       unsubscribe?.();
       // Claimed work still waiting for a slot goes back unattempted; an attempt finishing from now on
       // starts nothing new.
       const queued = slots.close();
-      // A claim in progress ends first (releasing what it got), so nothing is attempted after stop() returns.
-      // A sweep in progress ends its batch, so the caller may close the outbox once stop() resolves.
+      // A round trip in progress ends first (releasing what it claimed), so nothing is attempted after
+      // stop() returns. A sweep in progress ends its batch, so the caller may close the outbox then.
       await Promise.all([claims.settled(), sweeper?.stop()]);
       await releaseDeliveries(outbox, workerId, queued);
+      // Attempts in flight finish, and are recorded through the loop.
       await slots.idle();
+      await claims.settled();
       if (ownsClient) client.close();
     },
   };

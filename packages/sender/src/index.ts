@@ -1,6 +1,12 @@
 export type { AttemptEvent } from "./attempt-event.js";
 export type { AttemptResult } from "./attempt-result.js";
 export {
+  type Batcher,
+  type BatcherOptions,
+  type BatchOutcome,
+  createBatcher,
+} from "./create-batcher.js";
+export {
   type AesGcmCipherOptions,
   createAesGcmCipher,
   ENCRYPTED_PREFIX,
@@ -36,56 +42,51 @@ export {
   type SsrfGuardOptions,
 } from "./create-ssrf-guard.js";
 export { createWorker, type Worker, type WorkerOptions } from "./create-worker.js";
-export {
-  type AttemptDecision,
-  type DecideAttemptClock,
-  type DeliveryChange,
-  type DeliveryState,
-  decideAttempt,
-  type EndpointChange,
-  type EndpointState,
-} from "./decide-attempt.js";
-export { type DeliveryMessage, deliver } from "./deliver.js";
 export { DnsTimeoutError } from "./dns-timeout-error.js";
-export { formatDuration } from "./format-duration.js";
+export { EncryptionKeyRequiredError } from "./encryption-key-required-error.js";
+export { IdempotencyConflictError } from "./idempotency-conflict-error.js";
 export { InvalidEncryptionKeyError } from "./invalid-encryption-key-error.js";
+export { InvalidEndpointError } from "./invalid-endpoint-error.js";
 export { InvalidMessageError } from "./invalid-message-error.js";
 export { InvalidRetentionError } from "./invalid-retention-error.js";
-export { isPublicAddress } from "./is-public-address.js";
 export { newWebhookId } from "./new-webhook-id.js";
 export {
   type AddEndpointInput,
   type AttemptOutcome,
   type AttemptRecord,
+  type AttemptReport,
   type ClaimedDelivery,
-  type ClaimOptions,
   type ClaimRequest,
   DELIVERY_STATUSES,
   type DeliveryRecord,
   type DeliveryStatus,
   type Endpoint,
   type EndpointAttemptStats,
+  type EndpointChanges,
   type EndpointStatus,
   type EnqueueResult,
+  type EnsuredEndpoint,
   type ListDeliveriesOptions,
+  MAX_ENDPOINT_SECRETS,
   type MessageInput,
   type MessageRecord,
   OUTBOX_NOTIFY_CHANNEL,
   type Outbox,
-  type RecordAndClaimResult,
-  type RecordAttemptInput,
   type RecordedAttempt,
+  type RecordOptions,
+  type RecordResult,
+  type RotatedSecret,
   type SweepOptions,
   type SweepResult,
 } from "./outbox.js";
 export { OutboxBusyError } from "./outbox-busy-error.js";
 export { EndpointNotFoundError } from "./outbox-errors.js";
-export { InvalidDurationError, parseDuration } from "./parse-duration.js";
-export { parseRetryAfter } from "./parse-retry-after.js";
+export { OutboxInTransactionError } from "./outbox-in-transaction-error.js";
 export { MAX_IDEMPOTENCY_KEY_LENGTH } from "./prepare-message.js";
 export type { SecretsCipher } from "./secrets-cipher.js";
 export { SecretsDecryptionError } from "./secrets-decryption-error.js";
 export type { SenderLogger } from "./sender-logger.js";
 export { type DeliveryHeaders, type SignDeliveryInput, signDelivery } from "./sign-delivery.js";
 export { SsrfBlockedError } from "./ssrf-blocked-error.js";
+export { TooManySecretsError } from "./too-many-secrets-error.js";
 export { WebhookIdTakenError } from "./webhook-id-taken-error.js";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 
-/** A fresh `webhook-id`: one per plant event, shared by every endpoint and every attempt. */
+/** A fresh `webhook-id` (`msg_<uuid>`): one per message, shared by every endpoint and every attempt. */
 export function newWebhookId(): string {
   return `msg_${randomUUID()}`;
 }

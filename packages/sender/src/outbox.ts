@@ -1,3 +1,6 @@
+import type { AttemptResult } from "./attempt-result.js";
+import type { DecisionPolicy } from "./queue/decide-attempt.js";
+
 /** A subscribed receiver. `secrets` holds every active signing secret (several during rotation). */
 export interface Endpoint {
   id: number;
@@ -22,8 +25,9 @@ export interface MessageInput {
   /** The `webhook-id` to send (Standard Webhooks id rules); default a fresh `msg_<uuid>`. */
   webhookId?: string;
   /**
-   * A key the caller chooses (a request id, an order number): enqueueing it again while the first
-   * message is retained queues nothing and answers with the first message.
+   * A key the caller chooses (a request id, an order number): enqueueing it again with the same payload,
+   * while the first message is retained, queues nothing and answers with the first message; with another
+   * payload it is refused (`IdempotencyConflictError`), since a retry must not change what was sent.
    */
   idempotencyKey?: string;
 }
@@ -101,7 +105,8 @@ export interface AttemptRecord {
   outcome: AttemptOutcome;
 }
 
-export interface RecordAttemptInput {
+/** What a worker reports of one attempt; the outbox decides what follows (`decideAttempt`). */
+export interface AttemptReport {
   deliveryId: number;
   workerId: string;
   /**
@@ -109,44 +114,74 @@ export interface RecordAttemptInput {
    * counts if the delivery is still held under this very claim, not a later claim by the same worker id.
    */
   leaseUntil?: Date;
-  attempt: Omit<AttemptRecord, "id" | "deliveryId" | "workerId" | "outcome" | "attempt">;
-  outcome: AttemptOutcome;
-  /** When to try again (outcome `retrying`), as decided by the worker's clock. */
-  nextAttemptAt?: Date;
-  /** Whether the endpoint answered with a 2xx (clears its failing run) or not (starts or extends it). */
-  endpointSucceeded: boolean;
-  /** Disable the endpoint with this reason (410 Gone). */
-  disableEndpoint?: string;
-  /**
-   * Disable the endpoint when, with this failed attempt, it has been failing continuously for at least
-   * this long. Decided inside the record's transaction from the endpoint row as it stands then (a success
-   * recorded by another worker in the meantime counts), never from what the claim saw.
-   */
-  disableAfterMs?: number;
-  /**
-   * Two failures further apart than this are not one continuous run: the endpoint was idle in between
-   * (no work for it), so its failing period starts again. Default `disableAfterMs`.
-   */
-  failureGapMs?: number;
+  result: AttemptResult;
 }
 
-/** What `recordAttempt` stored. */
+/** How `recordAttempts` decides and what it claims with the record. */
+export interface RecordOptions {
+  /** The worker's retry policy: what follows each answer, and when an endpoint failing too long is disabled. */
+  policy: DecisionPolicy;
+  /**
+   * Claims due work in the same transaction, after the record (never a delivery it just recorded, never
+   * for an endpoint it just disabled): the slots the attempts free are filled without a commit of their own.
+   */
+  claim?: ClaimRequest;
+}
+
+/** What the outbox stored for one attempt, and decided. */
 export interface RecordedAttempt {
   /**
    * False when the worker no longer held the lease: the attempt is still logged (under its own
    * attempt number), but the delivery and the endpoint are left to the lease's current holder.
    */
   held: boolean;
-  /** The outcome stored: the input's, or `disabled` when this attempt disabled the endpoint. */
+  /** The attempt's number, 1-based over the delivery's life. */
+  attempt: number;
+  /** The outcome stored: the policy's, or `disabled` when this attempt disabled the endpoint. */
   outcome: AttemptOutcome;
+  /** When the next attempt is due (outcome `retrying`), on the store's clock. */
+  nextAttemptAt?: Date;
+  /** The same as a delay from when it was recorded: wake after this long, whatever the local clock says. */
+  retryInMs?: number;
   /** Why this attempt disabled the endpoint, when it did. */
   disabledEndpoint?: string;
+}
+
+/** What `recordAttempts` did: one result per report (in order; undefined where the delivery is gone), and what it claimed. */
+export interface RecordResult {
+  recorded: Array<RecordedAttempt | undefined>;
+  claimed: ClaimedDelivery[];
 }
 
 export interface AddEndpointInput {
   url: string;
   token: string;
+  /** 1 to `MAX_ENDPOINT_SECRETS` signing secrets (`whsec_` or `whsk_`): each signs every attempt. */
   secrets: string[];
+}
+
+/** What `ensureEndpoint` found or made. */
+export interface EnsuredEndpoint {
+  endpoint: Endpoint;
+  /** True when no endpoint had this URL: one was added. */
+  created: boolean;
+  /** True when the endpoint existed with another token or other secrets, now replaced by these. */
+  updated: boolean;
+}
+
+/** What `updateEndpoint` changes: any of them, together, in one transaction. */
+export interface EndpointChanges {
+  url?: string;
+  token?: string;
+  /** Replaces the whole list (1 to `MAX_ENDPOINT_SECRETS`; duplicates dropped). */
+  secrets?: string[];
+}
+
+/** What `rotateEndpointSecret` did. */
+export interface RotatedSecret {
+  endpoint: Endpoint;
+  /** The secret added: the one given, or a new `whsec_` secret drawn for it (show it once). */
+  secret: string;
 }
 
 export interface ListDeliveriesOptions {
@@ -156,25 +191,15 @@ export interface ListDeliveriesOptions {
   limit?: number;
 }
 
-export interface ClaimOptions {
-  /** At most this many deliveries of one endpoint per claim (isolation of slow endpoints). */
-  perEndpointLimit?: number;
-  /** Endpoints the caller cannot take more work for right now. */
-  excludeEndpointIds?: readonly number[];
-}
-
-/** A claim made together with a record (`recordAttemptsAndClaim`): `claimDue`'s arguments. */
+/** What a worker claims: at most `limit` due deliveries, leased to it for `leaseMs`. */
 export interface ClaimRequest {
   workerId: string;
   limit: number;
   leaseMs: number;
-  options?: ClaimOptions;
-}
-
-/** What `recordAttemptsAndClaim` did: one result per input in order, and the deliveries it claimed. */
-export interface RecordAndClaimResult {
-  recorded: RecordedAttempt[];
-  claimed: ClaimedDelivery[];
+  /** At most this many deliveries of one endpoint per claim (isolation of slow endpoints); default `limit`. */
+  perEndpointLimit?: number;
+  /** Endpoints the caller cannot take more work for right now. */
+  excludeEndpointIds?: readonly number[];
 }
 
 export interface SweepOptions {
@@ -203,44 +228,51 @@ export interface SweepResult {
 }
 
 /**
- * The durable delivery queue. Enqueueing a message and queuing its deliveries (one per active
- * endpoint) is one transaction, which can be the caller's own; workers claim due deliveries under a
- * lease, so a crashed worker's claim expires and another takes it. It knows nothing of what the
- * payload means.
+ * The durable delivery queue, the same on SQLite and PostgreSQL. Enqueueing a message and queuing its
+ * deliveries (one per active endpoint) is one transaction, which can be the caller's own; workers claim
+ * due deliveries under a lease, so a crashed worker's claim expires and another takes it. It knows
+ * nothing of what the payload means.
  */
 export interface Outbox {
   /** Queues one message for every active endpoint. */
   enqueue(message: MessageInput): Promise<EnqueueResult>;
+  /** Several messages in one transaction, one result per message in order; all or none. */
+  enqueueMany(messages: readonly MessageInput[]): Promise<EnqueueResult[]>;
   getMessage(id: number): Promise<MessageRecord | undefined>;
   addEndpoint(input: AddEndpointInput): Promise<Endpoint>;
+  /**
+   * The endpoint with this URL, made to have this token and these secrets (added if there is none):
+   * what a service calls at every start. Its status is left as it is (an operator may have disabled it).
+   */
+  ensureEndpoint(input: AddEndpointInput): Promise<EnsuredEndpoint>;
   getEndpoint(id: number): Promise<Endpoint | undefined>;
   listEndpoints(): Promise<Endpoint[]>;
+  /** Changes URL, token and secrets together, in one transaction; undefined when there is no such endpoint. */
+  updateEndpoint(id: number, changes: EndpointChanges): Promise<Endpoint | undefined>;
+  /**
+   * Adds a signing secret, keeping the current ones (Standard Webhooks' rotation: every secret signs
+   * each attempt until the old one is dropped with `updateEndpoint`), in one transaction. A secret the
+   * endpoint already has is not added twice; `TooManySecretsError` at `MAX_ENDPOINT_SECRETS`.
+   */
+  rotateEndpointSecret(id: number, secret?: string): Promise<RotatedSecret | undefined>;
   /** Returns the endpoint, or undefined when there is none with this id. */
   setEndpointStatus(id: number, status: EndpointStatus, reason?: string): Promise<Endpoint | undefined>;
-  setEndpointSecrets(id: number, secrets: string[]): Promise<Endpoint | undefined>;
-  setEndpointToken(id: number, token: string): Promise<Endpoint | undefined>;
   /** Removes the endpoint with its deliveries and attempts; false when there was none. */
   removeEndpoint(id: number): Promise<boolean>;
-  claimDue(
-    workerId: string,
-    limit: number,
-    leaseMs: number,
-    options?: ClaimOptions,
-  ): Promise<ClaimedDelivery[]>;
-  /** Stores the attempt and, while the worker holds the lease, moves the delivery and its endpoint on. */
-  recordAttempt(input: RecordAttemptInput): Promise<RecordedAttempt>;
-  /** Several attempts in one transaction (all or none), one result per input in order. */
-  recordAttempts(inputs: readonly RecordAttemptInput[]): Promise<RecordedAttempt[]>;
   /**
-   * Optional: `recordAttempts` and then `claimDue` in one transaction (all or none), so the work that
-   * replaces finished attempts costs no commit of its own. A worker uses it when the store has it.
+   * Rewrites every endpoint's token and secrets under the cipher's current key (plain ones included), in
+   * one transaction; answers how many endpoints changed.
    */
-  recordAttemptsAndClaim?(
-    inputs: readonly RecordAttemptInput[],
-    claim: ClaimRequest,
-  ): Promise<RecordAndClaimResult>;
-  /** Gives a claimed delivery back untouched, due at once (used on shutdown). */
-  release(deliveryId: number, workerId: string): Promise<void>;
+  reencryptEndpoints(): Promise<number>;
+  /** Leases due deliveries to a worker. */
+  claimDue(request: ClaimRequest): Promise<ClaimedDelivery[]>;
+  /**
+   * Stores a batch of attempts in one transaction (all or none), deciding for each what follows, and
+   * claims the work that replaces them when asked (`options.claim`).
+   */
+  recordAttempts(reports: readonly AttemptReport[], options: RecordOptions): Promise<RecordResult>;
+  /** Gives claimed deliveries back untouched, due at once (used on shutdown). */
+  release(deliveryIds: readonly number[], workerId: string): Promise<void>;
   getDelivery(id: number): Promise<DeliveryRecord | undefined>;
   listDeliveries(options?: ListDeliveriesOptions): Promise<DeliveryRecord[]>;
   listAttempts(deliveryId: number): Promise<AttemptRecord[]>;
@@ -264,4 +296,8 @@ export interface Outbox {
   close(): Promise<void>;
 }
 
-export const OUTBOX_NOTIFY_CHANNEL = "plant_store_outbox";
+/** The PostgreSQL channel every outbox `LISTEN`s on and `NOTIFY`s when work is queued. */
+export const OUTBOX_NOTIFY_CHANNEL = "webhook_outbox";
+
+/** Most signing secrets one endpoint signs with at once (during rotations). */
+export const MAX_ENDPOINT_SECRETS = 10;

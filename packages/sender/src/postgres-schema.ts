@@ -1,5 +1,3 @@
-import { LEGACY_OUTBOX_COPY, LEGACY_OUTBOX_DROP } from "./legacy-outbox-copy.js";
-
 /**
  * The PostgreSQL outbox schema; times are Unix milliseconds (BIGINT). Idempotent. Every table carries
  * the `webhook_` prefix, so the queue can live in the caller's own database beside tables of its own.
@@ -22,8 +20,6 @@ CREATE TABLE IF NOT EXISTS webhook_messages (
   created_at BIGINT NOT NULL,
   traceparent TEXT
 );
--- Added in 0.3: messages queued before carry no trace context (NULL).
-ALTER TABLE webhook_messages ADD COLUMN IF NOT EXISTS traceparent TEXT;
 CREATE INDEX IF NOT EXISTS webhook_messages_created_at ON webhook_messages (created_at);
 CREATE TABLE IF NOT EXISTS webhook_endpoints (
   id BIGSERIAL PRIMARY KEY,
@@ -36,6 +32,7 @@ CREATE TABLE IF NOT EXISTS webhook_endpoints (
   last_failure_at BIGINT,
   created_at BIGINT NOT NULL
 );
+CREATE INDEX IF NOT EXISTS webhook_endpoints_url ON webhook_endpoints (url);
 CREATE TABLE IF NOT EXISTS webhook_deliveries (
   id BIGSERIAL PRIMARY KEY,
   message_id BIGINT NOT NULL REFERENCES webhook_messages (id) ON DELETE CASCADE,
@@ -81,21 +78,3 @@ CREATE TABLE IF NOT EXISTS webhook_attempts (
 CREATE INDEX IF NOT EXISTS webhook_attempts_started ON webhook_attempts USING brin (started_at) WITH (autosummarize = on);
 ALTER TABLE webhook_attempts DROP CONSTRAINT IF EXISTS webhook_attempts_delivery_id_fkey;
 `;
-
-/** Every table and index `POSTGRES_SCHEMA` creates: when all exist, start-up runs no DDL at all. */
-export const POSTGRES_SCHEMA_OBJECTS = [
-  ...POSTGRES_SCHEMA.matchAll(/(?:TABLE|INDEX) IF NOT EXISTS (\w+)/g),
-].map((match) => match[1] as string);
-
-/**
- * Moves an outbox made by 0.1 into the tables above, keeping every id (the sequences then continue after
- * them), then drops the old queue tables. The oldest 0.1 databases lack `endpoints.last_failure_at`.
- */
-export const POSTGRES_LEGACY_MIGRATION = `
-ALTER TABLE endpoints ADD COLUMN IF NOT EXISTS last_failure_at BIGINT;
-${LEGACY_OUTBOX_COPY}
-SELECT setval(pg_get_serial_sequence('webhook_messages', 'id'), COALESCE((SELECT max(id) FROM webhook_messages), 0) + 1, false);
-SELECT setval(pg_get_serial_sequence('webhook_endpoints', 'id'), COALESCE((SELECT max(id) FROM webhook_endpoints), 0) + 1, false);
-SELECT setval(pg_get_serial_sequence('webhook_deliveries', 'id'), COALESCE((SELECT max(id) FROM webhook_deliveries), 0) + 1, false);
-SELECT setval(pg_get_serial_sequence('webhook_attempts', 'id'), COALESCE((SELECT max(id) FROM webhook_attempts), 0) + 1, false);
-${LEGACY_OUTBOX_DROP}`;

@@ -1,5 +1,3 @@
-import { LEGACY_OUTBOX_COPY, LEGACY_OUTBOX_DROP } from "./legacy-outbox-copy.js";
-
 /**
  * The SQLite outbox schema; times are Unix milliseconds. Idempotent. Every table carries the `webhook_`
  * prefix, so the queue can live in the caller's own database beside tables of its own.
@@ -25,6 +23,7 @@ CREATE TABLE IF NOT EXISTS webhook_endpoints (
   last_failure_at INTEGER,
   created_at INTEGER NOT NULL
 );
+CREATE INDEX IF NOT EXISTS webhook_endpoints_url ON webhook_endpoints (url);
 CREATE TABLE IF NOT EXISTS webhook_deliveries (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   message_id INTEGER NOT NULL REFERENCES webhook_messages (id) ON DELETE CASCADE,
@@ -39,11 +38,13 @@ CREATE TABLE IF NOT EXISTS webhook_deliveries (
   last_status INTEGER,
   last_error TEXT,
   created_at INTEGER NOT NULL,
-  updated_at INTEGER NOT NULL,
-  UNIQUE (webhook_id, endpoint_id)
+  updated_at INTEGER NOT NULL
 );
+-- One delivery per message and endpoint, as on PostgreSQL (databases made before schema version 1 keep their
+-- equivalent UNIQUE (webhook_id, endpoint_id): a message has one webhook id); it also serves the cascade.
+CREATE UNIQUE INDEX IF NOT EXISTS webhook_deliveries_message_endpoint ON webhook_deliveries (message_id, endpoint_id);
+DROP INDEX IF EXISTS webhook_deliveries_message;
 CREATE INDEX IF NOT EXISTS webhook_deliveries_endpoint_due ON webhook_deliveries (endpoint_id, status, next_attempt_at);
-CREATE INDEX IF NOT EXISTS webhook_deliveries_message ON webhook_deliveries (message_id);
 CREATE INDEX IF NOT EXISTS webhook_deliveries_finished ON webhook_deliveries (status, updated_at);
 CREATE TABLE IF NOT EXISTS webhook_attempts (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -61,6 +62,3 @@ CREATE INDEX IF NOT EXISTS webhook_attempts_delivery ON webhook_attempts (delive
 -- endpointStats(since): the attempts of the last hour, without reading the whole log (covering: no row look-up).
 CREATE INDEX IF NOT EXISTS webhook_attempts_started ON webhook_attempts (started_at, delivery_id, status);
 `;
-
-/** Moves an outbox made by 0.1 into the tables above, keeping every id, then drops the old queue tables. */
-export const SQLITE_LEGACY_MIGRATION = LEGACY_OUTBOX_COPY + LEGACY_OUTBOX_DROP;

@@ -9,23 +9,24 @@ describe("traceEnqueue without an OpenTelemetry SDK", () => {
   it("still hands out a valid traceparent, a new trace for each message", () => {
     const seen: string[] = [];
     for (let i = 0; i < 3; i++)
-      traceEnqueue("msg_1", (traceparent) => {
-        seen.push(traceparent);
-        return result;
+      traceEnqueue(["msg_1", "msg_2"], (traceparents) => {
+        seen.push(...traceparents);
+        return [result, result];
       });
-    expect(seen.map((value) => parseTraceparent(value)?.flags)).toEqual([1, 1, 1]);
-    expect(new Set(seen.map((value) => parseTraceparent(value)?.traceId)).size).toBe(3);
+    expect(seen.map((value) => parseTraceparent(value)?.flags)).toEqual([1, 1, 1, 1, 1, 1]);
+    expect(new Set(seen.map((value) => parseTraceparent(value)?.traceId)).size).toBe(6);
   });
 
   it("answers what the enqueue answers, and passes its error on, at once or as a promise", async () => {
-    expect(traceEnqueue("msg_1", () => result)).toBe(result);
-    await expect(traceEnqueue("msg_1", async () => result)).resolves.toBe(result);
+    const results = [result];
+    expect(traceEnqueue(["msg_1"], () => results)).toBe(results);
+    await expect(traceEnqueue(["msg_1"], async () => results)).resolves.toBe(results);
     const refused = new Error("refused");
     expect(() =>
-      traceEnqueue("msg_1", () => {
+      traceEnqueue(["msg_1"], () => {
         throw refused;
       }),
     ).toThrow(refused);
-    await expect(traceEnqueue("msg_1", async () => Promise.reject(refused))).rejects.toBe(refused);
+    await expect(traceEnqueue(["msg_1"], async () => Promise.reject(refused))).rejects.toBe(refused);
   });
 });

@@ -11,6 +11,7 @@ export type {
 export { type Delivery, DeliverySchema, NEW_PLANT_EVENT } from "./delivery.js";
 export { equalAt } from "./equal-at.js";
 export { type ErrorBody, ErrorBodySchema } from "./error-body.js";
+export { formatDuration } from "./format-duration.js";
 export { InvalidSignInputError } from "./invalid-sign-input-error.js";
 export { InvalidTraceparentError } from "./invalid-traceparent-error.js";
 export {
@@ -22,6 +23,7 @@ export {
   TIMESTAMP_TOLERANCE_SECONDS,
 } from "./limits.js";
 export { type NewPlant, NewPlantSchema } from "./new-plant.js";
+export { InvalidDurationError, parseDuration } from "./parse-duration.js";
 export { type Plant, PlantSchema } from "./plant.js";
 export {
   formatTraceparent,

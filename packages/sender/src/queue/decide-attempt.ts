@@ -1,16 +1,19 @@
-import { failingReason } from "./failing-reason.js";
-import type { AttemptOutcome, DeliveryStatus, EndpointStatus, RecordAttemptInput } from "./outbox.js";
+import type { RetryPolicy } from "../create-retry-policy.js";
+import { failingReason } from "../failing-reason.js";
+import type { AttemptOutcome, AttemptReport, DeliveryStatus, EndpointStatus } from "../outbox.js";
 
-/** A delivery row as the record's transaction sees it, under its lock. Times in Unix ms. */
+/** A delivery row as the record's transaction sees it. Times in Unix ms on the store's clock. */
 export interface DeliveryState {
   status: DeliveryStatus;
   leaseOwner: string | null;
   leaseUntil: number | null;
   attemptCount: number;
+  /** Attempts since the schedule last started over: indexes the retry schedule. */
+  roundAttempts: number;
   nextAttemptAt: number;
 }
 
-/** An endpoint row as the record's transaction sees it (locked when the attempt failed). */
+/** An endpoint row as the record's transaction sees it (read under its lock when the attempt failed). */
 export interface EndpointState {
   status: EndpointStatus;
   failingSince: number | null;
@@ -38,23 +41,24 @@ export type DeliveryChange =
   /** A late attempt (lease lost) only counts, so the holder's next attempt never reuses its number. */
   | { kind: "counted" };
 
+/** Everything that follows one attempt: what is stored, and what the worker is told. */
 export interface AttemptDecision {
   held: boolean;
-  /** The outcome to store: the worker's, or `disabled` when this failure disables the endpoint. */
+  /** The outcome stored: the policy's, or `disabled` when this failure disables the endpoint. */
   outcome: AttemptOutcome;
   /** The attempt row's number, 1-based over the delivery's life. */
   attemptNumber: number;
   delivery: DeliveryChange;
   endpoint?: EndpointChange;
   disabledEndpoint?: string;
+  /** When the next attempt is due (outcome `retrying`), on the store's clock. */
+  nextAttemptAt?: number;
+  /** The same as a delay from the store's now: the worker wakes after it, whatever its own clock says. */
+  retryInMs?: number;
 }
 
-export interface DecideAttemptClock {
-  /** The store's time (the database clock on PostgreSQL). */
-  storeNow: number;
-  /** The worker's time when it asked to record; `nextAttemptAt` was decided on this clock. */
-  callerNow: number;
-}
+/** The parts of a retry policy the decision reads. */
+export type DecisionPolicy = Pick<RetryPolicy, "decide" | "disableAfterMs" | "failureGapMs">;
 
 const STATUS_AFTER: Record<AttemptOutcome, DeliveryStatus> = {
   delivered: "delivered",
@@ -64,56 +68,52 @@ const STATUS_AFTER: Record<AttemptOutcome, DeliveryStatus> = {
 };
 
 /**
- * What follows one attempt, decided from the rows as they stand inside the record's transaction: the
- * one place both stores take their decisions from, so the SQLite and PostgreSQL outboxes only read and
- * write. Only the lease holder (same worker, same claim, delivery still pending) moves the delivery and
- * speaks for the endpoint; a late result may predate what is stored. A failure starts the endpoint's
- * failing run, unless the last failure is recent enough to continue it (`failureGapMs`), and disables the
- * endpoint when the run has lasted `disableAfterMs` (or at once for 410 Gone).
+ * What follows one attempt, decided once, inside the transaction that records it, on the store's clock
+ * (`now`): the policy's verdict on the answer (delivered, retry after a delay, failed, 410 Gone), then
+ * the endpoint's failing run from the row as it stands now (a success recorded by another worker counts).
+ * Only the lease holder (same worker, same claim, delivery still pending) moves the delivery and speaks
+ * for the endpoint; a late result only counts. A failure starts the endpoint's failing run, unless the
+ * last failure is recent enough to continue it (`failureGapMs`), and disables the endpoint when the run
+ * has lasted `disableAfterMs` (or at once for 410 Gone). The worker is told what was decided and never
+ * decides again.
  */
 export function decideAttempt(
-  input: RecordAttemptInput,
+  report: AttemptReport,
+  policy: DecisionPolicy,
   delivery: DeliveryState,
   endpoint: EndpointState | undefined,
-  clock: DecideAttemptClock,
+  now: number,
 ): AttemptDecision {
   const held =
-    delivery.leaseOwner === input.workerId &&
+    delivery.leaseOwner === report.workerId &&
     delivery.status === "pending" &&
-    (input.leaseUntil === undefined || delivery.leaseUntil === input.leaseUntil.getTime());
+    (report.leaseUntil === undefined || delivery.leaseUntil === report.leaseUntil.getTime());
+  const verdict = policy.decide({ result: report.result, roundAttempts: delivery.roundAttempts + 1 });
   const attemptNumber = delivery.attemptCount + 1;
-  if (!held) return { held, outcome: input.outcome, attemptNumber, delivery: { kind: "counted" } };
+  if (!held) return { held, outcome: verdict.outcome, attemptNumber, delivery: { kind: "counted" } };
 
-  const now = clock.storeNow;
-  let outcome = input.outcome;
+  let outcome = verdict.outcome;
   let endpointChange: EndpointChange | undefined;
   let disabledEndpoint: string | undefined;
-  if (input.endpointSucceeded) endpointChange = { kind: "succeeded" };
+  if (verdict.endpointSucceeded) endpointChange = { kind: "succeeded" };
   else if (endpoint) {
-    const period = input.disableAfterMs;
-    const gap = input.failureGapMs ?? period ?? Number.MAX_SAFE_INTEGER;
+    const period = policy.disableAfterMs;
+    const gap = policy.failureGapMs ?? period;
     const continues =
-      endpoint.failingSince !== null &&
-      endpoint.lastFailureAt !== null &&
-      endpoint.lastFailureAt >= now - gap;
+      endpoint.failingSince !== null && endpoint.lastFailureAt !== null && endpoint.lastFailureAt >= now - gap;
     const failingSince = continues ? (endpoint.failingSince as number) : now;
     endpointChange = { kind: "failed", failingSince, lastFailureAt: now };
     if (endpoint.status === "active") {
       const failingFor = now - failingSince;
-      disabledEndpoint =
-        input.disableEndpoint ??
-        (period !== undefined && failingFor >= period ? failingReason(failingFor) : undefined);
+      disabledEndpoint = verdict.disableEndpoint ?? (failingFor >= period ? failingReason(failingFor) : undefined);
       if (disabledEndpoint !== undefined) {
         endpointChange.disabledReason = disabledEndpoint;
         outcome = "disabled";
       }
     }
   }
-  // The next attempt's time travels as a delay, so it lands on the store's clock.
-  const nextAttemptAt =
-    input.nextAttemptAt === undefined
-      ? delivery.nextAttemptAt
-      : now + Math.max(0, input.nextAttemptAt.getTime() - clock.callerNow);
+  const retrying = outcome === "retrying";
+  const retryInMs = retrying ? Math.max(0, verdict.retryInMs ?? 0) : undefined;
   const decision: AttemptDecision = {
     held,
     outcome,
@@ -121,12 +121,16 @@ export function decideAttempt(
     delivery: {
       kind: "finished",
       status: STATUS_AFTER[outcome],
-      nextAttemptAt,
-      lastStatus: input.attempt.status,
-      lastError: input.attempt.error,
+      nextAttemptAt: retryInMs === undefined ? delivery.nextAttemptAt : now + retryInMs,
+      lastStatus: report.result.status,
+      lastError: report.result.error,
       updatedAt: now,
     },
   };
+  if (retryInMs !== undefined) {
+    decision.retryInMs = retryInMs;
+    decision.nextAttemptAt = now + retryInMs;
+  }
   if (endpointChange) decision.endpoint = endpointChange;
   if (disabledEndpoint !== undefined) decision.disabledEndpoint = disabledEndpoint;
   return decision;

@@ -1,11 +1,11 @@
+import type { AttemptReport, DeliveryStatus, EndpointStatus } from "../outbox.js";
 import {
   type AttemptDecision,
-  type DecideAttemptClock,
+  type DecisionPolicy,
   type DeliveryState,
   decideAttempt,
   type EndpointState,
 } from "./decide-attempt.js";
-import type { DeliveryStatus, EndpointStatus, RecordAttemptInput } from "./outbox.js";
 
 /** A delivery row as a batch record reads it (locked), with its endpoint. */
 export interface BatchDeliveryState extends DeliveryState {
@@ -55,26 +55,27 @@ export interface BatchDecision {
 
 /**
  * `decideAttempt` over a batch of attempts recorded in one transaction, as if each were recorded on its
- * own in input order: each decision sees the rows as the earlier ones left them (two failures of one
+ * own in the order given: each decision sees the rows as the earlier ones left them (two failures of one
  * endpoint continue one failing run; a success before a failure ends it). The store then writes each row
  * once, with set-based statements, instead of a round trip per attempt.
  */
 export function decideAttempts(
-  inputs: readonly RecordAttemptInput[],
+  reports: readonly AttemptReport[],
+  policy: DecisionPolicy,
   deliveries: ReadonlyMap<number, BatchDeliveryState>,
   endpoints: ReadonlyMap<number, BatchEndpointState>,
-  clock: DecideAttemptClock,
+  now: number,
 ): BatchDecision {
   const deliveryNow = new Map([...deliveries].map(([id, state]) => [id, { ...state }]));
   const endpointNow = new Map([...endpoints].map(([id, state]) => [id, { ...state }]));
   const deliveryWrites = new Map<number, DeliveryWrite>();
   const endpointWrites = new Map<number, EndpointWrite>();
-  const decisions = inputs.map((input) => {
-    const delivery = deliveryNow.get(input.deliveryId);
+  const decisions = reports.map((report) => {
+    const delivery = deliveryNow.get(report.deliveryId);
     if (!delivery) return undefined;
     const endpoint = endpointNow.get(delivery.endpointId);
-    const decision = decideAttempt(input, delivery, endpoint, clock);
-    const write = deliveryWrites.get(input.deliveryId) ?? { attempts: 0, rounds: 0 };
+    const decision = decideAttempt(report, policy, delivery, endpoint, now);
+    const write = deliveryWrites.get(report.deliveryId) ?? { attempts: 0, rounds: 0 };
     write.attempts += 1;
     delivery.attemptCount += 1;
     const change = decision.delivery;
@@ -86,10 +87,11 @@ export function decideAttempts(
         status: change.status,
         leaseOwner: null,
         leaseUntil: null,
+        roundAttempts: delivery.roundAttempts + 1,
         nextAttemptAt: change.nextAttemptAt,
       });
     }
-    deliveryWrites.set(input.deliveryId, write);
+    deliveryWrites.set(report.deliveryId, write);
     const touched = decision.endpoint;
     if (touched && endpoint) {
       if (touched.kind === "succeeded") endpoint.failingSince = null;

@@ -1,16 +1,17 @@
-import type { AttemptDecision, DeliveryState, EndpointState } from "./decide-attempt.js";
 import type {
   AttemptOutcome,
   AttemptRecord,
+  AttemptReport,
+  ClaimedDelivery,
   DeliveryRecord,
   DeliveryStatus,
   Endpoint,
   EndpointAttemptStats,
   EndpointStatus,
   MessageRecord,
-  RecordAttemptInput,
   RecordedAttempt,
-} from "./outbox.js";
+} from "../outbox.js";
+import type { AttemptDecision, DeliveryState, EndpointState } from "./decide-attempt.js";
 
 // Rows as both stores return them (PostgreSQL BIGINT arrives as a string, hence Number()).
 type Num = number | string;
@@ -74,14 +75,19 @@ export interface EndpointStatsRow {
   last_attempt_at: Num;
 }
 
-/** Per-endpoint attempt counts since a time; `$since` is the store's placeholder for it. */
-export const endpointStatsSql = (since: string) =>
-  `SELECT d.endpoint_id AS endpoint_id, COUNT(*) AS attempts,
-     SUM(CASE WHEN a.status BETWEEN 200 AND 299 THEN 1 ELSE 0 END) AS succeeded,
-     MAX(a.started_at) AS last_attempt_at
-   FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
-   WHERE a.started_at >= ${since}
-   GROUP BY d.endpoint_id ORDER BY d.endpoint_id`;
+/** A claimed delivery row, with its message's and endpoint's columns beside it (as both dialects return it). */
+export interface ClaimedRow extends DeliveryRow {
+  m_payload: string;
+  m_traceparent: string | null;
+  e_url: string;
+  e_token: string;
+  e_secrets: string;
+  e_status: string;
+  e_disabled_reason: string | null;
+  e_failing_since: NullableNum;
+  e_last_failure_at: NullableNum;
+  e_created_at: Num;
+}
 
 const date = (value: Num) => new Date(Number(value));
 const nullableNumber = (value: NullableNum | undefined) =>
@@ -154,8 +160,46 @@ export function toDeliveryState(row: DeliveryRow): DeliveryState {
     leaseOwner: row.lease_owner ?? null,
     leaseUntil: nullableNumber(row.lease_until),
     attemptCount: Number(row.attempt_count),
+    roundAttempts: Number(row.round_attempts),
     nextAttemptAt: Number(row.next_attempt_at),
   };
+}
+
+/**
+ * Claimed rows as the worker takes them, in due order. One parse (and decryption) of an endpoint's
+ * secrets per claim, not one per delivery.
+ */
+export function toClaimed(rows: readonly ClaimedRow[], open: (stored: string) => string): ClaimedDelivery[] {
+  const endpoints = new Map<number, Endpoint>();
+  const claimed = rows.map((row): ClaimedDelivery => {
+    const endpointId = Number(row.endpoint_id);
+    let endpoint = endpoints.get(endpointId);
+    if (!endpoint) {
+      endpoint = toEndpoint(
+        {
+          id: endpointId,
+          url: row.e_url,
+          token: row.e_token,
+          secrets: row.e_secrets,
+          status: row.e_status,
+          disabled_reason: row.e_disabled_reason,
+          failing_since: row.e_failing_since,
+          last_failure_at: row.e_last_failure_at,
+          created_at: row.e_created_at,
+        },
+        open,
+      );
+      endpoints.set(endpointId, endpoint);
+    }
+    return {
+      ...toDelivery(row),
+      body: row.m_payload,
+      endpoint,
+      leaseUntil: date(row.lease_until as Num),
+      ...(row.m_traceparent === null ? {} : { traceparent: row.m_traceparent }),
+    };
+  });
+  return claimed.sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || a.id - b.id);
 }
 
 /** The endpoint as `decideAttempt` reads it. */
@@ -169,25 +213,31 @@ export function toEndpointState(
   };
 }
 
-/** The values of an attempt row, in the column order both stores insert. */
-export function attemptValues(input: RecordAttemptInput, decision: AttemptDecision) {
-  const { attempt } = input;
+/** The values of an attempt row, in `ATTEMPT_COLUMNS` order. */
+export function attemptValues(report: AttemptReport, decision: AttemptDecision) {
+  const { result } = report;
   return [
-    input.deliveryId,
+    report.deliveryId,
     decision.attemptNumber,
-    input.workerId,
-    attempt.startedAt.getTime(),
-    attempt.durationMs,
-    attempt.status,
-    attempt.error,
-    attempt.responseBody,
+    report.workerId,
+    result.startedAt.getTime(),
+    Math.round(result.durationMs),
+    result.status,
+    result.error,
+    result.responseBody,
     decision.outcome,
-  ] as const;
+  ];
 }
 
-/** What `recordAttempt` answers for a decision. */
+/** What `recordAttempts` answers for a decision. */
 export function toRecordedAttempt(decision: AttemptDecision): RecordedAttempt {
-  const recorded: RecordedAttempt = { held: decision.held, outcome: decision.outcome };
+  const recorded: RecordedAttempt = {
+    held: decision.held,
+    attempt: decision.attemptNumber,
+    outcome: decision.outcome,
+  };
+  if (decision.nextAttemptAt !== undefined) recorded.nextAttemptAt = new Date(decision.nextAttemptAt);
+  if (decision.retryInMs !== undefined) recorded.retryInMs = decision.retryInMs;
   if (decision.disabledEndpoint !== undefined) recorded.disabledEndpoint = decision.disabledEndpoint;
   return recorded;
 }

@@ -9,7 +9,6 @@ import { generateWebhookSecret, parseTraceparent } from "@plant-store/types";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
-  type ClaimedDelivery,
   createRetryPolicy,
   createSsrfGuard,
   createWorker,
@@ -22,6 +21,7 @@ import { LEGACY_POSTGRES_SCHEMA, legacyRows } from "../fixtures/legacy-outbox.js
 import { describeOutbox } from "../fixtures/outbox-suite.js";
 
 let postgres: TestPostgres;
+const secret = generateWebhookSecret();
 
 beforeAll(async () => {
   postgres = await startPostgres();
@@ -100,7 +100,7 @@ describe("several workers sharing one PostgreSQL outbox", () => {
     const [writer, reader] = await Promise.all([createPostgresOutbox(url), createPostgresOutbox(url)]);
     try {
       // A message no endpoint subscribes to is no work, and wakes nobody.
-      await writer.addEndpoint({ url: "http://127.0.0.1:9/plant/webhook", token: "tok", secrets: [] });
+      await writer.addEndpoint({ url: "http://127.0.0.1:9/plant/webhook", token: "tok", secrets: [secret] });
       let woken = 0;
       reader.onWork(() => {
         woken += 1;
@@ -178,12 +178,12 @@ describe("PostgreSQL outbox times come from the database clock", () => {
     const url = await postgres.createDatabase();
     const [here, ahead] = await Promise.all([createPostgresOutbox(url), createPostgresOutbox(url)]);
     try {
-      await here.addEndpoint({ url: "https://receiver.example/hook", token: "t", secrets: [] });
+      await here.addEndpoint({ url: "https://receiver.example/hook", token: "t", secrets: [secret] });
       await enqueuePlant(here, { name: "Leased here" });
-      const [claimed] = await here.claimDue("here", 10, 60_000);
+      const [claimed] = await here.claimDue({ workerId: "here", limit: 10, leaseMs: 60_000 });
       expect(claimed).toBeDefined();
       skewed(5 * 60_000);
-      expect(await ahead.claimDue("ahead", 10, 60_000)).toEqual([]);
+      expect(await ahead.claimDue({ workerId: "ahead", limit: 10, leaseMs: 60_000 })).toEqual([]);
     } finally {
       vi.useRealTimers();
       await here.close();
@@ -195,11 +195,11 @@ describe("PostgreSQL outbox times come from the database clock", () => {
     const url = await postgres.createDatabase();
     const [writer, worker] = await Promise.all([createPostgresOutbox(url), createPostgresOutbox(url)]);
     try {
-      await writer.addEndpoint({ url: "https://receiver.example/hook", token: "t", secrets: [] });
+      await writer.addEndpoint({ url: "https://receiver.example/hook", token: "t", secrets: [secret] });
       skewed(3_600_000);
       const { deliveries } = await enqueuePlant(writer, { name: "From the future" });
       vi.useRealTimers();
-      const claimed = await worker.claimDue("worker", 10, 60_000);
+      const claimed = await worker.claimDue({ workerId: "worker", limit: 10, leaseMs: 60_000 });
       expect(claimed.map((delivery) => delivery.id)).toEqual(deliveries.map((delivery) => delivery.id));
     } finally {
       vi.useRealTimers();
@@ -212,23 +212,25 @@ describe("PostgreSQL outbox times come from the database clock", () => {
     const url = await postgres.createDatabase();
     const outbox = await createPostgresOutbox(url);
     try {
-      await outbox.addEndpoint({ url: "https://receiver.example/hook", token: "t", secrets: [] });
+      await outbox.addEndpoint({ url: "https://receiver.example/hook", token: "t", secrets: [secret] });
       await enqueuePlant(outbox, { name: "Retried" });
-      const [claimed] = await outbox.claimDue("behind", 10, 60_000);
+      const [claimed] = await outbox.claimDue({ workerId: "behind", limit: 10, leaseMs: 60_000 });
       if (!claimed) throw new Error("nothing claimed");
       skewed(-3_600_000);
       // Five seconds from now on this (slow) clock: still five seconds away, not an hour ago.
-      await outbox.recordAttempt({
-        deliveryId: claimed.id,
-        workerId: "behind",
-        leaseUntil: claimed.leaseUntil,
-        attempt: { startedAt: new Date(), durationMs: 1, status: 500, error: null, responseBody: "" },
-        outcome: "retrying",
-        nextAttemptAt: new Date(Date.now() + 5000),
-        endpointSucceeded: false,
-      });
+      await outbox.recordAttempts(
+        [
+          {
+            deliveryId: claimed.id,
+            workerId: "behind",
+            leaseUntil: claimed.leaseUntil,
+            result: { startedAt: new Date(), durationMs: 1, status: 500, error: null, responseBody: "" },
+          },
+        ],
+        { policy: createRetryPolicy({ schedule: "0,5s", jitter: 0 }) },
+      );
       vi.useRealTimers();
-      expect(await outbox.claimDue("other", 10, 60_000)).toEqual([]);
+      expect(await outbox.claimDue({ workerId: "other", limit: 10, leaseMs: 60_000 })).toEqual([]);
       const delivery = await outbox.getDelivery(claimed.id);
       expect(delivery?.nextAttemptAt.getTime()).toBeGreaterThan(Date.now());
     } finally {
@@ -238,108 +240,8 @@ describe("PostgreSQL outbox times come from the database clock", () => {
   });
 });
 
-describe("enqueueMany", () => {
-  it("queues many messages in one statement, in order, one delivery per active endpoint, keys honoured", async () => {
-    const url = await postgres.createDatabase();
-    const outbox = await createPostgresOutbox(url);
-    try {
-      for (const name of ["a", "b"])
-        await outbox.addEndpoint({ url: `https://${name}.example/hook`, token: "t", secrets: [] });
-      const earlier = await outbox.enqueue({ payload: { n: 0 }, idempotencyKey: "known" });
-      const results = await outbox.enqueueMany([
-        { payload: { n: 1 } },
-        { payload: { n: 2 }, idempotencyKey: "known" },
-        { payload: { n: 3 }, idempotencyKey: "fresh", webhookId: "msg_chosen" },
-        { payload: { n: 4 }, idempotencyKey: "fresh" },
-      ]);
-      expect(results.map((r) => [r.duplicate, r.deliveries])).toEqual([
-        [false, 2],
-        [true, 0],
-        [false, 2],
-        [true, 0],
-      ]);
-      expect(results[1]?.messageId).toBe(earlier.messageId);
-      expect(results[2]?.webhookId).toBe("msg_chosen");
-      expect(results[3]?.messageId).toBe(results[2]?.messageId);
-      expect((await outbox.getMessage(results[0]?.messageId as number))?.payload).toBe('{"n":1}');
-      expect(await outbox.listDeliveries({ limit: 100 })).toHaveLength(6);
-      await expect(
-        outbox.enqueueMany([{ payload: { n: 5 }, webhookId: "msg_chosen" }]),
-      ).rejects.toMatchObject({
-        code: "ERR_WEBHOOK_ID_TAKEN",
-      });
-      await expect(outbox.enqueueMany([{ payload: { n: 6 } }, { payload: undefined }])).rejects.toMatchObject(
-        {
-          code: "ERR_INVALID_MESSAGE",
-        },
-      );
-      expect(await outbox.listDeliveries({ limit: 100 })).toHaveLength(6);
-    } finally {
-      await outbox.close();
-    }
-  });
-});
-
-describe("recording a batch and claiming its replacements in one transaction", () => {
+describe("a PostgreSQL record that read without locks", () => {
   const attempt = { startedAt: new Date(), durationMs: 1, error: null, responseBody: "" };
-
-  it("records the batch, then claims other due work (never a row it just recorded) under one commit", async () => {
-    const url = await postgres.createDatabase();
-    const outbox = await createPostgresOutbox(url);
-    try {
-      await outbox.addEndpoint({ url: "https://receiver.example/hook", token: "t", secrets: [] });
-      for (const name of ["One", "Two", "Three", "Four"]) await enqueuePlant(outbox, { name });
-      // A 1 ms lease: by the record, both rows look due again to a statement that did not skip them.
-      const first = await outbox.claimDue("w1", 2, 1);
-      expect(first).toHaveLength(2);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      const [done, retried] = first as [ClaimedDelivery, ClaimedDelivery];
-      const combined = outbox.recordAttemptsAndClaim;
-      if (!combined) throw new Error("the PostgreSQL outbox records and claims together");
-      const { recorded, claimed } = await combined.call(
-        outbox,
-        [
-          {
-            deliveryId: done.id,
-            workerId: "w1",
-            leaseUntil: done.leaseUntil,
-            attempt: { ...attempt, status: 200 },
-            outcome: "delivered",
-            endpointSucceeded: true,
-          },
-          {
-            deliveryId: retried.id,
-            workerId: "w1",
-            leaseUntil: retried.leaseUntil,
-            attempt: { ...attempt, status: 500 },
-            outcome: "retrying",
-            nextAttemptAt: new Date(Date.now() + 60_000),
-            endpointSucceeded: false,
-          },
-        ],
-        { workerId: "w1", limit: 10, leaseMs: 60_000 },
-      );
-      expect(recorded.map((r) => [r.held, r.outcome])).toEqual([
-        [true, "delivered"],
-        [true, "retrying"],
-      ]);
-      expect(claimed.map((d) => d.id).sort()).toEqual(
-        (await outbox.listDeliveries({ status: "pending" }))
-          .map((d) => d.id)
-          .filter((id) => id !== retried.id)
-          .sort(),
-      );
-      expect(claimed).toHaveLength(2);
-      expect((await outbox.getDelivery(done.id))?.status).toBe("delivered");
-      const later = await outbox.getDelivery(retried.id);
-      expect([later?.status, later?.attemptCount]).toEqual(["pending", 1]);
-      expect((await outbox.listAttempts(retried.id)).map((a) => a.outcome)).toEqual(["retrying"]);
-      // The retry waits for its time: nobody may claim it now.
-      expect(await outbox.claimDue("w2", 10, 60_000)).toEqual([]);
-    } finally {
-      await outbox.close();
-    }
-  });
 
   it("records from what is stored at its write: a lease taken over after its read leaves the delivery to the new holder", async () => {
     const url = await postgres.createDatabase();
@@ -347,9 +249,9 @@ describe("recording a batch and claiming its replacements in one transaction", (
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     try {
-      await outbox.addEndpoint({ url: "https://receiver.example/hook", token: "t", secrets: [] });
+      await outbox.addEndpoint({ url: "https://receiver.example/hook", token: "t", secrets: [secret] });
       await enqueuePlant(outbox, { name: "Taken over" });
-      const [mine] = await outbox.claimDue("w1", 1, 60_000);
+      const [mine] = await outbox.claimDue({ workerId: "w1", limit: 1, leaseMs: 60_000 });
       if (!mine) throw new Error("nothing claimed");
       // Another worker's takeover, committed while the record waits on the row (after reading it).
       await admin.query("BEGIN");
@@ -357,14 +259,10 @@ describe("recording a batch and claiming its replacements in one transaction", (
         "UPDATE webhook_deliveries SET lease_owner = 'w2', lease_until = lease_until + 1000 WHERE id = $1",
         [mine.id],
       );
-      const recording = outbox.recordAttempt({
-        deliveryId: mine.id,
-        workerId: "w1",
-        leaseUntil: mine.leaseUntil,
-        attempt: { ...attempt, status: 200 },
-        outcome: "delivered",
-        endpointSucceeded: true,
-      });
+      const recording = outbox.recordAttempts(
+        [{ deliveryId: mine.id, workerId: "w1", leaseUntil: mine.leaseUntil, result: { ...attempt, status: 200 } }],
+        { policy: createRetryPolicy() },
+      );
       await waitFor(async () => {
         // Inside a transaction the statistics views keep their first snapshot unless cleared.
         await admin.query("SELECT pg_stat_clear_snapshot()");
@@ -374,7 +272,7 @@ describe("recording a batch and claiming its replacements in one transaction", (
         return rows.length > 0 ? true : undefined;
       });
       await admin.query("COMMIT");
-      expect(await recording).toEqual({ held: false, outcome: "delivered" });
+      expect((await recording).recorded).toEqual([{ held: false, attempt: 1, outcome: "delivered" }]);
       const after = await admin.query(
         "SELECT status, lease_owner, attempt_count FROM webhook_deliveries WHERE id = $1",
         [mine.id],
@@ -383,73 +281,6 @@ describe("recording a batch and claiming its replacements in one transaction", (
       expect((await outbox.listAttempts(mine.id)).map((a) => [a.workerId, a.attempt])).toEqual([["w1", 1]]);
     } finally {
       await admin.end();
-      await outbox.close();
-    }
-  });
-
-  it("removes an endpoint with its deliveries and their attempts (attempts have no foreign key)", async () => {
-    const url = await postgres.createDatabase();
-    const outbox = await createPostgresOutbox(url);
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    try {
-      const [gone, kept] = [
-        await outbox.addEndpoint({ url: "https://gone.example/hook", token: "t", secrets: [] }),
-        await outbox.addEndpoint({ url: "https://kept.example/hook", token: "t", secrets: [] }),
-      ];
-      await enqueuePlant(outbox, { name: "Both" });
-      const claimed = await outbox.claimDue("w1", 10, 60_000);
-      await outbox.recordAttempts(
-        claimed.map((delivery) => ({
-          deliveryId: delivery.id,
-          workerId: "w1",
-          leaseUntil: delivery.leaseUntil,
-          attempt: { ...attempt, status: 200 },
-          outcome: "delivered" as const,
-          endpointSucceeded: true,
-        })),
-      );
-      expect(await outbox.removeEndpoint(gone.id)).toBe(true);
-      const left = await admin.query<{ endpoint_id: string }>(
-        "SELECT d.endpoint_id FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id",
-      );
-      expect(left.rows.map((row) => Number(row.endpoint_id))).toEqual([kept.id]);
-      expect((await admin.query("SELECT count(*)::int AS n FROM webhook_attempts")).rows[0]).toEqual({
-        n: 1,
-      });
-    } finally {
-      await admin.end();
-      await outbox.close();
-    }
-  });
-
-  it("claims nothing for an endpoint the same batch disables", async () => {
-    const url = await postgres.createDatabase();
-    const outbox = await createPostgresOutbox(url);
-    try {
-      const gone = await outbox.addEndpoint({ url: "https://gone.example/hook", token: "t", secrets: [] });
-      for (const name of ["One", "Two"]) await enqueuePlant(outbox, { name });
-      const [first] = await outbox.claimDue("w1", 1, 60_000);
-      if (!first) throw new Error("nothing claimed");
-      const { recorded, claimed } = await (outbox.recordAttemptsAndClaim?.call(
-        outbox,
-        [
-          {
-            deliveryId: first.id,
-            workerId: "w1",
-            leaseUntil: first.leaseUntil,
-            attempt: { ...attempt, status: 410 },
-            outcome: "disabled",
-            endpointSucceeded: false,
-            disableEndpoint: "410 Gone",
-          },
-        ],
-        { workerId: "w1", limit: 10, leaseMs: 60_000 },
-      ) ?? Promise.reject(new Error("no recordAttemptsAndClaim")));
-      expect(recorded[0]?.outcome).toBe("disabled");
-      expect(claimed).toEqual([]);
-      expect((await outbox.getEndpoint(gone.id))?.status).toBe("disabled");
-    } finally {
       await outbox.close();
     }
   });
@@ -483,6 +314,7 @@ describe("PostgreSQL outbox schema upgrade", () => {
         "webhook_deliveries",
         "webhook_endpoints",
         "webhook_messages",
+        "webhook_schema",
       ]);
     } finally {
       await pool.end();
@@ -495,24 +327,24 @@ describe("PostgreSQL outbox made before trace contexts were kept", () => {
   it("gains the traceparent column on open: old messages claim without one, new ones keep theirs", async () => {
     const url = await postgres.createDatabase();
     const before = await createPostgresOutbox(url);
-    await before.addEndpoint({ url: "http://127.0.0.1:9/hook", token: "t", secrets: [] });
+    await before.addEndpoint({ url: "http://127.0.0.1:9/hook", token: "t", secrets: [secret] });
     await before.close();
-    // The 0.2 layout: no traceparent column, and a message queued then.
+    // The 0.2 layout: no traceparent column (and no schema version), and a message queued then.
     const pool = new pg.Pool({ connectionString: url });
     try {
-      await pool.query(`ALTER TABLE webhook_messages DROP COLUMN traceparent;
+      await pool.query(`ALTER TABLE webhook_messages DROP COLUMN traceparent; DROP TABLE webhook_schema;
         INSERT INTO webhook_messages (webhook_id, payload, created_at) VALUES ('msg_old', '{}', 0);
         INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, status, next_attempt_at, created_at, updated_at)
         VALUES (1, 1, 'msg_old', 'pending', 0, 0, 0)`);
       const outbox = await createPostgresOutbox(url);
       try {
-        const [old] = await outbox.claimDue("me", 10, 60_000);
+        const [old] = await outbox.claimDue({ workerId: "me", limit: 10, leaseMs: 60_000 });
         expect(old?.webhookId).toBe("msg_old");
         expect(old?.traceparent).toBeUndefined();
         const queued = await outbox.enqueue({ payload: { id: 2, name: "New" } });
         const stored = (await outbox.getMessage(queued.messageId))?.traceparent;
         expect(parseTraceparent(stored)).toBeDefined();
-        const [claimed] = await outbox.claimDue("me", 10, 60_000);
+        const [claimed] = await outbox.claimDue({ workerId: "me", limit: 10, leaseMs: 60_000 });
         expect(claimed?.traceparent).toBe(stored);
       } finally {
         await outbox.close();
@@ -528,7 +360,7 @@ describe("PostgreSQL enqueueMany and trace contexts", () => {
     const url = await postgres.createDatabase();
     const outbox = await createPostgresOutbox(url);
     try {
-      await outbox.addEndpoint({ url: "http://127.0.0.1:9/hook", token: "t", secrets: [] });
+      await outbox.addEndpoint({ url: "http://127.0.0.1:9/hook", token: "t", secrets: [secret] });
       const queued = await outbox.enqueueMany([
         { payload: { id: 1, name: "One" } },
         { payload: { id: 2, name: "Two" } },
@@ -540,7 +372,7 @@ describe("PostgreSQL enqueueMany and trace contexts", () => {
       const traceIds = stored.map((value) => parseTraceparent(value)?.traceId);
       expect(traceIds.every((id) => id !== undefined)).toBe(true);
       expect(new Set(traceIds).size).toBe(3);
-      const claimed = await outbox.claimDue("me", 10, 60_000);
+      const claimed = await outbox.claimDue({ workerId: "me", limit: 10, leaseMs: 60_000 });
       expect(new Map(claimed.map((delivery) => [delivery.messageId, delivery.traceparent]))).toEqual(
         new Map(queued.map((result, index) => [result.messageId, stored[index]])),
       );

@@ -129,9 +129,9 @@ describe.each([sqlite, postgresql])("endpoint secrets at rest in $name", (backen
       secrets: [first as string],
     });
     expect(endpoint.token).toBe("first-token-to-be-replaced");
-    expect((await outbox.setEndpointToken(endpoint.id, token))?.token).toBe(token);
+    expect((await outbox.updateEndpoint(endpoint.id, { token }))?.token).toBe(token);
     expect(
-      (await outbox.setEndpointSecrets(endpoint.id, [first as string, second as string]))?.secrets,
+      (await outbox.updateEndpoint(endpoint.id, { secrets: [first as string, second as string] }))?.secrets,
     ).toEqual([first, second]);
     expect(await outbox.getEndpoint(endpoint.id)).toMatchObject({ token, secrets: [first, second] });
 
@@ -196,6 +196,34 @@ describe.each([sqlite, postgresql])("endpoint secrets at rest in $name", (backen
           expect(message).not.toContain(leaked);
       }
     }
+  });
+
+  it("refuses, before it writes anything, a plain token or secret beside encrypted ones when opened without the key", async () => {
+    const db = await backend.fresh();
+    const token = `token-${randomBytes(12).toString("hex")}`;
+    const secret = generateWebhookSecret();
+    const { id } = await (await db.open(cipherOf(key()))).addEndpoint({
+      url: `${receiver.url}/sealed`,
+      token,
+      secrets: [secret],
+    });
+    const before = await db.raw();
+    const plain = await db.open();
+    const writes = [
+      () => plain.addEndpoint({ url: `${receiver.url}/plain`, token: "plain-token", secrets: [secret] }),
+      () => plain.ensureEndpoint({ url: `${receiver.url}/plain`, token: "plain-token", secrets: [secret] }),
+      () => plain.updateEndpoint(id, { token: "plain-token" }),
+      () => plain.updateEndpoint(id, { secrets: [generateWebhookSecret()] }),
+      () => plain.rotateEndpointSecret(id),
+    ];
+    for (const write of writes)
+      await expect(write()).rejects.toMatchObject({
+        code: expect.stringMatching(/^ERR_(ENCRYPTION_KEY_REQUIRED|SECRETS_DECRYPTION)$/),
+      });
+    // A status change needs the key as well (its answer is the endpoint), and rolls back without it.
+    await expect(plain.setEndpointStatus(id, "disabled")).rejects.toThrow(SecretsDecryptionError);
+    expect(await db.raw()).toEqual(before);
+    expect(await db.bytes()).not.toContain("plain-token");
   });
 
   it("reads a database written without a key, re-encrypts it, and re-encrypts again under a new key the old one cannot open", async () => {

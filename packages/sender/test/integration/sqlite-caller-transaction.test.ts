@@ -5,10 +5,18 @@ import { startTestReceiver, type TestReceiver } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createRetryPolicy, createSsrfGuard, createWorker, type Worker } from "../../src/index.js";
+import {
+  createRetryPolicy,
+  createSsrfGuard,
+  createWorker,
+  OutboxBusyError,
+  OutboxInTransactionError,
+  type Worker,
+} from "../../src/index.js";
 import { createSqliteOutbox, type SqliteOutbox } from "../../src/sqlite.js";
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const secret = generateWebhookSecret();
 
 describe("a SQLite outbox on the caller's own database", () => {
   let dir: string;
@@ -26,7 +34,7 @@ describe("a SQLite outbox on the caller's own database", () => {
     await outbox.addEndpoint({
       url: `${receiver.url}/plant/webhook`,
       token: "tok",
-      secrets: [generateWebhookSecret()],
+      secrets: [secret],
     });
     // The worker shares the caller's handle, and only the same-process wake-up (no poll) can start it.
     worker = createWorker({
@@ -77,7 +85,7 @@ describe("a SQLite outbox on the caller's own database", () => {
   it("lets no worker on the shared handle claim a message while the caller's transaction is open", async () => {
     db.exec("BEGIN");
     db.prepare("INSERT INTO orders (item) VALUES (?)").run("Held open");
-    await outbox.enqueue({ payload: { id: 1, name: "Held open" } });
+    outbox.enqueueSync({ payload: { id: 1, name: "Held open" } });
     worker.wake();
     await pause(300);
     expect(receiver.requests).toHaveLength(0);
@@ -86,5 +94,30 @@ describe("a SQLite outbox on the caller's own database", () => {
     db.exec("COMMIT");
     const [request] = await receiver.waitForRequests(1);
     expect(JSON.parse(request?.body ?? "null")).toEqual({ id: 1, name: "Held open" });
+  });
+
+  it("refuses at once an asynchronous call inside the caller's db.transaction, naming enqueueSync, and rolls it back", async () => {
+    const order = db.transaction(() => {
+      db.prepare("INSERT INTO orders (item) VALUES (?)").run("Async by mistake");
+      // The promise would settle after the transaction: refused before it is made.
+      void outbox.enqueue({ payload: { id: 1, name: "Async by mistake" } });
+    });
+    expect(() => order()).toThrow(
+      expect.objectContaining({ code: "ERR_OUTBOX_IN_TRANSACTION", message: expect.stringContaining("enqueueSync") }),
+    );
+    expect(() =>
+      db.transaction(() => {
+        void outbox.enqueueMany([{ payload: { id: 2 } }]);
+      })(),
+    ).toThrow(OutboxInTransactionError);
+    // Other calls wait for the caller's transaction to end rather than write into it.
+    db.exec("BEGIN");
+    await expect(outbox.addEndpoint({ url: "http://127.0.0.1:9/hook", token: "t", secrets: [secret] })).rejects.toThrow(
+      OutboxBusyError,
+    );
+    db.exec("ROLLBACK");
+    expect(db.prepare("SELECT count(*) FROM orders").pluck().get()).toBe(0);
+    expect(await outbox.listDeliveries()).toEqual([]);
+    expect(await outbox.listEndpoints()).toHaveLength(1);
   });
 });

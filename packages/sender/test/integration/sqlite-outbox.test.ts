@@ -41,40 +41,6 @@ describe("SQLite outbox durability setting", () => {
   });
 });
 
-describe("SQLite outbox batch of attempt records", () => {
-  it("records several attempts in one call, each checked against its own lease", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "sender-sqlite-batch-"));
-    const outbox = createSqliteOutbox(join(dir, "store.db"));
-    try {
-      await outbox.addEndpoint({ url: "http://127.0.0.1:9/hook", token: "t", secrets: [] });
-      await enqueuePlant(outbox, { name: "One" });
-      await enqueuePlant(outbox, { name: "Two" });
-      const [first, second] = await outbox.claimDue("me", 10, 60_000);
-      if (!first || !second) throw new Error("nothing claimed");
-      const attempt = { startedAt: new Date(), durationMs: 3, status: 200, error: null, responseBody: "ok" };
-      const held = await outbox.recordAttempts?.([
-        { deliveryId: first.id, workerId: "me", attempt, outcome: "delivered", endpointSucceeded: true },
-        {
-          deliveryId: second.id,
-          workerId: "someone-else",
-          attempt,
-          outcome: "delivered",
-          endpointSucceeded: true,
-        },
-        { deliveryId: 999_999, workerId: "me", attempt, outcome: "delivered", endpointSucceeded: true },
-      ]);
-      expect(held?.map((recorded) => recorded.held)).toEqual([true, false, false]);
-      expect((await outbox.getDelivery(first.id))?.status).toBe("delivered");
-      expect((await outbox.getDelivery(second.id))?.status).toBe("pending");
-      expect(await outbox.listAttempts(first.id)).toHaveLength(1);
-      expect(await outbox.listAttempts(second.id)).toHaveLength(1);
-    } finally {
-      await outbox.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-});
-
 describe("SQLite outbox and other processes", () => {
   it("tells a listening worker about another connection's commit (a CLI adding a plant) without a poll", async () => {
     const dir = mkdtempSync(join(tmpdir(), "sender-sqlite-watch-"));
@@ -139,24 +105,24 @@ describe("SQLite outbox made before trace contexts were kept", () => {
     const file = join(dir, "store.db");
     try {
       const before = createSqliteOutbox(file);
-      await before.addEndpoint({ url: "http://127.0.0.1:9/hook", token: "t", secrets: [] });
+      await before.addEndpoint({ url: "http://127.0.0.1:9/hook", token: "t", secrets: [generateWebhookSecret()] });
       await before.close();
-      // The 0.2 layout: no traceparent column, and a message queued then.
+      // The 0.2 layout: no traceparent column (and no schema version), and a message queued then.
       const db = new Database(file);
-      db.exec("ALTER TABLE webhook_messages DROP COLUMN traceparent");
+      db.exec("ALTER TABLE webhook_messages DROP COLUMN traceparent; DROP TABLE webhook_schema");
       db.exec(`INSERT INTO webhook_messages (webhook_id, payload, created_at) VALUES ('msg_old', '{}', 0);
         INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, status, next_attempt_at, created_at, updated_at)
         VALUES (1, 1, 'msg_old', 'pending', 0, 0, 0)`);
       db.close();
       const outbox = createSqliteOutbox(file);
       try {
-        const [old] = await outbox.claimDue("me", 10, 60_000);
+        const [old] = await outbox.claimDue({ workerId: "me", limit: 10, leaseMs: 60_000 });
         expect(old?.webhookId).toBe("msg_old");
         expect(old?.traceparent).toBeUndefined();
         const queued = await outbox.enqueue({ payload: { id: 2, name: "New" } });
         const stored = (await outbox.getMessage(queued.messageId))?.traceparent;
         expect(parseTraceparent(stored)).toBeDefined();
-        const [claimed] = await outbox.claimDue("me", 10, 60_000);
+        const [claimed] = await outbox.claimDue({ workerId: "me", limit: 10, leaseMs: 60_000 });
         expect(claimed?.traceparent).toBe(stored);
       } finally {
         await outbox.close();

@@ -13,7 +13,7 @@ import { generateWebhookSecret, parseTraceparent } from "@plant-store/types";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createRetryPolicy, createSsrfGuard, createWorker, WebhookIdTakenError } from "../../src/index.js";
 import { createSqliteOutbox, type SqliteOutbox } from "../../src/sqlite.js";
-import { traceEnqueueMany } from "../../src/trace-enqueue-many.js";
+import { traceEnqueue } from "../../src/trace-enqueue.js";
 
 // The official SDK registered in this test process, as an application would: the library itself
 // only ever talks to @opentelemetry/api.
@@ -148,10 +148,10 @@ describe("the sender's spans with an OpenTelemetry SDK registered", () => {
     expect(refused?.attributes["error.type"]).toBe("ERR_WEBHOOK_ID_TAKEN");
   });
 
-  it("gives each message of a batch (PostgreSQL's enqueueMany) its own enqueue span under the caller's, failing all when the batch fails", async () => {
+  it("gives each message of a batch (enqueueMany) its own enqueue span under the caller's, failing all when the batch fails", async () => {
     const results = await trace.getTracer("test").startActiveSpan("add plants", async (span) => {
       try {
-        return await traceEnqueueMany(["msg_a", "msg_b"], async (traceparents) =>
+        return await traceEnqueue(["msg_a", "msg_b"], async (traceparents) =>
           traceparents.map((_traceparent, index) => ({
             messageId: index + 1,
             webhookId: index === 0 ? "msg_a" : "msg_b",
@@ -173,7 +173,7 @@ describe("the sender's spans with an OpenTelemetry SDK registered", () => {
     ]);
     exporter.reset();
     const down = new Error("database down");
-    await expect(traceEnqueueMany(["msg_c", "msg_d"], async () => Promise.reject(down))).rejects.toBe(down);
+    await expect(traceEnqueue(["msg_c", "msg_d"], async () => Promise.reject(down))).rejects.toBe(down);
     expect(named("enqueue").map((span) => span.status.code)).toEqual([
       SpanStatusCode.ERROR,
       SpanStatusCode.ERROR,

@@ -41,7 +41,7 @@ describe("a worker over an in-memory outbox", () => {
     expect(event).not.toHaveProperty("plantId");
     const line = logger.lines.find((logged) => logged.message === "delivery attempt");
     expect(line?.fields).toMatchObject({ deliveryId: id, messageId: 42, workerId: worker.id, status: 200 });
-    expect(outbox.recorded).toMatchObject([{ deliveryId: id, workerId: worker.id, outcome: "delivered" }]);
+    expect(outbox.recorded).toMatchObject([{ deliveryId: id, workerId: worker.id, result: { status: 200 } }]);
   });
 
   it("attempts a retry when it comes due, without waiting for the poll", async () => {

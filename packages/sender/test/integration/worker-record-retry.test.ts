@@ -18,20 +18,14 @@ describe("a worker whose store cannot record an attempt for a while", () => {
 
     // The first six records fail as a read-only file would (more than the three a stopping worker tries).
     let failures = 0;
-    // The batch method goes through the failing one too, one record at a time.
     const broken: Outbox = {
       ...outbox,
-      async recordAttempts(inputs) {
-        const results = [];
-        for (const input of inputs) results.push(await broken.recordAttempt(input));
-        return results;
-      },
-      async recordAttempt(input) {
+      async recordAttempts(reports, options) {
         if (failures < 6) {
           failures += 1;
           throw Object.assign(new Error("attempt to write a readonly database"), { code: "SQLITE_READONLY" });
         }
-        return outbox.recordAttempt(input);
+        return outbox.recordAttempts(reports, options);
       },
     };
     const worker = createWorker({
@@ -52,7 +46,7 @@ describe("a worker whose store cannot record an attempt for a while", () => {
     expect(failures).toBe(6);
     expect(delivered?.status).toBe(200);
     expect(receiver.requests).toHaveLength(1);
-    const [again] = await outbox.claimDue("another-worker", 10, 60_000);
+    const [again] = await outbox.claimDue({ workerId: "another-worker", limit: 10, leaseMs: 60_000 });
     expect(again).toBeUndefined();
   });
 });

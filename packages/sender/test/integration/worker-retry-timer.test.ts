@@ -20,23 +20,13 @@ describe("a worker's retry timer", () => {
       response.writeHead(calls === 1 ? 503 : 200).end();
     });
 
-    // As PostgreSQL does: the retry is stored as "the delay from when the row was written", and the
-    // write happens 300 ms after the worker decided, so the retry is due 300 ms later than decided.
+    // The store decides the retry on its own clock when it writes, which here is 300 ms after the
+    // attempt ended: the retry is due 300 ms later than the attempt's end plus the delay.
     const lateClock: Outbox = {
       ...outbox,
-      async recordAttempts(inputs) {
-        const results = [];
-        for (const input of inputs) results.push(await lateClock.recordAttempt(input));
-        return results;
-      },
-      async recordAttempt(input) {
+      async recordAttempts(reports, options) {
         await new Promise((resolve) => setTimeout(resolve, 300));
-        const { nextAttemptAt } = input;
-        return outbox.recordAttempt(
-          nextAttemptAt === undefined
-            ? input
-            : { ...input, nextAttemptAt: new Date(nextAttemptAt.getTime() + 300) },
-        );
+        return outbox.recordAttempts(reports, options);
       },
     };
     const worker = createWorker({

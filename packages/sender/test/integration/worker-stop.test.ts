@@ -53,7 +53,7 @@ describe("Worker.stop()", () => {
     // Nothing was sent and nothing recorded; the delivery is free for the next worker at once.
     expect(receiver.requests).toHaveLength(0);
     expect(await outbox.listAttempts(deliveries[0]?.id ?? 0)).toEqual([]);
-    const [next] = await outbox.claimDue("next-worker", 10, 60_000);
+    const [next] = await outbox.claimDue({ workerId: "next-worker", limit: 10, leaseMs: 60_000 });
     expect(next?.id).toBe(deliveries[0]?.id);
     expect(next?.attemptCount).toBe(0);
   });

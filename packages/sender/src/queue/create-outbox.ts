@@ -1,0 +1,99 @@
+import type { SecretCodec } from "../create-secret-codec.js";
+import type { EnqueueResult, MessageInput, Outbox } from "../outbox.js";
+import { prepareMessage } from "../prepare-message.js";
+import { traceEnqueue } from "../trace-enqueue.js";
+import type { Driver } from "./driver.js";
+import type { Operation } from "./operation.js";
+import { addEndpoint } from "./operations/add-endpoint.js";
+import { claimDue } from "./operations/claim-due.js";
+import { endpointStats } from "./operations/endpoint-stats.js";
+import { enqueueMessages } from "./operations/enqueue-messages.js";
+import { ensureEndpoint } from "./operations/ensure-endpoint.js";
+import { getDelivery } from "./operations/get-delivery.js";
+import { getEndpoint } from "./operations/get-endpoint.js";
+import { getMessage } from "./operations/get-message.js";
+import { listAttempts } from "./operations/list-attempts.js";
+import { listDeliveries } from "./operations/list-deliveries.js";
+import { listEndpoints } from "./operations/list-endpoints.js";
+import { recordAttempts } from "./operations/record-attempts.js";
+import { reencryptEndpoints } from "./operations/reencrypt-endpoints.js";
+import { releaseLeases } from "./operations/release-leases.js";
+import { removeEndpoint } from "./operations/remove-endpoint.js";
+import { replayMessages } from "./operations/replay-messages.js";
+import { retryDelivery } from "./operations/retry-delivery.js";
+import { rotateEndpointSecret } from "./operations/rotate-endpoint-secret.js";
+import { setEndpointStatus } from "./operations/set-endpoint-status.js";
+import { sweepFinished } from "./operations/sweep-finished.js";
+import { updateEndpoint } from "./operations/update-endpoint.js";
+import type { QueueContext } from "./queue-context.js";
+import { StaleReadError } from "./stale-read-error.js";
+
+/** The outbox over one database, with `enqueue` able to join the caller's transaction (`Join`). */
+export interface JoinableOutbox<Join> extends Outbox {
+  enqueue(message: MessageInput, join?: Join): Promise<EnqueueResult>;
+  enqueueMany(messages: readonly MessageInput[], join?: Join): Promise<EnqueueResult[]>;
+  /** A fresh context for one operation (the store's time is read per operation). */
+  context(): QueueContext;
+}
+
+/**
+ * The outbox, written once: every method is one operation of `queue/operations`, run in a transaction of
+ * its own (writes) or statement by statement (reads) through the database's driver.
+ */
+export function createOutbox<Join>(driver: Driver<Join>, codec: SecretCodec): JoinableOutbox<Join> {
+  const context = (): QueueContext => ({ dialect: driver.dialect, now: driver.now(), codec });
+  const write = <R>(operation: (ctx: QueueContext) => Operation<R>, join?: Join) =>
+    driver.transaction(operation(context()), join);
+  const read = <R>(operation: (ctx: QueueContext) => Operation<R>) => driver.read(operation(context()));
+
+  async function enqueueMany(messages: readonly MessageInput[], join?: Join): Promise<EnqueueResult[]> {
+    if (messages.length === 0) return [];
+    // Every message is checked before anything is written.
+    const prepared = messages.map(prepareMessage);
+    // One message is one statement (a refused one wrote nothing), so it needs no transaction of its own;
+    // a batch may have to take back what it inserted, before anyone can see it.
+    const run = prepared.length === 1 ? driver.statements.bind(driver) : driver.transaction.bind(driver);
+    return traceEnqueue(
+      prepared.map((message) => message.webhookId),
+      (traceparents) => run(enqueueMessages(context(), prepared, traceparents), join),
+    );
+  }
+
+  return {
+    context,
+    async enqueue(message, join) {
+      return (await enqueueMany([message], join))[0] as EnqueueResult;
+    },
+    enqueueMany,
+    getMessage: (id) => read(() => getMessage(id)),
+    addEndpoint: (input) => write((ctx) => addEndpoint(ctx, input)),
+    ensureEndpoint: (input) => write((ctx) => ensureEndpoint(ctx, input)),
+    getEndpoint: (id) => read((ctx) => getEndpoint(ctx, id)),
+    listEndpoints: () => read(listEndpoints),
+    updateEndpoint: (id, changes) => write((ctx) => updateEndpoint(ctx, id, changes)),
+    rotateEndpointSecret: (id, secret) => write((ctx) => rotateEndpointSecret(ctx, id, secret)),
+    setEndpointStatus: (id, status, reason) => write((ctx) => setEndpointStatus(ctx, id, status, reason)),
+    removeEndpoint: (id) => write(() => removeEndpoint(id)),
+    reencryptEndpoints: () => write(reencryptEndpoints),
+    claimDue: async (request) =>
+      request.limit <= 0 ? [] : driver.statements(claimDue(context(), request)),
+    async recordAttempts(reports, options) {
+      try {
+        return await write((ctx) => recordAttempts(ctx, reports, options, false));
+      } catch (error) {
+        if (!(error instanceof StaleReadError)) throw error;
+        return write((ctx) => recordAttempts(ctx, reports, options, true));
+      }
+    },
+    release: (deliveryIds, workerId) => write((ctx) => releaseLeases(ctx, deliveryIds, workerId)),
+    getDelivery: (id) => read(() => getDelivery(id)),
+    listDeliveries: (options = {}) => read(() => listDeliveries(options)),
+    listAttempts: (deliveryId) => read(() => listAttempts(deliveryId)),
+    endpointStats: (since) => read(() => endpointStats(since)),
+    retryDelivery: (id) => write((ctx) => retryDelivery(ctx, id)),
+    replay: (endpointId, since) => write((ctx) => replayMessages(ctx, endpointId, since)),
+    sweep: (options) => write((ctx) => sweepFinished(ctx, options)),
+    onWork: (listener) => driver.onWork(listener),
+    close: () => driver.close(),
+  };
+}

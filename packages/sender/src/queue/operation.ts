@@ -1,0 +1,42 @@
+import type { Sql } from "./sql.js";
+
+/**
+ * One request an operation makes of its database: run a statement (`rows` answers its rows, `count` the
+ * rows it changed), or wake the workers once the transaction commits.
+ */
+export type Step =
+  | { readonly kind: "rows"; readonly sql: Sql }
+  | { readonly kind: "count"; readonly sql: Sql }
+  | { readonly kind: "wake" };
+
+/**
+ * A database operation written once for both databases: a generator that yields the statements it
+ * needs and is handed each one's answer. The SQLite driver runs it synchronously (inside the caller's
+ * `db.transaction` when there is one), the PostgreSQL driver awaits each statement; neither the
+ * operation nor its logic knows which. A statement that fails is thrown into the operation.
+ */
+export type Operation<R> = Generator<Step, R, unknown>;
+
+/** Runs a statement and answers its rows. */
+export function* rows<R>(statement: Sql): Operation<R[]> {
+  return (yield { kind: "rows", sql: statement }) as R[];
+}
+
+/** Runs a statement and answers its first row, if any. */
+export function* row<R>(statement: Sql): Operation<R | undefined> {
+  return (yield* rows<R>(statement))[0];
+}
+
+/** Runs a statement that returns nothing and answers how many rows it changed. */
+export function* count(statement: Sql): Operation<number> {
+  return (yield { kind: "count", sql: statement }) as number;
+}
+
+/**
+ * Wakes every worker once the transaction commits (PostgreSQL `NOTIFY`, delivered on commit; SQLite
+ * tells this process's workers when the transaction has ended), never before: a worker woken early would
+ * find nothing, or rows that are later rolled back.
+ */
+export function* wake(): Operation<void> {
+  yield { kind: "wake" };
+}

@@ -1,0 +1,17 @@
+import type { AddEndpointInput, Endpoint } from "../../outbox.js";
+import { type Operation, row } from "../operation.js";
+import type { QueueContext } from "../queue-context.js";
+import { type EndpointRow, toEndpoint } from "../rows.js";
+import { sql } from "../sql.js";
+import { checkEndpointInput } from "./check-endpoint-input.js";
+import { sealEndpointValues } from "./seal-endpoint-values.js";
+
+export function* addEndpoint(ctx: QueueContext, input: AddEndpointInput): Operation<Endpoint> {
+  const { url, token, secrets } = checkEndpointInput(input);
+  const sealed = yield* sealEndpointValues(ctx, { token, secrets });
+  const added = yield* row<EndpointRow>(
+    sql`INSERT INTO webhook_endpoints (url, token, secrets, created_at)
+        VALUES (${url}, ${sealed.token ?? null}, ${sealed.secrets ?? null}, ${ctx.now}) RETURNING *`,
+  );
+  return toEndpoint(added as EndpointRow, ctx.codec.open);
+}

@@ -1,0 +1,31 @@
+import type { ClaimedDelivery, ClaimRequest } from "../../outbox.js";
+import type { ClaimPlan } from "../dialect.js";
+import type { Operation } from "../operation.js";
+import type { QueueContext } from "../queue-context.js";
+import { toClaimed } from "../rows.js";
+
+/** A claim request with its defaults, never taking `skipDeliveryIds` nor work for `skipEndpointIds`. */
+export function claimPlan(
+  request: ClaimRequest,
+  skipDeliveryIds: readonly number[] = [],
+  skipEndpointIds: readonly number[] = [],
+): ClaimPlan {
+  return {
+    workerId: request.workerId,
+    limit: request.limit,
+    leaseMs: request.leaseMs,
+    perEndpoint: request.perEndpointLimit ?? request.limit,
+    excludeEndpointIds: [...(request.excludeEndpointIds ?? []), ...skipEndpointIds],
+    skipDeliveryIds,
+  };
+}
+
+/**
+ * Leases at most `limit` due deliveries, the earliest due first, at most `perEndpointLimit` per endpoint
+ * and none of the excluded endpoints', with their payload and endpoint.
+ */
+export function* claimDue(ctx: QueueContext, request: ClaimRequest): Operation<ClaimedDelivery[]> {
+  if (request.limit <= 0) return [];
+  const { claimed } = yield* ctx.dialect.writeAndClaim(ctx, [], claimPlan(request));
+  return toClaimed(claimed, ctx.codec.open);
+}

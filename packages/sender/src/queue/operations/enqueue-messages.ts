@@ -1,0 +1,81 @@
+import { IdempotencyConflictError } from "../../idempotency-conflict-error.js";
+import type { EnqueueResult } from "../../outbox.js";
+import type { PreparedMessage } from "../../prepare-message.js";
+import { WebhookIdTakenError } from "../../webhook-id-taken-error.js";
+import { count, type Operation, rows } from "../operation.js";
+import type { QueueContext } from "../queue-context.js";
+import type { MessageRow } from "../rows.js";
+import { raw, sql } from "../sql.js";
+
+/**
+ * Queues messages in order, each with one delivery per active endpoint, all or none. A message whose
+ * idempotency key is known answers with the key's first message (`duplicate: true`), or is refused when
+ * its payload differs from that message's (`IdempotencyConflictError`); one whose webhook id another
+ * message has is refused (`WebhookIdTakenError`). A refusal takes back what the call had inserted, so
+ * not even the caller's own transaction, should it commit anyway, keeps part of the batch.
+ */
+export function* enqueueMessages(
+  ctx: QueueContext,
+  messages: readonly PreparedMessage[],
+  traceparents: readonly string[],
+): Operation<EnqueueResult[]> {
+  const { dialect } = ctx;
+  const input = dialect.table(
+    "input",
+    [
+      ["webhook_id", "text"],
+      ["idempotency_key", "text"],
+      ["payload", "text"],
+      ["traceparent", "text"],
+    ],
+    messages.map((message, index) => [
+      message.webhookId,
+      message.idempotencyKey,
+      message.payload,
+      traceparents[index] ?? null,
+    ]),
+  );
+  const inserted = yield* dialect.insertMessages(ctx, input);
+  const added = new Map(inserted.map((message) => [message.webhook_id, message]));
+  const known = messages.filter((message) => !added.has(message.webhookId));
+  let firsts = new Map<string, MessageRow>();
+  try {
+    const keys = [...new Set(known.flatMap((message) => message.idempotencyKey ?? []))];
+    if (keys.length > 0)
+      firsts = new Map(
+        (
+          yield* rows<MessageRow>(
+            sql`SELECT * FROM webhook_messages WHERE ${dialect.isIn(raw("idempotency_key"), keys, "text")}`,
+          )
+        ).map((message) => [message.idempotency_key as string, message]),
+      );
+    return messages.map((message): EnqueueResult => {
+      const row = added.get(message.webhookId);
+      if (row)
+        return {
+          messageId: Number(row.id),
+          webhookId: message.webhookId,
+          duplicate: false,
+          deliveries: Number(row.deliveries),
+        };
+      const first = message.idempotencyKey === null ? undefined : firsts.get(message.idempotencyKey);
+      if (!first)
+        throw new WebhookIdTakenError(`webhook id ${message.webhookId} is already taken by another message`);
+      if (first.payload !== message.payload)
+        throw new IdempotencyConflictError(
+          "This idempotency key was already used with another payload; nothing was queued",
+        );
+      return { messageId: Number(first.id), webhookId: first.webhook_id, duplicate: true, deliveries: 0 };
+    });
+  } catch (error) {
+    if (inserted.length > 0)
+      yield* count(
+        sql`DELETE FROM webhook_messages WHERE ${dialect.isIn(
+          raw("id"),
+          inserted.map((message) => Number(message.id)),
+          "bigint",
+        )}`,
+      );
+    throw error;
+  }
+}

@@ -1,0 +1,33 @@
+import type { AddEndpointInput, EnsuredEndpoint } from "../../outbox.js";
+import { type Operation, row } from "../operation.js";
+import type { QueueContext } from "../queue-context.js";
+import { type EndpointRow, toEndpoint } from "../rows.js";
+import { sql } from "../sql.js";
+import { addEndpoint } from "./add-endpoint.js";
+import { checkEndpointInput } from "./check-endpoint-input.js";
+import { updateEndpoint } from "./update-endpoint.js";
+
+/** Serialises `ensureEndpoint` calls, so two processes starting at once add one endpoint, not two. */
+const ENSURE_LOCK = 0x706c6565;
+
+/**
+ * The endpoint with this URL (the oldest, should there be several), made to have this token and these
+ * secrets; added when there is none. Its status is left alone: a service restarting must not re-enable an
+ * endpoint an operator or the store disabled.
+ */
+export function* ensureEndpoint(ctx: QueueContext, input: AddEndpointInput): Operation<EnsuredEndpoint> {
+  const checked = checkEndpointInput(input);
+  yield* ctx.dialect.lock(ENSURE_LOCK);
+  const found = yield* row<EndpointRow>(
+    sql`SELECT * FROM webhook_endpoints WHERE url = ${checked.url} ORDER BY id LIMIT 1${ctx.dialect.forUpdate}`,
+  );
+  if (!found) return { endpoint: yield* addEndpoint(ctx, checked), created: true, updated: false };
+  const endpoint = toEndpoint(found, ctx.codec.open);
+  const same =
+    endpoint.token === checked.token &&
+    endpoint.secrets.length === checked.secrets.length &&
+    endpoint.secrets.every((secret, index) => secret === checked.secrets[index]);
+  if (same) return { endpoint, created: false, updated: false };
+  const updated = yield* updateEndpoint(ctx, endpoint.id, { token: checked.token, secrets: checked.secrets });
+  return { endpoint: updated ?? endpoint, created: false, updated: true };
+}

@@ -1,0 +1,47 @@
+import { LEGACY_OUTBOX_COPY } from "../legacy-outbox-copy.js";
+import { count, type Operation, row } from "../operation.js";
+import type { QueueContext } from "../queue-context.js";
+import { raw, sql } from "../sql.js";
+
+/**
+ * The schema's version, stored in `webhook_schema`. A database at this version is only looked at on
+ * open, never locked or altered: DDL takes locks (even `CREATE INDEX IF NOT EXISTS` takes a SHARE lock on
+ * PostgreSQL) that a running process recording an attempt would deadlock against.
+ * 1: the shared schema (one unique key per message and endpoint on both databases, endpoints by URL).
+ */
+export const SCHEMA_VERSION = 1;
+
+/** Serialises schema upgrades when several processes open one database at once. */
+export const SCHEMA_LOCK = 0x706c616e;
+
+/** The version the database is at; 0 for a database made before versions were kept (or an empty one). */
+export function* schemaVersion(ctx: QueueContext): Operation<number> {
+  if (!(yield* ctx.dialect.hasColumn("webhook_schema", "version"))) return 0;
+  const found = yield* row<{ version: number | string }>(sql`SELECT max(version) AS version FROM webhook_schema`);
+  return Number(found?.version ?? 0);
+}
+
+/**
+ * Brings any earlier database to the current schema, keeping every row and id: the tables and indexes
+ * that are missing, columns added since (0.3's `traceparent`), and a 0.1 outbox's own tables moved into
+ * the `webhook_` ones. Each step is safe to run again, so a crash half-way is finished by the next open.
+ */
+export function* migrateSchema(ctx: QueueContext): Operation<void> {
+  const { dialect } = ctx;
+  if ((yield* schemaVersion(ctx)) >= SCHEMA_VERSION) return;
+  yield* dialect.lock(SCHEMA_LOCK);
+  if ((yield* schemaVersion(ctx)) >= SCHEMA_VERSION) return;
+  yield* dialect.createSchema();
+  if (!(yield* dialect.hasColumn("webhook_messages", "traceparent")))
+    yield* count(sql`ALTER TABLE webhook_messages ADD COLUMN traceparent TEXT`);
+  if (yield* dialect.hasColumn("deliveries", "plant_id")) {
+    // The oldest 0.1 databases lack it.
+    if (!(yield* dialect.hasColumn("endpoints", "last_failure_at")))
+      yield* count(sql`ALTER TABLE endpoints ADD COLUMN last_failure_at BIGINT`);
+    for (const statement of LEGACY_OUTBOX_COPY) yield* count(raw(statement));
+    yield* dialect.continueIds(["webhook_messages", "webhook_endpoints", "webhook_deliveries", "webhook_attempts"]);
+  }
+  yield* count(sql`CREATE TABLE IF NOT EXISTS webhook_schema (version INTEGER NOT NULL)`);
+  yield* count(sql`DELETE FROM webhook_schema`);
+  yield* count(sql`INSERT INTO webhook_schema (version) VALUES (${SCHEMA_VERSION})`);
+}

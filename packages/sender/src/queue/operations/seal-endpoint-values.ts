@@ -1,0 +1,39 @@
+import { EncryptionKeyRequiredError } from "../../encryption-key-required-error.js";
+import type { EndpointChanges } from "../../outbox.js";
+import { type Operation, row } from "../operation.js";
+import type { QueueContext } from "../queue-context.js";
+import { sql } from "../sql.js";
+
+/** The stored forms of an endpoint's new token and secrets (`undefined` where unchanged). */
+export interface SealedValues {
+  token: string | undefined;
+  secrets: string | undefined;
+}
+
+/**
+ * Seals an endpoint's token and secrets as they are stored. An outbox opened without a key refuses, before
+ * it writes, to put a plain value beside encrypted ones: the database was set up with a key, and a value
+ * written without it would sit there readable.
+ */
+export function* sealEndpointValues(
+  ctx: QueueContext,
+  changes: Pick<EndpointChanges, "token" | "secrets">,
+): Operation<SealedValues> {
+  const { codec } = ctx;
+  if (!codec.encrypts && (changes.token !== undefined || changes.secrets !== undefined)) {
+    const encrypted = yield* row(
+      sql`SELECT 1 AS found FROM webhook_endpoints
+          WHERE (substr(token, 1, 4) = 'enc:' AND substr(token, 1, 10) <> 'enc:plain:')
+             OR (substr(secrets, 1, 4) = 'enc:' AND substr(secrets, 1, 10) <> 'enc:plain:')
+          LIMIT 1`,
+    );
+    if (encrypted)
+      throw new EncryptionKeyRequiredError(
+        "This store holds encrypted tokens and secrets: open it with the encryption key to change them",
+      );
+  }
+  return {
+    token: changes.token === undefined ? undefined : codec.seal(changes.token),
+    secrets: changes.secrets === undefined ? undefined : codec.seal(JSON.stringify(changes.secrets)),
+  };
+}

@@ -1,0 +1,23 @@
+import type { Endpoint, EndpointStatus } from "../../outbox.js";
+import { type Operation, row, wake } from "../operation.js";
+import type { QueueContext } from "../queue-context.js";
+import { type EndpointRow, toEndpoint } from "../rows.js";
+import { sql } from "../sql.js";
+
+/** Disables or enables an endpoint; enabling ends its failing run and wakes the workers for its backlog. */
+export function* setEndpointStatus(
+  ctx: QueueContext,
+  id: number,
+  status: EndpointStatus,
+  reason?: string,
+): Operation<Endpoint | undefined> {
+  const active = status === "active";
+  const updated = yield* row<EndpointRow>(
+    sql`UPDATE webhook_endpoints SET status = ${status}, disabled_reason = ${
+      active ? null : (reason ?? "disabled by an operator")
+    }, failing_since = ${active ? sql`NULL` : sql`failing_since`}
+        WHERE id = ${id} RETURNING *`,
+  );
+  if (updated && active) yield* wake();
+  return updated ? toEndpoint(updated, ctx.codec.open) : undefined;
+}

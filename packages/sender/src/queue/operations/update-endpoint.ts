@@ -1,0 +1,23 @@
+import type { Endpoint, EndpointChanges } from "../../outbox.js";
+import { type Operation, row } from "../operation.js";
+import type { QueueContext } from "../queue-context.js";
+import { type EndpointRow, toEndpoint } from "../rows.js";
+import { sql } from "../sql.js";
+import { checkEndpointInput } from "./check-endpoint-input.js";
+import { sealEndpointValues } from "./seal-endpoint-values.js";
+
+/** URL, token and secrets changed in one statement; the next attempt, even one already queued, uses them. */
+export function* updateEndpoint(
+  ctx: QueueContext,
+  id: number,
+  changes: EndpointChanges,
+): Operation<Endpoint | undefined> {
+  const checked = checkEndpointInput(changes);
+  const sealed = yield* sealEndpointValues(ctx, checked);
+  const updated = yield* row<EndpointRow>(
+    sql`UPDATE webhook_endpoints SET url = COALESCE(${checked.url ?? null}, url),
+          token = COALESCE(${sealed.token ?? null}, token), secrets = COALESCE(${sealed.secrets ?? null}, secrets)
+        WHERE id = ${id} RETURNING *`,
+  );
+  return updated ? toEndpoint(updated, ctx.codec.open) : undefined;
+}

@@ -1,0 +1,83 @@
+import type { Dialect, InsertedMessage } from "./queue/dialect.js";
+import { CLAIMED_COLUMNS } from "./queue/claimed-columns.js";
+import { count, row, rows, wake } from "./queue/operation.js";
+import type { ClaimedRow } from "./queue/rows.js";
+import { param, raw, sql } from "./queue/sql.js";
+import { SQLITE_SCHEMA } from "./sqlite-schema.js";
+
+const isIn: Dialect["isIn"] = (column, values) => sql`${column} IN (SELECT value FROM json_each(${param(values)}))`;
+
+/**
+ * SQLite: `?` placeholders, JSON text for lists and row sets (`json_each`), no row locks (a write
+ * transaction, `BEGIN IMMEDIATE`, holds the whole file), and the hot paths as several statements: SQLite
+ * has no data-modifying CTEs, and its statements cost no round trip.
+ */
+export const sqliteDialect: Dialect = {
+  name: "sqlite",
+  placeholder: () => "?",
+  bind: (bound) => (Array.isArray(bound.value) ? JSON.stringify(bound.value) : bound.value),
+  isIn,
+  table(alias, columns, rows) {
+    const picked = columns.map(([name], index) => `json_extract(value, '$[${index}]') AS ${name}`).join(", ");
+    return sql`(SELECT ${raw(picked)}, key + 1 AS n FROM json_each(${JSON.stringify(rows)})) AS ${raw(alias)}`;
+  },
+  forUpdate: raw(""),
+  skipLocked: raw(""),
+  *lock() {},
+  *hasColumn(table, column) {
+    return (yield* row(sql`SELECT 1 AS found FROM pragma_table_info(${table}) WHERE name = ${column}`)) !== undefined;
+  },
+  *createSchema() {
+    for (const statement of SQLITE_SCHEMA.split(/;\s*$/m).map((text) => text.trim()))
+      if (statement !== "") yield* count(raw(statement));
+  },
+  // AUTOINCREMENT already continues after the largest id inserted.
+  *continueIds() {},
+  *insertMessages(ctx, input) {
+    const inserted = yield* rows<{ id: number; webhook_id: string }>(
+      sql`INSERT INTO webhook_messages (webhook_id, idempotency_key, payload, created_at, traceparent)
+          SELECT webhook_id, idempotency_key, payload, ${ctx.now}, traceparent FROM ${input} WHERE true ORDER BY n
+          ON CONFLICT DO NOTHING RETURNING id, webhook_id`,
+    );
+    if (inserted.length === 0) return [];
+    const queued = yield* rows<{ message_id: number }>(
+      sql`INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, status, next_attempt_at, created_at, updated_at)
+          SELECT m.id, e.id, m.webhook_id, 'pending', m.created_at, m.created_at, m.created_at
+          FROM webhook_messages m CROSS JOIN webhook_endpoints e
+          WHERE ${isIn(raw("m.id"), inserted.map((message) => message.id), "bigint")} AND e.status = 'active'
+          ORDER BY m.id, e.id RETURNING message_id`,
+    );
+    if (queued.length > 0) yield* wake();
+    const perMessage = new Map<number, number>();
+    for (const { message_id } of queued) perMessage.set(message_id, (perMessage.get(message_id) ?? 0) + 1);
+    return inserted.map((message): InsertedMessage => ({ ...message, deliveries: perMessage.get(message.id) ?? 0 }));
+  },
+  *writeAndClaim(ctx, writes, claim) {
+    const counts: number[] = [];
+    for (const write of writes) counts.push(yield* count(write));
+    if (claim === undefined) return { counts, claimed: [] };
+    const { now } = ctx;
+    // Walks the (endpoint_id, status, next_attempt_at) index once per active endpoint and stops after
+    // `perEndpoint` rows, so a claim costs O(endpoints × perEndpoint) however large the backlog is.
+    const leased = yield* rows<{ id: number }>(
+      sql`UPDATE webhook_deliveries SET lease_owner = ${claim.workerId}, lease_until = ${now} + ${claim.leaseMs}
+          WHERE id IN (
+            SELECT d.id FROM webhook_endpoints e JOIN webhook_deliveries d ON d.id IN (
+              SELECT x.id FROM webhook_deliveries x
+              WHERE x.endpoint_id = e.id AND x.status = 'pending' AND x.next_attempt_at <= ${now}
+                AND (x.lease_until IS NULL OR x.lease_until <= ${now})
+                AND NOT (${isIn(raw("x.id"), claim.skipDeliveryIds, "bigint")})
+              ORDER BY x.next_attempt_at, x.id LIMIT ${claim.perEndpoint})
+            WHERE e.status = 'active' AND NOT (${isIn(raw("e.id"), claim.excludeEndpointIds, "bigint")})
+            ORDER BY d.next_attempt_at, d.id LIMIT ${claim.limit})
+          RETURNING id`,
+    );
+    if (leased.length === 0) return { counts, claimed: [] };
+    const claimed = yield* rows<ClaimedRow>(
+      sql`SELECT ${CLAIMED_COLUMNS} FROM webhook_deliveries d
+          JOIN webhook_messages m ON m.id = d.message_id JOIN webhook_endpoints e ON e.id = d.endpoint_id
+          WHERE ${isIn(raw("d.id"), leased.map((delivery) => delivery.id), "bigint")}`,
+    );
+    return { counts, claimed };
+  },
+};
