@@ -3,8 +3,7 @@ import { claimedDelivery, recordingLogger } from "../test/fixtures/claimed-deliv
 import type { AttemptEvent } from "./attempt-event.js";
 import type { AttemptResult } from "./attempt-result.js";
 import { createAttemptRunner } from "./create-attempt-runner.js";
-import { createRetryPolicy } from "./create-retry-policy.js";
-import type { RecordAttemptInput, RecordedAttempt } from "./outbox.js";
+import type { AttemptReport, ClaimedDelivery, RecordedAttempt } from "./outbox.js";
 
 const answer = (status: number | null): AttemptResult => ({
   status,
@@ -14,32 +13,33 @@ const answer = (status: number | null): AttemptResult => ({
   responseBody: status === null ? "" : "ok",
 });
 
-const policy = createRetryPolicy({ schedule: "0,10s", jitter: 0, disableAfterMs: 86_400_000 });
+const LEASE_END = 1_000_000;
 
-function setUp(status: number | null, stored: (input: RecordAttemptInput) => Promise<RecordedAttempt>) {
-  const recorded: RecordAttemptInput[] = [];
+function setUp(
+  status: number | null,
+  stored: (report: AttemptReport) => Promise<RecordedAttempt | undefined>,
+) {
+  const recorded: Array<{ report: AttemptReport; endpointId: number; deadline: number }> = [];
   const wakes: number[] = [];
   const events: AttemptEvent[] = [];
   const logger = recordingLogger();
   const run = createAttemptRunner({
     workerId: "w1",
-    policy,
     attempt: async () => answer(status),
-    record: (input) => {
-      recorded.push(input);
-      return stored(input);
+    record: (report, endpointId, deadline) => {
+      recorded.push({ report, endpointId, deadline });
+      return stored(report);
     },
+    leaseEnd: (_delivery: ClaimedDelivery) => LEASE_END,
     wakeAt: (at) => wakes.push(at),
+    now: Date.now,
     logger,
     onAttempt: (event) => events.push(event),
   });
   return { run, recorded, wakes, events, logger };
 }
 
-const asDecided = async (input: RecordAttemptInput): Promise<RecordedAttempt> => ({
-  held: true,
-  outcome: input.outcome,
-});
+const delivered = async (): Promise<RecordedAttempt> => ({ held: true, attempt: 4, outcome: "delivered" });
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -49,20 +49,20 @@ afterEach(() => {
 });
 
 describe("createAttemptRunner", () => {
-  it("records the attempt with the policy's decision under the claim's lease, then logs and reports it", async () => {
-    const { run, recorded, wakes, events, logger } = setUp(200, asDecided);
+  it("records the attempt's result under the claim's lease, then logs and reports what the outbox decided", async () => {
+    const { run, recorded, wakes, events, logger } = setUp(200, delivered);
     const delivery = claimedDelivery(5, 2, { messageId: 77, attemptCount: 3, roundAttempts: 0 });
     await run(delivery);
-    expect(recorded).toMatchObject([
+    expect(recorded).toEqual([
       {
-        deliveryId: 5,
-        workerId: "w1",
-        leaseUntil: delivery.leaseUntil,
-        attempt: { status: 200, error: null, durationMs: 12, responseBody: "ok" },
-        outcome: "delivered",
-        endpointSucceeded: true,
-        disableAfterMs: 86_400_000,
-        failureGapMs: policy.failureGapMs,
+        report: {
+          deliveryId: 5,
+          workerId: "w1",
+          leaseUntil: delivery.leaseUntil,
+          result: expect.objectContaining({ status: 200, error: null, durationMs: 12, responseBody: "ok" }),
+        },
+        endpointId: 2,
+        deadline: LEASE_END,
       },
     ]);
     const expected = {
@@ -83,36 +83,50 @@ describe("createAttemptRunner", () => {
     expect(wakes).toEqual([]);
   });
 
-  it("wakes the worker for a retry, counting the delay from when the record is stored", async () => {
-    const { run, wakes, events } = setUp(503, async (input) => {
-      // The store takes 300 ms to write: the retry is due 10 s after that, not after the decision.
+  it("wakes the worker for a retry after the outbox's delay, counted from when the record came back", async () => {
+    const { run, wakes, events } = setUp(503, async () => {
+      // The store takes 300 ms to write: the retry is due 10 s after its own time of writing.
       await new Promise((resolve) => setTimeout(resolve, 300));
-      return asDecided(input);
+      return {
+        held: true,
+        attempt: 1,
+        outcome: "retrying",
+        retryInMs: 10_000,
+        nextAttemptAt: new Date(5_000),
+      };
     });
-    const decidedAt = Date.now();
+    const start = Date.now();
     const running = run(claimedDelivery(1, 1, { roundAttempts: 0 }));
     await vi.advanceTimersByTimeAsync(300);
     await running;
+    // The stored time is reported as stored (the store's clock); the wake is a delay on this one.
     expect(events[0]).toMatchObject({
       outcome: "retrying",
-      nextAttemptAt: new Date(decidedAt + 10_000).toISOString(),
+      attempt: 1,
+      nextAttemptAt: new Date(5_000).toISOString(),
     });
-    expect(wakes).toEqual([decidedAt + 300 + 10_000]);
+    expect(wakes).toEqual([start + 300 + 10_000]);
   });
 
   it("does not wake for a retry whose lease was lost, and says so", async () => {
-    const { run, wakes, logger } = setUp(503, async (input) => ({ held: false, outcome: input.outcome }));
+    const { run, wakes, logger, events } = setUp(503, async () => ({
+      held: false,
+      attempt: 2,
+      outcome: "retrying",
+    }));
     await run(claimedDelivery(1, 1, { roundAttempts: 0 }));
     expect(wakes).toEqual([]);
+    expect(events[0]).toMatchObject({ attempt: 2, outcome: "retrying" });
     expect(logger.lines.map((line) => line.message)).toEqual([
       "lease lost before the attempt was recorded",
       "delivery attempt",
     ]);
   });
 
-  it("reports what the store stored when it disabled the endpoint on this failure", async () => {
+  it("reports the endpoint the outbox disabled on this failure", async () => {
     const { run, wakes, events, logger } = setUp(503, async () => ({
       held: true,
+      attempt: 1,
       outcome: "disabled",
       disabledEndpoint: "failing for 1 day",
     }));
@@ -127,15 +141,32 @@ describe("createAttemptRunner", () => {
     });
   });
 
-  it("logs a record that failed for good and still reports the attempt, leaving the delivery to its lease", async () => {
+  it("logs a record that failed for good and reports the attempt as unrecorded, due again when its lease ends", async () => {
     const { run, events, logger } = setUp(null, async () => {
       throw new Error("disk I/O error");
     });
     await run(claimedDelivery(1, 1));
-    expect(events).toMatchObject([{ status: null, error: "ECONNREFUSED", outcome: "retrying" }]);
+    expect(events).toEqual([
+      expect.objectContaining({
+        status: null,
+        error: "ECONNREFUSED",
+        outcome: "retrying",
+        recorded: false,
+        nextAttemptAt: new Date(LEASE_END).toISOString(),
+      }),
+    ]);
     expect(logger.lines.map((line) => [line.level, line.message])).toEqual([
       ["error", "could not record attempt"],
       ["info", "delivery attempt"],
+    ]);
+  });
+
+  it("reports nothing for a delivery removed with its endpoint while it was attempted", async () => {
+    const { run, events, logger } = setUp(200, async () => undefined);
+    await run(claimedDelivery(1, 1));
+    expect(events).toEqual([]);
+    expect(logger.lines).toEqual([
+      { level: "info", message: "delivery removed during its attempt", fields: { deliveryId: 1 } },
     ]);
   });
 });

@@ -11,7 +11,11 @@ export interface AttemptRunnerOptions {
    * Records the attempt (the claim loop's `record`) before `deadline` (the worker's clock) and answers
    * what the outbox decided; undefined when the delivery no longer exists.
    */
-  record: (report: AttemptReport, endpointId: number, deadline: number) => Promise<RecordedAttempt | undefined>;
+  record: (
+    report: AttemptReport,
+    endpointId: number,
+    deadline: number,
+  ) => Promise<RecordedAttempt | undefined>;
   /** Wakes the worker at this time (the worker's clock, Unix ms) for a retry (the retry timer's `wakeAt`). */
   wakeAt: (at: number) => void;
   /** When the delivery's lease ends on the worker's clock: it was claimed then, for `leaseMs`. */
@@ -60,7 +64,8 @@ export function createAttemptRunner(
       event.attempt = recorded.attempt;
       event.outcome = recorded.outcome;
       if (recorded.nextAttemptAt) event.nextAttemptAt = recorded.nextAttemptAt.toISOString();
-      if (!recorded.held) logger?.warn({ deliveryId: delivery.id }, "lease lost before the attempt was recorded");
+      if (!recorded.held)
+        logger?.warn({ deliveryId: delivery.id }, "lease lost before the attempt was recorded");
       // A delay, not the stored time: the store's clock (PostgreSQL's) need not agree with this one.
       else if (recorded.retryInMs !== undefined) options.wakeAt(now() + recorded.retryInMs);
     } catch (error) {
@@ -72,7 +77,10 @@ export function createAttemptRunner(
     // The worker id ties a log line to the lease owner and attempt rows in the database.
     logger?.info({ ...event, workerId }, "delivery attempt");
     if (recorded?.disabledEndpoint)
-      logger?.warn({ endpointId: delivery.endpointId, reason: recorded.disabledEndpoint }, "endpoint disabled");
+      logger?.warn(
+        { endpointId: delivery.endpointId, reason: recorded.disabledEndpoint },
+        "endpoint disabled",
+      );
     options.onAttempt?.(event);
   };
 }

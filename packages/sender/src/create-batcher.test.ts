@@ -1,55 +1,103 @@
 import { describe, expect, it } from "vitest";
-import { createGroupCommit, type GroupOutcome } from "./create-group-commit.js";
+import { type BatchOutcome, createBatcher } from "./create-batcher.js";
 
-describe("createGroupCommit", () => {
-  it("puts calls made in one turn into one group, and later calls into the next once it is done", async () => {
-    const groups: number[][] = [];
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+describe("createBatcher", () => {
+  it("puts calls made in one turn into one batch, and calls made while it runs into the next", async () => {
+    const batches: number[][] = [];
     let release: (() => void) | undefined;
-    const add = createGroupCommit<number, number>(async (items) => {
-      groups.push([...items]);
-      if (groups.length === 1) await new Promise<void>((resolve) => (release = resolve));
-      return items.map((item) => ({ ok: true, value: item * 10 }));
+    const { submit } = createBatcher<number, number>({
+      async flush(items) {
+        batches.push([...items]);
+        if (batches.length === 1) await new Promise<void>((resolve) => (release = resolve));
+        return items.map((item) => ({ ok: true, value: item * 10 }));
+      },
     });
-    const first = [add(1), add(2), add(3)];
-    await new Promise((resolve) => setImmediate(resolve));
-    // The first group is committing: these wait for the next one.
-    const second = [add(4), add(5)];
+    const first = [submit(1), submit(2), submit(3)];
+    await turn();
+    // The first batch is being written: these wait for the next one.
+    const second = [submit(4), submit(5)];
+    await turn();
+    expect(batches).toEqual([[1, 2, 3]]);
     release?.();
     expect(await Promise.all([...first, ...second])).toEqual([10, 20, 30, 40, 50]);
-    expect(groups).toEqual([
+    expect(batches).toEqual([
       [1, 2, 3],
       [4, 5],
     ]);
   });
 
-  it("answers each caller with its own outcome, and everyone with the commit's failure", async () => {
-    let failCommit = false;
-    const add = createGroupCommit<string, string>(async (items) => {
-      if (failCommit) throw new Error("commit failed");
-      return items.map(
-        (item): GroupOutcome<string> =>
-          item === "bad" ? { ok: false, error: new Error("bad item") } : { ok: true, value: item },
-      );
+  it("answers each caller with its own outcome", async () => {
+    const { submit } = createBatcher<string, string>({
+      async flush(items) {
+        return items.map(
+          (item): BatchOutcome<string> =>
+            item === "bad" ? { ok: false, error: new Error("bad item") } : { ok: true, value: item },
+        );
+      },
     });
-    const outcomes = await Promise.allSettled([add("a"), add("bad"), add("b")]);
-    expect(outcomes.map((outcome) => outcome.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
-    failCommit = true;
-    const failed = await Promise.allSettled([add("c"), add("d")]);
-    expect(
-      failed.map((outcome) => (outcome.status === "rejected" ? (outcome.reason as Error).message : "")),
-    ).toEqual(["commit failed", "commit failed"]);
+    const outcomes = await Promise.allSettled([submit("a"), submit("bad"), submit("b")]);
+    expect(outcomes).toEqual([
+      { status: "fulfilled", value: "a" },
+      { status: "rejected", reason: new Error("bad item") },
+      { status: "fulfilled", value: "b" },
+    ]);
   });
 
-  it("keeps groups to maxBatch items", async () => {
+  it("tries each item of a failed batch alone, one after the other, so one bad item fails only itself", async () => {
+    const batches: string[][] = [];
+    let running = 0;
+    let mostAtOnce = 0;
+    const { submit } = createBatcher<string, string>({
+      async flush(items) {
+        running += 1;
+        mostAtOnce = Math.max(mostAtOnce, running);
+        batches.push([...items]);
+        await turn();
+        running -= 1;
+        if (items.includes("poison")) throw new Error(items.length === 1 ? "poison alone" : "batch failed");
+        return items.map((item) => ({ ok: true, value: item.toUpperCase() }));
+      },
+    });
+    const outcomes = await Promise.allSettled([submit("a"), submit("poison"), submit("b")]);
+    expect(outcomes).toEqual([
+      { status: "fulfilled", value: "A" },
+      { status: "rejected", reason: new Error("poison alone") },
+      { status: "fulfilled", value: "B" },
+    ]);
+    expect(batches).toEqual([["a", "poison", "b"], ["a"], ["poison"], ["b"]]);
+    expect(mostAtOnce).toBe(1);
+  });
+
+  it("fails a lone item with its batch's error, and an item the batch left without an outcome", async () => {
+    let answer: "throw" | "short" = "throw";
+    const { submit } = createBatcher<number, number>({
+      async flush() {
+        if (answer === "throw") throw new Error("commit failed");
+        return [];
+      },
+    });
+    await expect(submit(1)).rejects.toThrow("commit failed");
+    answer = "short";
+    await expect(submit(2)).rejects.toThrow("no outcome for this item");
+  });
+
+  it("keeps batches to maxBatch items, and resolves idle() once everything is answered", async () => {
     const sizes: number[] = [];
-    const add = createGroupCommit<number, number>(
-      async (items) => {
+    const batcher = createBatcher<number, number>({
+      maxBatch: 4,
+      async flush(items) {
         sizes.push(items.length);
+        await turn();
         return items.map((item) => ({ ok: true, value: item }));
       },
-      { maxBatch: 4 },
-    );
-    await Promise.all(Array.from({ length: 10 }, (_, index) => add(index)));
+    });
+    const answered: number[] = [];
+    for (let index = 0; index < 10; index++) void batcher.submit(index).then((value) => answered.push(value));
+    await batcher.idle();
     expect(sizes).toEqual([4, 4, 2]);
+    expect(answered).toHaveLength(10);
+    await batcher.idle();
   });
 });

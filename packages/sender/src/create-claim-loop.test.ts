@@ -2,47 +2,72 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { claimedDelivery, deferred, recordingLogger } from "../test/fixtures/claimed-delivery.js";
 import { createClaimLoop } from "./create-claim-loop.js";
 import { createEndpointSlots } from "./create-endpoint-slots.js";
-import type { ClaimedDelivery, ClaimOptions } from "./outbox.js";
+import { createRetryPolicy } from "./create-retry-policy.js";
+import type {
+  AttemptReport,
+  ClaimedDelivery,
+  ClaimRequest,
+  RecordedAttempt,
+  RecordOptions,
+  RecordResult,
+} from "./outbox.js";
 
-type Claim = {
-  limit: number;
-  options: ClaimOptions | undefined;
-  answer: ReturnType<typeof deferred<ClaimedDelivery[]>>;
-};
+type Call =
+  | { kind: "claim"; request: ClaimRequest; answer: ReturnType<typeof deferred<ClaimedDelivery[]>> }
+  | {
+      kind: "record";
+      reports: readonly AttemptReport[];
+      options: RecordOptions;
+      answer: ReturnType<typeof deferred<RecordResult>>;
+    };
 
-/** claimDue and release in memory: each claim waits for the test to answer it. */
+/** The outbox's three worker methods in memory: every call waits for the test to answer it. */
 function fakeOutbox() {
-  const claims: Claim[] = [];
+  const calls: Call[] = [];
   const released: number[] = [];
   let open = 0;
   let mostAtOnce = 0;
+  const track = <T>(promise: Promise<T>) => {
+    open += 1;
+    mostAtOnce = Math.max(mostAtOnce, open);
+    return promise.finally(() => {
+      open -= 1;
+    });
+  };
   return {
-    claims,
+    calls,
     released,
     mostAtOnce: () => mostAtOnce,
-    claimDue(_workerId: string, limit: number, _leaseMs: number, options?: ClaimOptions) {
+    claimDue(request: ClaimRequest) {
       const answer = deferred<ClaimedDelivery[]>();
-      claims.push({ limit, options, answer });
-      open += 1;
-      mostAtOnce = Math.max(mostAtOnce, open);
-      return answer.promise.finally(() => {
-        open -= 1;
-      });
+      calls.push({ kind: "claim", request, answer });
+      return track(answer.promise);
     },
-    async release(deliveryId: number) {
-      released.push(deliveryId);
+    recordAttempts(reports: readonly AttemptReport[], options: RecordOptions) {
+      const answer = deferred<RecordResult>();
+      calls.push({ kind: "record", reports, options, answer });
+      return track(answer.promise);
+    },
+    async release(deliveryIds: readonly number[]) {
+      released.push(...deliveryIds);
     },
   };
 }
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
+const policy = createRetryPolicy();
+const report = (deliveryId: number): AttemptReport => ({
+  deliveryId,
+  workerId: "w1",
+  result: { startedAt: new Date(), durationMs: 1, status: 200, error: null, responseBody: "" },
+});
+const stored = (attempt: number): RecordedAttempt => ({ held: true, attempt, outcome: "delivered" });
 
 function setUp(concurrency = 4, perEndpoint = 2) {
   const outbox = fakeOutbox();
-  const running = { value: true };
   const started: number[] = [];
   const finishers = new Map<number, () => void>();
-  // Attempts run until the test ends them (nothing here ticks when a slot frees).
+  // Attempts run until the test ends them.
   const slots = createEndpointSlots({
     perEndpoint,
     run: (delivery) => {
@@ -52,10 +77,6 @@ function setUp(concurrency = 4, perEndpoint = 2) {
       return done.promise;
     },
   });
-  const finish = async (id: number) => {
-    finishers.get(id)?.();
-    await turn();
-  };
   const logger = recordingLogger();
   const loop = createClaimLoop({
     outbox,
@@ -64,11 +85,14 @@ function setUp(concurrency = 4, perEndpoint = 2) {
     concurrency,
     perEndpoint,
     pollIntervalMs: 1_000,
+    policy,
     slots,
-    isRunning: () => running.value,
+    now: Date.now,
     logger,
   });
-  return { outbox, running, started, finish, slots, logger, loop };
+  const last = <K extends Call["kind"]>(kind: K) =>
+    outbox.calls.filter((call): call is Extract<Call, { kind: K }> => call.kind === kind).at(-1);
+  return { outbox, started, finishers, slots, logger, loop, last };
 }
 
 afterEach(() => {
@@ -76,182 +100,227 @@ afterEach(() => {
 });
 
 describe("createClaimLoop", () => {
-  it("claims as many as there are free slots, excluding endpoints with none left", async () => {
-    const { outbox, started, loop } = setUp(4, 2);
-    loop.tick();
-    expect(outbox.claims[0]?.limit).toBe(4);
-    expect(outbox.claims[0]?.options).toEqual({ perEndpointLimit: 2, excludeEndpointIds: [] });
-    outbox.claims[0]?.answer.resolve([claimedDelivery(1, 7), claimedDelivery(2, 7), claimedDelivery(3, 8)]);
+  it("is stopped until started, then claims as many as there are free slots, excluding full endpoints", async () => {
+    const { outbox, started, loop, last } = setUp(4, 2);
+    expect(loop.state).toBe("stopped");
+    loop.wake();
+    await turn();
+    expect(outbox.calls).toEqual([]);
+    loop.start();
+    expect(loop.state).toBe("queued");
+    await turn();
+    expect(loop.state).toBe("idle");
+    expect(last("claim")?.request).toEqual({
+      workerId: "w1",
+      limit: 4,
+      leaseMs: 60_000,
+      perEndpointLimit: 2,
+      excludeEndpointIds: [],
+    });
+    last("claim")?.answer.resolve([claimedDelivery(1, 7), claimedDelivery(2, 7), claimedDelivery(3, 8)]);
     await loop.settled();
     expect(started).toEqual([1, 2, 3]);
 
-    loop.tick();
-    expect(outbox.claims[1]?.limit).toBe(1);
-    expect(outbox.claims[1]?.options?.excludeEndpointIds).toEqual([7]);
-  });
-
-  it("claims again at once while a claim comes back full, for slots freed while it ran", async () => {
-    const { outbox, loop, slots, finish } = setUp(4, 4);
-    loop.tick();
-    outbox.claims[0]?.answer.resolve([claimedDelivery(1, 1)]);
-    await loop.settled();
-    expect(outbox.claims).toHaveLength(1);
-
-    loop.tick();
-    expect(outbox.claims[1]?.limit).toBe(3);
-    await finish(1);
-    outbox.claims[1]?.answer.resolve([claimedDelivery(2, 2), claimedDelivery(3, 3), claimedDelivery(4, 4)]);
+    loop.wake();
     await turn();
-    // The claim came back full: the slot freed meanwhile is claimed for without waiting for a tick.
-    expect(outbox.claims[2]?.limit).toBe(1);
-    outbox.claims[2]?.answer.resolve([]);
-    await loop.settled();
-    expect(outbox.claims).toHaveLength(3);
-    expect(slots.inFlight).toBe(3);
+    expect(last("claim")?.request).toMatchObject({ limit: 1, excludeEndpointIds: [7] });
   });
 
-  it("does not claim while no slot is free", async () => {
-    const { outbox, loop } = setUp(2, 2);
-    loop.tick();
-    outbox.claims[0]?.answer.resolve([claimedDelivery(1, 1), claimedDelivery(2, 2)]);
-    await loop.settled();
-    loop.tick();
-    await loop.settled();
-    expect(outbox.claims).toHaveLength(1);
-  });
-
-  it("runs one claim at a time: a tick during a claim claims once more after it", async () => {
-    const { outbox, loop } = setUp(8, 2);
-    loop.tick();
-    loop.tick();
-    loop.tick();
-    expect(outbox.claims).toHaveLength(1);
-    outbox.claims[0]?.answer.resolve([claimedDelivery(1, 1)]);
+  it("claims again at once while a claim comes back full", async () => {
+    const { outbox, loop, last } = setUp(4, 4);
+    loop.start();
     await turn();
-    expect(outbox.claims).toHaveLength(2);
-    outbox.claims[1]?.answer.resolve([]);
+    last("claim")?.answer.resolve([
+      claimedDelivery(1, 1),
+      claimedDelivery(2, 2),
+      claimedDelivery(3, 3),
+      claimedDelivery(4, 4),
+    ]);
+    await turn();
+    await turn();
+    // Full, so more may be due: but no slot is free, so nothing reaches the outbox.
+    expect(outbox.calls).toHaveLength(1);
+    expect(loop.state).toBe("idle");
+  });
+
+  it("makes one round trip at a time: wakes during a claim queue exactly one claim after it", async () => {
+    const { outbox, loop, last } = setUp(8, 2);
+    loop.start();
+    await turn();
+    loop.wake();
+    loop.wake();
+    expect(loop.state).toBe("queued");
+    await turn();
+    expect(outbox.calls).toHaveLength(1);
+    last("claim")?.answer.resolve([claimedDelivery(1, 1)]);
+    await turn();
+    await turn();
+    expect(outbox.calls).toHaveLength(2);
+    expect(last("claim")?.request.limit).toBe(7);
+    last("claim")?.answer.resolve([]);
     await loop.settled();
-    expect(outbox.claims).toHaveLength(2);
+    expect(outbox.calls).toHaveLength(2);
     expect(outbox.mostAtOnce()).toBe(1);
   });
 
-  it("scheduleTick claims once for every request made in one turn of the event loop", async () => {
-    const { outbox, loop } = setUp(8, 2);
-    loop.scheduleTick();
-    loop.scheduleTick();
-    loop.scheduleTick();
-    expect(outbox.claims).toHaveLength(0);
+  it("records the attempts finishing together in one call that claims for the slots they free", async () => {
+    const { outbox, started, loop, last } = setUp(4, 2);
+    loop.start();
     await turn();
-    expect(outbox.claims).toHaveLength(1);
+    last("claim")?.answer.resolve([claimedDelivery(1, 7), claimedDelivery(2, 7), claimedDelivery(3, 8)]);
+    await loop.settled();
+    // Attempts 1 (endpoint 7) and 3 (endpoint 8) finish: 1 slot free now, 2 more once recorded.
+    const recording = [
+      loop.record(report(1), 7, Date.now() + 60_000),
+      loop.record(report(3), 8, Date.now() + 60_000),
+    ];
+    await turn();
+    const call = last("record");
+    expect(call?.reports.map((r) => r.deliveryId)).toEqual([1, 3]);
+    expect(call?.options).toEqual({
+      policy,
+      claim: { workerId: "w1", limit: 3, leaseMs: 60_000, perEndpointLimit: 2, excludeEndpointIds: [] },
+    });
+    call?.answer.resolve({ recorded: [stored(1), stored(1)], claimed: [claimedDelivery(4, 9)] });
+    expect(await Promise.all(recording)).toEqual([stored(1), stored(1)]);
+    expect(started).toEqual([1, 2, 3, 4]);
+    expect(outbox.calls.map((c) => c.kind)).toEqual(["claim", "record"]);
   });
 
-  it("after a failed claim pauses claims, doubling the pause with each failure up to 5 s", async () => {
+  it("keeps an endpoint excluded when the attempt it frees leaves it full", async () => {
+    const { loop, last } = setUp(4, 2);
+    loop.start();
+    await turn();
+    last("claim")?.answer.resolve([claimedDelivery(1, 7), claimedDelivery(2, 7), claimedDelivery(3, 7)]);
+    await loop.settled();
+    // Endpoint 7: 2 attempts running and 1 waiting; one attempt ending leaves it full.
+    void loop.record(report(1), 7, Date.now() + 60_000);
+    await turn();
+    expect(last("record")?.options.claim?.excludeEndpointIds).toEqual([7]);
+  });
+
+  it("after a failed claim pauses claims, doubling the pause up to 5 s, while records still go through alone", async () => {
     vi.useFakeTimers();
-    const { outbox, loop, logger } = setUp(4, 2);
+    const { outbox, loop, logger, last } = setUp(4, 2);
     const failOnce = async () => {
-      loop.tick();
-      outbox.claims.at(-1)?.answer.reject(new Error("database is locked"));
-      await loop.settled();
+      loop.wake();
+      await vi.advanceTimersByTimeAsync(0);
+      last("claim")?.answer.reject(new Error("database is locked"));
+      await vi.advanceTimersByTimeAsync(0);
     };
-    await failOnce();
-    loop.tick();
-    expect(outbox.claims).toHaveLength(1);
+    loop.start();
+    await vi.advanceTimersByTimeAsync(0);
+    last("claim")?.answer.reject(new Error("database is locked"));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(loop.state).toBe("paused");
+    loop.wake();
     await vi.advanceTimersByTimeAsync(1_999);
-    loop.tick();
-    expect(outbox.claims).toHaveLength(1);
+    loop.wake();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(outbox.calls).toHaveLength(1);
+    // A record during the pause carries no claim.
+    const recording = loop.record(report(9), 3, Date.now() + 60_000);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(last("record")?.options).toEqual({ policy });
+    last("record")?.answer.resolve({ recorded: [stored(1)], claimed: [] });
+    await recording;
     await vi.advanceTimersByTimeAsync(1);
     await failOnce();
     await vi.advanceTimersByTimeAsync(4_000);
     await failOnce();
     await vi.advanceTimersByTimeAsync(5_000);
     await failOnce();
-    expect(outbox.claims).toHaveLength(4);
     expect(logger.lines.map((line) => [line.message, line.fields.retryInMs])).toEqual([
       ["claiming due deliveries failed", 2_000],
       ["claiming due deliveries failed", 4_000],
       ["claiming due deliveries failed", 5_000],
       ["claiming due deliveries failed", 5_000],
     ]);
-
     // A claim that succeeds starts the count over.
     await vi.advanceTimersByTimeAsync(5_000);
-    loop.tick();
-    outbox.claims.at(-1)?.answer.resolve([]);
-    await loop.settled();
-    await vi.advanceTimersByTimeAsync(5_000);
+    loop.wake();
+    await vi.advanceTimersByTimeAsync(0);
+    last("claim")?.answer.resolve([]);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(loop.state).toBe("idle");
     await failOnce();
     expect(logger.lines.at(-1)?.fields.retryInMs).toBe(2_000);
   });
 
-  it("gives back unattempted what a claim returns after the worker stopped, and settles once it has", async () => {
-    const { outbox, running, started, loop } = setUp(4, 2);
-    loop.tick();
-    running.value = false;
+  it("retries a record that fails, with a growing pause, and gives up before the lease ends", async () => {
+    vi.useFakeTimers();
+    const { outbox, loop, logger, last } = setUp(4, 2);
+    loop.start();
+    await vi.advanceTimersByTimeAsync(0);
+    last("claim")?.answer.resolve([]);
+    const start = Date.now();
+    const recording = loop.record(report(1), 1, start + 1_500);
+    let outcome: unknown;
+    recording.then(
+      (value) => (outcome = value),
+      (error: Error) => (outcome = error.message),
+    );
+    // Every record fails, as a read-only file would; the test answers each when it is made.
+    const tries: number[] = [];
+    for (let ms = 0; ms <= 2_000 && outcome === undefined; ms += 10) {
+      const call = last("record");
+      if (call && !tries.includes(outbox.calls.indexOf(call))) {
+        tries.push(outbox.calls.indexOf(call));
+        call.answer.reject(new Error("disk I/O error"));
+      }
+      await vi.advanceTimersByTimeAsync(10);
+    }
+    // Tried at once, after 100 ms and after 200 ms more; a third pause (300 ms) would end past the
+    // deadline less its 1 s margin, so the error is passed on then.
+    expect(tries).toHaveLength(3);
+    expect(outcome).toBe("disk I/O error");
+    expect(Date.now() - start).toBeGreaterThanOrEqual(300);
+    expect(Date.now() - start).toBeLessThan(500);
+    expect(
+      logger.lines.filter((line) => line.message === "recording an attempt failed, retrying"),
+    ).toHaveLength(2);
+  });
+
+  it("gives back unattempted what a round trip returns after stop, records without claiming, and settles after", async () => {
+    const { outbox, started, loop, last } = setUp(4, 2);
+    loop.start();
+    await turn();
+    const recording = loop.record(report(7), 1, Date.now() + 60_000);
+    loop.stop();
+    expect(loop.state).toBe("stopped");
     let settled = false;
     const done = loop.settled().then(() => {
       settled = true;
     });
     await turn();
     expect(settled).toBe(false);
-    outbox.claims[0]?.answer.resolve([claimedDelivery(1, 1), claimedDelivery(2, 2)]);
+    last("claim")?.answer.resolve([claimedDelivery(1, 1), claimedDelivery(2, 2)]);
+    await turn();
+    await turn();
+    // The record that was waiting goes through, with no claim.
+    expect(last("record")?.options).toEqual({ policy });
+    last("record")?.answer.resolve({ recorded: [stored(1)], claimed: [] });
     await done;
+    expect(await recording).toEqual(stored(1));
     expect(started).toEqual([]);
     expect(outbox.released.sort()).toEqual([1, 2]);
-    loop.tick();
-    expect(outbox.claims).toHaveLength(1);
-  });
-
-  it("hands out a ticket claiming for the slots a record frees, counting the freeing endpoints' slots as free", async () => {
-    const { outbox, started, loop } = setUp(4, 2);
-    loop.tick();
-    outbox.claims[0]?.answer.resolve([claimedDelivery(1, 7), claimedDelivery(2, 7), claimedDelivery(3, 8)]);
-    await loop.settled();
-    // Attempts 1 (endpoint 7) and 3 (endpoint 8) are being recorded: 1 slot free now, 2 more to come.
-    const ticket = loop.ticket([7, 8]);
-    expect(ticket?.request).toEqual({
-      workerId: "w1",
-      limit: 3,
-      leaseMs: 60_000,
-      options: { perEndpointLimit: 2, excludeEndpointIds: [] },
-    });
-    // While the ticket is out it is the claim in progress: no second claim, no second ticket.
-    loop.tick();
-    expect(outbox.claims).toHaveLength(1);
-    expect(loop.ticket([7])).toBeUndefined();
-    ticket?.settle([claimedDelivery(4, 9)]);
-    await loop.settled();
-    expect(started).toEqual([1, 2, 3, 4]);
-    // The tick asked for during the ticket runs once it settled, and finds no slot free.
+    loop.wake();
     await turn();
-    expect(outbox.claims).toHaveLength(1);
-    expect(loop.ticket([])).toBeUndefined();
+    expect(outbox.calls.map((c) => c.kind)).toEqual(["claim", "record"]);
   });
 
-  it("keeps an endpoint excluded from a ticket when its freeing attempt leaves it full", async () => {
-    const { outbox, loop } = setUp(4, 2);
-    loop.tick();
-    outbox.claims[0]?.answer.resolve([claimedDelivery(1, 7), claimedDelivery(2, 7), claimedDelivery(3, 7)]);
-    await loop.settled();
-    // Endpoint 7: 2 attempts running and 1 waiting; one attempt ending leaves it full.
-    expect(loop.ticket([7])?.request.options?.excludeEndpointIds).toEqual([7]);
-  });
-
-  it("gives back what a ticket's claim got after the worker stopped, and lets the loop claim after a failed one", async () => {
-    const { outbox, running, started, loop } = setUp(4, 2);
-    const failed = loop.ticket([]);
-    failed?.settle(undefined);
-    await loop.settled();
+  it("knows when a delivery it claimed stops being held on this clock", async () => {
+    const { loop, last } = setUp(4, 2);
+    loop.start();
+    const before = Date.now();
     await turn();
-    expect(outbox.claims).toHaveLength(1);
-    outbox.claims[0]?.answer.resolve([]);
+    const delivery = claimedDelivery(1, 1);
+    last("claim")?.answer.resolve([delivery]);
     await loop.settled();
-
-    const late = loop.ticket([]);
-    running.value = false;
-    late?.settle([claimedDelivery(5, 1)]);
-    await loop.settled();
-    expect(started).toEqual([]);
-    expect(outbox.released).toEqual([5]);
-    expect(loop.ticket([])).toBeUndefined();
+    const end = loop.leaseEnd(delivery);
+    expect(end).toBeGreaterThanOrEqual(before + 60_000);
+    expect(end).toBeLessThanOrEqual(Date.now() + 60_000);
+    // One it never claimed: a lease from now.
+    expect(loop.leaseEnd(claimedDelivery(2, 1))).toBeGreaterThanOrEqual(Date.now() + 60_000 - 5);
   });
 });

@@ -89,7 +89,13 @@ export function createClaimLoop(options: ClaimLoopOptions): ClaimLoop {
     if (state === "stopped" || state === "paused") return undefined;
     const limit = concurrency - slots.inFlight - slots.waitingCount + freeing.length;
     if (limit <= 0) return undefined;
-    return { workerId, limit, leaseMs, perEndpointLimit: perEndpoint, excludeEndpointIds: slots.full(freeing) };
+    return {
+      workerId,
+      limit,
+      leaseMs,
+      perEndpointLimit: perEndpoint,
+      excludeEndpointIds: slots.full(freeing),
+    };
   }
 
   function claimFailed(error: unknown): void {

@@ -126,7 +126,9 @@ export async function createPostgresOutbox(
     dialect: postgresDialect,
     now: () => (clock ? param(clock(), "bigint") : POSTGRES_NOW),
     transaction: (operation, join) =>
-      join ? runOperation(join, operation) : withTransaction(pool, (client) => runOperation(client, operation)),
+      join
+        ? runOperation(join, operation)
+        : withTransaction(pool, (client) => runOperation(client, operation)),
     statements: (operation, join) => runOperation(join ?? pool, operation),
     read: (operation) => runOperation(pool, operation),
     onWork(callback) {

@@ -137,7 +137,9 @@ export function createSqliteOutbox(
   // and what they wrote would be rolled back with it.
   async function ownTransaction<R>(operation: Operation<R>): Promise<R> {
     if (db.inTransaction)
-      throw new OutboxBusyError("The shared SQLite handle is inside a transaction: try again once it has ended");
+      throw new OutboxBusyError(
+        "The shared SQLite handle is inside a transaction: try again once it has ended",
+      );
     return runSync(operation);
   }
 

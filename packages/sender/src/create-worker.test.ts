@@ -7,7 +7,8 @@ import { InvalidRetentionError } from "./invalid-retention-error.js";
 import type { SweepResult } from "./outbox.js";
 
 beforeEach(() => {
-  vi.useFakeTimers();
+  // setImmediate stays real: the worker's round trips start on the next turn of the event loop.
+  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
 });
 afterEach(() => {
   vi.useRealTimers();

@@ -1,17 +1,17 @@
 export type { AttemptEvent } from "./attempt-event.js";
 export type { AttemptResult } from "./attempt-result.js";
 export {
-  type Batcher,
-  type BatcherOptions,
-  type BatchOutcome,
-  createBatcher,
-} from "./create-batcher.js";
-export {
   type AesGcmCipherOptions,
   createAesGcmCipher,
   ENCRYPTED_PREFIX,
   encryptionKeyId,
 } from "./create-aes-gcm-cipher.js";
+export {
+  type Batcher,
+  type BatcherOptions,
+  type BatchOutcome,
+  createBatcher,
+} from "./create-batcher.js";
 export {
   createDeliveryClient,
   DEFAULT_MAX_RESPONSE_BYTES,

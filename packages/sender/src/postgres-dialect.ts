@@ -1,11 +1,11 @@
+import { OUTBOX_NOTIFY_CHANNEL } from "./outbox.js";
+import { POSTGRES_SCHEMA } from "./postgres-schema.js";
+import { CLAIMED_COLUMNS } from "./queue/claimed-columns.js";
 import type { ClaimPlan, ColumnType, Dialect } from "./queue/dialect.js";
 import { count, type Operation, row, rows } from "./queue/operation.js";
 import type { QueueContext } from "./queue/queue-context.js";
 import type { ClaimedRow } from "./queue/rows.js";
-import { CLAIMED_COLUMNS } from "./queue/claimed-columns.js";
 import { join, param, raw, type Sql, sql } from "./queue/sql.js";
-import { OUTBOX_NOTIFY_CHANNEL } from "./outbox.js";
-import { POSTGRES_SCHEMA } from "./postgres-schema.js";
 
 /**
  * The database's clock in Unix ms, fixed for one statement. Every time the store compares or stores
@@ -116,7 +116,10 @@ export const postgresDialect: Dialect = {
   *writeAndClaim(ctx, writes, claim): Operation<{ counts: number[]; claimed: ClaimedRow[] }> {
     if (writes.length === 0 && claim === undefined) return { counts: [], claimed: [] };
     if (writes.length === 0 && claim !== undefined)
-      return { counts: [], claimed: yield* rows<ClaimedRow>(sql`WITH ${join(claimParts(ctx, claim), ",\n")}\n${CLAIM_UPDATE}`) };
+      return {
+        counts: [],
+        claimed: yield* rows<ClaimedRow>(sql`WITH ${join(claimParts(ctx, claim), ",\n")}\n${CLAIM_UPDATE}`),
+      };
     const parts = writes.map((write, index) => sql`${raw(`w${index}`)} AS (${write} RETURNING 1)`);
     const counted = writes.map((_, index) => raw(`(SELECT count(*) FROM w${index})::int AS w${index}`));
     const statement =

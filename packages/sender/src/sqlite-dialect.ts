@@ -1,11 +1,12 @@
-import type { Dialect, InsertedMessage } from "./queue/dialect.js";
 import { CLAIMED_COLUMNS } from "./queue/claimed-columns.js";
+import type { Dialect, InsertedMessage } from "./queue/dialect.js";
 import { count, row, rows, wake } from "./queue/operation.js";
 import type { ClaimedRow } from "./queue/rows.js";
 import { param, raw, sql } from "./queue/sql.js";
 import { SQLITE_SCHEMA } from "./sqlite-schema.js";
 
-const isIn: Dialect["isIn"] = (column, values) => sql`${column} IN (SELECT value FROM json_each(${param(values)}))`;
+const isIn: Dialect["isIn"] = (column, values) =>
+  sql`${column} IN (SELECT value FROM json_each(${param(values)}))`;
 
 /**
  * SQLite: `?` placeholders, JSON text for lists and row sets (`json_each`), no row locks (a write
@@ -25,7 +26,10 @@ export const sqliteDialect: Dialect = {
   skipLocked: raw(""),
   *lock() {},
   *hasColumn(table, column) {
-    return (yield* row(sql`SELECT 1 AS found FROM pragma_table_info(${table}) WHERE name = ${column}`)) !== undefined;
+    return (
+      (yield* row(sql`SELECT 1 AS found FROM pragma_table_info(${table}) WHERE name = ${column}`)) !==
+      undefined
+    );
   },
   *createSchema() {
     for (const statement of SQLITE_SCHEMA.split(/;\s*$/m).map((text) => text.trim()))
@@ -44,13 +48,19 @@ export const sqliteDialect: Dialect = {
       sql`INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, status, next_attempt_at, created_at, updated_at)
           SELECT m.id, e.id, m.webhook_id, 'pending', m.created_at, m.created_at, m.created_at
           FROM webhook_messages m CROSS JOIN webhook_endpoints e
-          WHERE ${isIn(raw("m.id"), inserted.map((message) => message.id), "bigint")} AND e.status = 'active'
+          WHERE ${isIn(
+            raw("m.id"),
+            inserted.map((message) => message.id),
+            "bigint",
+          )} AND e.status = 'active'
           ORDER BY m.id, e.id RETURNING message_id`,
     );
     if (queued.length > 0) yield* wake();
     const perMessage = new Map<number, number>();
     for (const { message_id } of queued) perMessage.set(message_id, (perMessage.get(message_id) ?? 0) + 1);
-    return inserted.map((message): InsertedMessage => ({ ...message, deliveries: perMessage.get(message.id) ?? 0 }));
+    return inserted.map(
+      (message): InsertedMessage => ({ ...message, deliveries: perMessage.get(message.id) ?? 0 }),
+    );
   },
   *writeAndClaim(ctx, writes, claim) {
     const counts: number[] = [];
@@ -76,7 +86,11 @@ export const sqliteDialect: Dialect = {
     const claimed = yield* rows<ClaimedRow>(
       sql`SELECT ${CLAIMED_COLUMNS} FROM webhook_deliveries d
           JOIN webhook_messages m ON m.id = d.message_id JOIN webhook_endpoints e ON e.id = d.endpoint_id
-          WHERE ${isIn(raw("d.id"), leased.map((delivery) => delivery.id), "bigint")}`,
+          WHERE ${isIn(
+            raw("d.id"),
+            leased.map((delivery) => delivery.id),
+            "bigint",
+          )}`,
     );
     return { counts, claimed };
   },

@@ -75,8 +75,7 @@ export function createOutbox<Join>(driver: Driver<Join>, codec: SecretCodec): Jo
     setEndpointStatus: (id, status, reason) => write((ctx) => setEndpointStatus(ctx, id, status, reason)),
     removeEndpoint: (id) => write(() => removeEndpoint(id)),
     reencryptEndpoints: () => write(reencryptEndpoints),
-    claimDue: async (request) =>
-      request.limit <= 0 ? [] : driver.statements(claimDue(context(), request)),
+    claimDue: async (request) => (request.limit <= 0 ? [] : driver.statements(claimDue(context(), request))),
     async recordAttempts(reports, options) {
       try {
         return await write((ctx) => recordAttempts(ctx, reports, options, false));

@@ -100,12 +100,15 @@ export function decideAttempt(
     const period = policy.disableAfterMs;
     const gap = policy.failureGapMs ?? period;
     const continues =
-      endpoint.failingSince !== null && endpoint.lastFailureAt !== null && endpoint.lastFailureAt >= now - gap;
+      endpoint.failingSince !== null &&
+      endpoint.lastFailureAt !== null &&
+      endpoint.lastFailureAt >= now - gap;
     const failingSince = continues ? (endpoint.failingSince as number) : now;
     endpointChange = { kind: "failed", failingSince, lastFailureAt: now };
     if (endpoint.status === "active") {
       const failingFor = now - failingSince;
-      disabledEndpoint = verdict.disableEndpoint ?? (failingFor >= period ? failingReason(failingFor) : undefined);
+      disabledEndpoint =
+        verdict.disableEndpoint ?? (failingFor >= period ? failingReason(failingFor) : undefined);
       if (disabledEndpoint !== undefined) {
         endpointChange.disabledReason = disabledEndpoint;
         outcome = "disabled";

@@ -1,13 +1,34 @@
 import { describe, expect, it } from "vitest";
+import type { AttemptResult } from "../attempt-result.js";
+import { createRetryPolicy } from "../create-retry-policy.js";
+import type { AttemptReport } from "../outbox.js";
 import { type BatchDeliveryState, type BatchEndpointState, decideAttempts } from "./decide-attempts.js";
-import type { RecordAttemptInput } from "./outbox.js";
 
-const clock = { storeNow: 10_000, callerNow: 10_000 };
-const attempt = { startedAt: new Date(9_000), durationMs: 4, status: 500, error: null, responseBody: "" };
+const now = 10_000;
+// Every failure is retried 10 s later; failures more than 30 s apart are separate runs.
+const policy = {
+  ...createRetryPolicy({ schedule: "0,10s,10s", jitter: 0, disableAfterMs: 60_000 }),
+  failureGapMs: 30_000,
+};
+const result: AttemptResult = {
+  startedAt: new Date(9_000),
+  durationMs: 4,
+  status: 500,
+  error: null,
+  responseBody: "",
+};
 
 const held = (id: number, endpointId = 1): [number, BatchDeliveryState] => [
   id,
-  { status: "pending", leaseOwner: "w1", leaseUntil: 5_000, attemptCount: 0, nextAttemptAt: 0, endpointId },
+  {
+    status: "pending",
+    leaseOwner: "w1",
+    leaseUntil: 5_000,
+    attemptCount: 0,
+    roundAttempts: 0,
+    nextAttemptAt: 0,
+    endpointId,
+  },
 ];
 const endpoint = (overrides: Partial<BatchEndpointState> = {}): BatchEndpointState => ({
   status: "active",
@@ -17,34 +38,21 @@ const endpoint = (overrides: Partial<BatchEndpointState> = {}): BatchEndpointSta
   ...overrides,
 });
 
-function failure(deliveryId: number, overrides: Partial<RecordAttemptInput> = {}): RecordAttemptInput {
-  return {
-    deliveryId,
-    workerId: "w1",
-    attempt,
-    outcome: "retrying",
-    nextAttemptAt: new Date(20_000),
-    endpointSucceeded: false,
-    disableAfterMs: 60_000,
-    failureGapMs: 30_000,
-    ...overrides,
-  };
-}
-const success = (deliveryId: number): RecordAttemptInput =>
-  failure(deliveryId, {
-    outcome: "delivered",
-    endpointSucceeded: true,
-    attempt: { ...attempt, status: 200 },
-    nextAttemptAt: undefined as unknown as Date,
-  });
+const failure = (deliveryId: number, workerId = "w1"): AttemptReport => ({ deliveryId, workerId, result });
+const success = (deliveryId: number): AttemptReport => ({
+  deliveryId,
+  workerId: "w1",
+  result: { ...result, status: 200 },
+});
 
 describe("decideAttempts", () => {
   it("writes each delivery once and an endpoint's state after every failure of the batch, in order", () => {
     const batch = decideAttempts(
       [failure(1), failure(2)],
+      policy,
       new Map([held(1), held(2)]),
       new Map([[1, endpoint({ failingSince: 1_000, lastFailureAt: 9_500 })]]),
-      clock,
+      now,
     );
     expect(batch.decisions.map((decision) => decision?.outcome)).toEqual(["retrying", "retrying"]);
     expect(batch.deliveries.get(1)).toEqual({
@@ -71,9 +79,10 @@ describe("decideAttempts", () => {
   it("lets a success earlier in the batch end the run a later failure then starts again", () => {
     const batch = decideAttempts(
       [success(1), failure(2)],
+      policy,
       new Map([held(1), held(2)]),
       new Map([[1, endpoint({ failingSince: 1_000, lastFailureAt: 9_500 })]]),
-      clock,
+      now,
     );
     expect(batch.endpoints.get(1)).toMatchObject({
       kind: "set",
@@ -83,7 +92,13 @@ describe("decideAttempts", () => {
   });
 
   it("asks only for a guarded clear when an endpoint of the batch only succeeded (its row was not read)", () => {
-    const batch = decideAttempts([success(1), success(2)], new Map([held(1), held(2, 2)]), new Map(), clock);
+    const batch = decideAttempts(
+      [success(1), success(2)],
+      policy,
+      new Map([held(1), held(2, 2)]),
+      new Map(),
+      now,
+    );
     expect(batch.endpoints).toEqual(
       new Map([
         [1, { kind: "clear" }],
@@ -96,9 +111,10 @@ describe("decideAttempts", () => {
   it("disables an endpoint once, at the failure that reaches the period, and reports the later ones as they are", () => {
     const batch = decideAttempts(
       [failure(1), failure(2)],
+      policy,
       new Map([held(1), held(2)]),
       new Map([[1, endpoint({ failingSince: 0, lastFailureAt: 59_000 })]]),
-      { storeNow: 60_000, callerNow: 60_000 },
+      60_000,
     );
     expect(batch.decisions.map((decision) => decision?.outcome)).toEqual(["disabled", "retrying"]);
     expect(batch.decisions[0]?.disabledEndpoint).toBe("failing continuously for 1m");
@@ -110,10 +126,11 @@ describe("decideAttempts", () => {
 
   it("numbers two attempts of one delivery in turn, and only the lease holder's moves it", () => {
     const batch = decideAttempts(
-      [failure(1, { workerId: "late" }), failure(1)],
+      [failure(1, "late"), failure(1)],
+      policy,
       new Map([held(1)]),
       new Map([[1, endpoint()]]),
-      clock,
+      now,
     );
     expect(batch.decisions.map((decision) => [decision?.held, decision?.attemptNumber])).toEqual([
       [false, 1],
@@ -123,7 +140,7 @@ describe("decideAttempts", () => {
   });
 
   it("decides nothing and writes nothing for a delivery that is gone", () => {
-    const batch = decideAttempts([failure(9)], new Map(), new Map(), clock);
+    const batch = decideAttempts([failure(9)], policy, new Map(), new Map(), now);
     expect(batch).toEqual({ decisions: [undefined], deliveries: new Map(), endpoints: new Map() });
   });
 });

@@ -79,5 +79,9 @@ export interface Dialect {
    * Runs `writes` (statements that return no rows) in order, then, given a plan, leases due work and
    * returns it with its payload and endpoint.
    */
-  writeAndClaim(ctx: QueueContext, writes: readonly Sql[], claim: ClaimPlan | undefined): Operation<WriteAndClaimResult>;
+  writeAndClaim(
+    ctx: QueueContext,
+    writes: readonly Sql[],
+    claim: ClaimPlan | undefined,
+  ): Operation<WriteAndClaimResult>;
 }

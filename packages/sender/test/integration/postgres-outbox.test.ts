@@ -8,12 +8,7 @@ import {
 import { generateWebhookSecret, parseTraceparent } from "@plant-store/types";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import {
-  createRetryPolicy,
-  createSsrfGuard,
-  createWorker,
-  type Outbox,
-} from "../../src/index.js";
+import { createRetryPolicy, createSsrfGuard, createWorker, type Outbox } from "../../src/index.js";
 import { createPostgresOutbox } from "../../src/postgres.js";
 import { enqueuePlant } from "../fixtures/enqueue-plant.js";
 import { expectMigratedOutbox } from "../fixtures/expect-migrated-outbox.js";
@@ -260,7 +255,14 @@ describe("a PostgreSQL record that read without locks", () => {
         [mine.id],
       );
       const recording = outbox.recordAttempts(
-        [{ deliveryId: mine.id, workerId: "w1", leaseUntil: mine.leaseUntil, result: { ...attempt, status: 200 } }],
+        [
+          {
+            deliveryId: mine.id,
+            workerId: "w1",
+            leaseUntil: mine.leaseUntil,
+            result: { ...attempt, status: 200 },
+          },
+        ],
         { policy: createRetryPolicy() },
       );
       await waitFor(async () => {

@@ -103,7 +103,10 @@ describe("a SQLite outbox on the caller's own database", () => {
       void outbox.enqueue({ payload: { id: 1, name: "Async by mistake" } });
     });
     expect(() => order()).toThrow(
-      expect.objectContaining({ code: "ERR_OUTBOX_IN_TRANSACTION", message: expect.stringContaining("enqueueSync") }),
+      expect.objectContaining({
+        code: "ERR_OUTBOX_IN_TRANSACTION",
+        message: expect.stringContaining("enqueueSync"),
+      }),
     );
     expect(() =>
       db.transaction(() => {
@@ -112,9 +115,9 @@ describe("a SQLite outbox on the caller's own database", () => {
     ).toThrow(OutboxInTransactionError);
     // Other calls wait for the caller's transaction to end rather than write into it.
     db.exec("BEGIN");
-    await expect(outbox.addEndpoint({ url: "http://127.0.0.1:9/hook", token: "t", secrets: [secret] })).rejects.toThrow(
-      OutboxBusyError,
-    );
+    await expect(
+      outbox.addEndpoint({ url: "http://127.0.0.1:9/hook", token: "t", secrets: [secret] }),
+    ).rejects.toThrow(OutboxBusyError);
     db.exec("ROLLBACK");
     expect(db.prepare("SELECT count(*) FROM orders").pluck().get()).toBe(0);
     expect(await outbox.listDeliveries()).toEqual([]);

@@ -105,7 +105,11 @@ describe("SQLite outbox made before trace contexts were kept", () => {
     const file = join(dir, "store.db");
     try {
       const before = createSqliteOutbox(file);
-      await before.addEndpoint({ url: "http://127.0.0.1:9/hook", token: "t", secrets: [generateWebhookSecret()] });
+      await before.addEndpoint({
+        url: "http://127.0.0.1:9/hook",
+        token: "t",
+        secrets: [generateWebhookSecret()],
+      });
       await before.close();
       // The 0.2 layout: no traceparent column (and no schema version), and a message queued then.
       const db = new Database(file);

@@ -43,11 +43,9 @@ export function* enqueueMessages(
     const keys = [...new Set(known.flatMap((message) => message.idempotencyKey ?? []))];
     if (keys.length > 0)
       firsts = new Map(
-        (
-          yield* rows<MessageRow>(
-            sql`SELECT * FROM webhook_messages WHERE ${dialect.isIn(raw("idempotency_key"), keys, "text")}`,
-          )
-        ).map((message) => [message.idempotency_key as string, message]),
+        (yield* rows<MessageRow>(
+          sql`SELECT * FROM webhook_messages WHERE ${dialect.isIn(raw("idempotency_key"), keys, "text")}`,
+        )).map((message) => [message.idempotency_key as string, message]),
       );
     return messages.map((message): EnqueueResult => {
       const row = added.get(message.webhookId);

@@ -17,7 +17,9 @@ export const SCHEMA_LOCK = 0x706c616e;
 /** The version the database is at; 0 for a database made before versions were kept (or an empty one). */
 export function* schemaVersion(ctx: QueueContext): Operation<number> {
   if (!(yield* ctx.dialect.hasColumn("webhook_schema", "version"))) return 0;
-  const found = yield* row<{ version: number | string }>(sql`SELECT max(version) AS version FROM webhook_schema`);
+  const found = yield* row<{ version: number | string }>(
+    sql`SELECT max(version) AS version FROM webhook_schema`,
+  );
   return Number(found?.version ?? 0);
 }
 
@@ -39,7 +41,12 @@ export function* migrateSchema(ctx: QueueContext): Operation<void> {
     if (!(yield* dialect.hasColumn("endpoints", "last_failure_at")))
       yield* count(sql`ALTER TABLE endpoints ADD COLUMN last_failure_at BIGINT`);
     for (const statement of LEGACY_OUTBOX_COPY) yield* count(raw(statement));
-    yield* dialect.continueIds(["webhook_messages", "webhook_endpoints", "webhook_deliveries", "webhook_attempts"]);
+    yield* dialect.continueIds([
+      "webhook_messages",
+      "webhook_endpoints",
+      "webhook_deliveries",
+      "webhook_attempts",
+    ]);
   }
   yield* count(sql`CREATE TABLE IF NOT EXISTS webhook_schema (version INTEGER NOT NULL)`);
   yield* count(sql`DELETE FROM webhook_schema`);

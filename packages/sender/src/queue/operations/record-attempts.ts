@@ -1,7 +1,7 @@
 import { isSuccessStatus } from "../../is-success-status.js";
 import type { AttemptReport, RecordOptions, RecordResult } from "../../outbox.js";
-import type { ColumnType } from "../dialect.js";
 import { type BatchEndpointState, decideAttempts } from "../decide-attempts.js";
+import type { ColumnType } from "../dialect.js";
 import type { Operation } from "../operation.js";
 import { rows } from "../operation.js";
 import type { QueueContext } from "../queue-context.js";
@@ -152,7 +152,9 @@ export function* recordAttempts(
             AND d.lease_until IS NOT DISTINCT FROM u.read_until AND d.attempt_count = u.read_count
             AND d.next_attempt_at = u.read_next`,
     );
-  const cleared = ascending([...batch.endpoints].flatMap(([id, write]) => (write.kind === "clear" ? [id] : [])));
+  const cleared = ascending(
+    [...batch.endpoints].flatMap(([id, write]) => (write.kind === "clear" ? [id] : [])),
+  );
   if (cleared.length > 0)
     // Guarded: every worker's success touches its endpoint's row, and an unconditional update would
     // serialise them all on that row's lock for nothing.
@@ -162,7 +164,9 @@ export function* recordAttempts(
               AND failing_since IS NOT NULL ORDER BY id${dialect.forUpdate})`,
     );
   const set = [...batch.endpoints].flatMap(([id, write]): SqlValue[][] =>
-    write.kind === "set" ? [[id, write.status, write.disabledReason, write.failingSince, write.lastFailureAt]] : [],
+    write.kind === "set"
+      ? [[id, write.status, write.disabledReason, write.failingSince, write.lastFailureAt]]
+      : [],
   );
   if (set.length > 0)
     writes.push(
@@ -173,9 +177,10 @@ export function* recordAttempts(
 
   // The claim never takes a delivery just recorded, nor work for an endpoint this batch disabled: on
   // PostgreSQL it runs in the same statement and sees the rows as they were before it.
-  const disabled = set.filter((endpoint) => endpoint[1] === "disabled").map((endpoint) => endpoint[0] as number);
-  const plan =
-    options.claim && options.claim.limit > 0 ? claimPlan(options.claim, ids, disabled) : undefined;
+  const disabled = set
+    .filter((endpoint) => endpoint[1] === "disabled")
+    .map((endpoint) => endpoint[0] as number);
+  const plan = options.claim && options.claim.limit > 0 ? claimPlan(options.claim, ids, disabled) : undefined;
   const { counts, claimed } = yield* dialect.writeAndClaim(ctx, writes, plan);
   if (deliveryWrites.length > 0 && counts[deliveriesWrite] !== deliveryWrites.length)
     throw new StaleReadError("a delivery changed between the record's read and its write");

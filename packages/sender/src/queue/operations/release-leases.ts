@@ -3,7 +3,11 @@ import type { QueueContext } from "../queue-context.js";
 import { raw, sql } from "../sql.js";
 
 /** Gives deliveries still held by `workerId` back untouched, due at once. */
-export function* releaseLeases(ctx: QueueContext, deliveryIds: readonly number[], workerId: string): Operation<void> {
+export function* releaseLeases(
+  ctx: QueueContext,
+  deliveryIds: readonly number[],
+  workerId: string,
+): Operation<void> {
   if (deliveryIds.length === 0) return;
   const released = yield* count(
     sql`UPDATE webhook_deliveries SET lease_owner = NULL, lease_until = NULL

@@ -17,7 +17,9 @@ export function* rotateEndpointSecret(
   id: number,
   secret: string = generateWebhookSecret(),
 ): Operation<RotatedSecret | undefined> {
-  const found = yield* row<EndpointRow>(sql`SELECT * FROM webhook_endpoints WHERE id = ${id}${ctx.dialect.forUpdate}`);
+  const found = yield* row<EndpointRow>(
+    sql`SELECT * FROM webhook_endpoints WHERE id = ${id}${ctx.dialect.forUpdate}`,
+  );
   if (!found) return undefined;
   const endpoint = toEndpoint(found, ctx.codec.open);
   if (endpoint.secrets.includes(secret)) return { endpoint, secret };

@@ -11,18 +11,20 @@ import { raw, sql } from "../sql.js";
 export function* sweepFinished(ctx: QueueContext, options: SweepOptions): Operation<SweepResult> {
   const { dialect } = ctx;
   const batchSize = options.batchSize ?? 500;
-  const ids = (
-    yield* rows<{ id: number | string }>(
-      sql`SELECT id FROM webhook_deliveries WHERE status IN ('delivered', 'failed')
+  const ids = (yield* rows<{ id: number | string }>(
+    sql`SELECT id FROM webhook_deliveries WHERE status IN ('delivered', 'failed')
             AND updated_at < ${ctx.now} - ${options.olderThanMs}
           ORDER BY updated_at LIMIT ${batchSize}${dialect.skipLocked}`,
-    )
-  ).map((found) => Number(found.id));
+  )).map((found) => Number(found.id));
   let attempts = 0;
   let deliveries = 0;
   if (ids.length > 0) {
-    attempts = yield* count(sql`DELETE FROM webhook_attempts WHERE ${dialect.isIn(raw("delivery_id"), ids, "bigint")}`);
-    deliveries = yield* count(sql`DELETE FROM webhook_deliveries WHERE ${dialect.isIn(raw("id"), ids, "bigint")}`);
+    attempts = yield* count(
+      sql`DELETE FROM webhook_attempts WHERE ${dialect.isIn(raw("delivery_id"), ids, "bigint")}`,
+    );
+    deliveries = yield* count(
+      sql`DELETE FROM webhook_deliveries WHERE ${dialect.isIn(raw("id"), ids, "bigint")}`,
+    );
   }
   const messages = yield* count(
     sql`DELETE FROM webhook_messages WHERE id IN (
