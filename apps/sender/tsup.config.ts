@@ -6,4 +6,6 @@ export default defineConfig({
   target: "node20",
   sourcemap: true,
   clean: true,
+  // The bench drives the store through its index, typed as the app exports it.
+  dts: { entry: "src/index.ts" },
 });

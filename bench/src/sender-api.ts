@@ -1,24 +1,15 @@
 // The slice of @plant-store/sender the bench drives, loaded at run time: a scenario whose
 // library is missing or changed reports "skipped: <reason>" instead of breaking the whole build.
-import type { PlantQueue } from "./enqueue-plant.js";
+import type * as Sender from "@plant-store/sender";
+import type * as SenderPostgres from "@plant-store/sender/postgres";
+import type * as SenderSqlite from "@plant-store/sender/sqlite";
 
-export interface BenchOutbox extends PlantQueue {
-  addEndpoint(input: { url: string; token: string; secrets: string[] }): Promise<{ id: number }>;
-  close(): Promise<void>;
-}
+/** The outbox the bench fills and drains: the package's own type. */
+export type BenchOutbox = Sender.Outbox;
+export type BenchWorker = Sender.Worker;
 
-export interface BenchWorker {
-  start(): void;
-  stop(): Promise<void>;
-}
-
-export interface SenderApi {
-  createSqliteOutbox(path: string): BenchOutbox;
-  createPostgresOutbox(url: string): Promise<BenchOutbox>;
-  createWorker(options: Record<string, unknown>): BenchWorker;
-  createSsrfGuard(options: { allowPrivateTargets: boolean }): unknown;
-  createDeliveryClient(options: { maxSockets: number }): unknown;
-}
+/** The package's entry points, as the bench loads them. */
+export type SenderApi = typeof Sender & typeof SenderSqlite & typeof SenderPostgres;
 
 export class SenderUnavailableError extends Error {
   readonly code = "ERR_SENDER_UNAVAILABLE";

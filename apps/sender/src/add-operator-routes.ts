@@ -1,14 +1,10 @@
 import type Router from "@koa/router";
 import type { Outbox } from "@plant-store/sender";
-import { generateWebhookSecret } from "@plant-store/types";
 import { z } from "zod";
-import { AdminError, invalidInput, notFound } from "./admin-error.js";
+import { invalidInput, notFound } from "./admin-error.js";
 import { IdSchema } from "./admin-inputs.js";
 import { formatZodError } from "./format-zod-error.js";
 import { presentEndpoint } from "./present.js";
-
-/** As many as `UpdateEndpointInputSchema` and `endpoints rotate-secret` allow. */
-const MAX_SECRETS = 10;
 
 /** The store page's success rate is over the last hour unless asked otherwise; at most a week back. */
 const EndpointHealthQuerySchema = z.strictObject({
@@ -60,18 +56,10 @@ export function addOperatorRoutes(admin: Router, outbox: Outbox): void {
   // with PATCH /endpoints/{id} (or `endpoints set-secrets`) once it has.
   admin.post("/endpoints/:id/rotate-secret", async (ctx) => {
     const id = parse(IdSchema, ctx.params.id, "id");
-    const endpoint = await outbox.getEndpoint(id);
-    if (!endpoint) throw notFound("Endpoint");
-    if (endpoint.secrets.length >= MAX_SECRETS)
-      throw new AdminError(
-        409,
-        "ERR_TOO_MANY_SECRETS",
-        `Endpoint ${id} already has ${MAX_SECRETS} secrets: drop old ones with PATCH /endpoints/${id} first`,
-      );
-    const secret = generateWebhookSecret();
-    const rotated = await outbox.setEndpointSecrets(id, [...endpoint.secrets, secret]);
+    // Read, checked against the limit (TooManySecretsError: 409) and written in one transaction.
+    const rotated = await outbox.rotateEndpointSecret(id);
     if (!rotated) throw notFound("Endpoint");
     // Shown exactly once, here, like a generated secret on POST /endpoints.
-    ctx.body = { endpoint: presentEndpoint(rotated), secret };
+    ctx.body = { endpoint: presentEndpoint(rotated.endpoint), secret: rotated.secret };
   });
 }

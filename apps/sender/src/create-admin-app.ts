@@ -1,6 +1,12 @@
 import Router from "@koa/router";
 import { createErrorBoundary, mountRouter } from "@plant-store/app-shell";
-import { EndpointNotFoundError, type Outbox, SsrfBlockedError } from "@plant-store/sender";
+import {
+  EndpointNotFoundError,
+  InvalidEndpointError,
+  type Outbox,
+  SsrfBlockedError,
+  TooManySecretsError,
+} from "@plant-store/sender";
 import { generateWebhookSecret } from "@plant-store/types";
 import Koa from "koa";
 import type { Logger } from "pino";
@@ -62,6 +68,9 @@ export function createAdminApp(options: AdminAppOptions): Koa {
       ...(logger ? { logger } : {}),
       // A database that cannot read or write right now: the request changed nothing, try again.
       classify: (error) => {
+        // The queue's refusals of what a request asked, decided in its own transaction.
+        if (error instanceof TooManySecretsError || error instanceof InvalidEndpointError)
+          return { status: error instanceof TooManySecretsError ? 409 : 400, message: error.message };
         const storage = storageUnavailableCode(error);
         if (storage === undefined) return undefined;
         return {
@@ -155,10 +164,11 @@ export function createAdminApp(options: AdminAppOptions): Koa {
   admin.patch("/endpoints/:id", async (ctx) => {
     const id = parse(IdSchema, ctx.params.id, "id");
     const input = parse(UpdateEndpointInputSchema, await readJsonBody(ctx.req), "endpoint update");
-    let endpoint = await outbox.getEndpoint(id);
-    if (!endpoint) throw notFound("Endpoint");
-    if (input.secrets !== undefined) endpoint = await outbox.setEndpointSecrets(id, input.secrets);
-    if (endpoint && input.token !== undefined) endpoint = await outbox.setEndpointToken(id, input.token);
+    // Token and secrets change together, in one transaction.
+    const endpoint = await outbox.updateEndpoint(id, {
+      ...(input.token === undefined ? {} : { token: input.token }),
+      ...(input.secrets === undefined ? {} : { secrets: input.secrets }),
+    });
     if (!endpoint) throw notFound("Endpoint");
     ctx.body = { endpoint: presentEndpoint(endpoint) };
   });

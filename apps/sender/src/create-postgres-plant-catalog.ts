@@ -1,7 +1,6 @@
-import { newWebhookId } from "@plant-store/sender";
+import { type BatchOutcome, createBatcher, newWebhookId } from "@plant-store/sender";
 import { type PostgresOutbox, withTransaction } from "@plant-store/sender/postgres";
 import type pg from "pg";
-import { createGroupCommit, type GroupOutcome } from "./create-group-commit.js";
 import { IdempotencyConflictError } from "./idempotency-conflict-error.js";
 import { InvalidPlantError } from "./invalid-plant-error.js";
 import { newPlantPayload } from "./new-plant-payload.js";
@@ -46,7 +45,7 @@ export async function createPostgresPlantCatalog(
   async function addGroup(
     client: pg.PoolClient,
     items: readonly AddRequest[],
-  ): Promise<Array<GroupOutcome<AddPlantResult>>> {
+  ): Promise<Array<BatchOutcome<AddPlantResult>>> {
     const keys = [...new Set(items.flatMap((item) => (item.key === undefined ? [] : [item.key])))];
     const seen = new Map(
       keys.length === 0
@@ -61,7 +60,7 @@ export async function createPostgresPlantCatalog(
     type New = { item: AddRequest; hash: string; webhookId: string; payloadFor: (id: number) => unknown };
     const fresh: New[] = [];
     const firstOfKey = new Map<string, New>();
-    const plan = items.map((item): GroupOutcome<AddPlantResult> | New | { repeatOf: New; hash: string } => {
+    const plan = items.map((item): BatchOutcome<AddPlantResult> | New | { repeatOf: New; hash: string } => {
       const hash = requestHash({ name: item.name, tag: item.tag });
       try {
         const row = item.key === undefined ? undefined : seen.get(item.key);
@@ -136,64 +135,22 @@ export async function createPostgresPlantCatalog(
     });
   }
 
-  async function addIn(client: pg.PoolClient, { name, tag, key }: AddRequest): Promise<AddPlantResult> {
-    const hash = requestHash({ name, tag });
-    if (key !== undefined) {
-      const seen = await client.query<PlantRow>("SELECT * FROM store_plants WHERE idempotency_key = $1", [
-        key,
-      ]);
-      if (seen.rows[0]) return replayOf(seen.rows[0], hash);
-    }
-    // Refused before anything is written: in a group, only a database error can follow a write.
-    const payloadFor = newPlantPayload({ name, tag });
-    const webhookId = newWebhookId();
-    const inserted = await client.query<{ id: string }>(
-      `INSERT INTO store_plants (name, tag, webhook_id, idempotency_key, request_hash, created_at)
-       VALUES ($1, $2, $3, $4, $5, (extract(epoch FROM statement_timestamp()) * 1000)::bigint) RETURNING id`,
-      [name, tag ?? null, webhookId, key ?? null, key === undefined ? null : hash],
-    );
-    const id = Number(inserted.rows[0]?.id);
-    const { deliveries } = await outbox.enqueue({ payload: payloadFor(id), webhookId }, { client });
-    const row = await client.query<PlantRow>(
-      "UPDATE store_plants SET queued = $1 WHERE id = $2 RETURNING *",
-      [deliveries, id],
-    );
-    return { plant: toCatalogPlant(row.rows[0] as PlantRow), queued: deliveries, replayed: false };
-  }
-
   // Requests arriving while a transaction is prepared or committed share the next one: one WAL flush
-  // for all, and a fixed number of statements whatever the group's size (addGroup). A refusal (409, 400)
-  // is decided before anything is written, so it leaves the group intact; a database error rolls the
-  // whole group back, and each of its plants is then tried alone.
-  const addGrouped = createGroupCommit<AddRequest, AddPlantResult>(async (items) => {
-    try {
-      return await withTransaction(pool, (client) => addGroup(client, items));
-    } catch (error) {
-      if (items.length === 1) return [{ ok: false, error }];
-      return Promise.all(
-        items.map((item) =>
-          withTransaction(pool, async (client): Promise<GroupOutcome<AddPlantResult>> => {
-            try {
-              return { ok: true, value: await addIn(client, item) };
-            } catch (alone) {
-              if (alone instanceof IdempotencyConflictError || alone instanceof InvalidPlantError)
-                return { ok: false, error: alone };
-              throw alone;
-            }
-          }).catch((alone: unknown) => ({ ok: false as const, error: alone })),
-        ),
-      );
-    }
+  // for all, and a fixed number of statements whatever the batch's size (addGroup). A refusal (409, 400)
+  // is decided before anything is written, so it leaves the batch intact; a database error rolls the
+  // whole batch back, and the batcher tries each plant alone.
+  const grouped = createBatcher<AddRequest, AddPlantResult>({
+    flush: (items) => withTransaction(pool, (client) => addGroup(client, items)),
   });
   return {
     async add(input, idempotencyKey) {
       try {
-        return await addGrouped({ name: input.name, tag: input.tag, key: idempotencyKey });
+        return await grouped.submit({ name: input.name, tag: input.tag, key: idempotencyKey });
       } catch (error) {
         // Two requests with one new key raced: the loser's insert waited for the winner's commit and
         // failed; looking again finds the winner's plant.
         if (idempotencyKey !== undefined && (error as { code?: unknown }).code === UNIQUE_VIOLATION)
-          return addGrouped({ name: input.name, tag: input.tag, key: idempotencyKey });
+          return grouped.submit({ name: input.name, tag: input.tag, key: idempotencyKey });
         throw error;
       }
     },

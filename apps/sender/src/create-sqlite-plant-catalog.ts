@@ -1,6 +1,5 @@
-import { newWebhookId } from "@plant-store/sender";
+import { type BatchOutcome, createBatcher, newWebhookId } from "@plant-store/sender";
 import type { SqliteOutbox } from "@plant-store/sender/sqlite";
-import { createGroupCommit, type GroupOutcome } from "./create-group-commit.js";
 import { IdempotencyConflictError } from "./idempotency-conflict-error.js";
 import { InvalidPlantError } from "./invalid-plant-error.js";
 import { newPlantPayload } from "./new-plant-payload.js";
@@ -56,38 +55,30 @@ export function createSqlitePlantCatalog(outbox: SqliteOutbox): PlantCatalog {
       replayed: false,
     };
   }
-  const addAlone = db.transaction(addIn);
-
   // Requests arriving together share one transaction. A refusal (409, 400) is decided before its plant
-  // writes anything, so it leaves the group intact without a savepoint per plant (one statement pair
-  // less per plant); any other error rolls the whole group back, and each plant is then tried alone.
-  const addGrouped = createGroupCommit<AddRequest, AddPlantResult>(async (items) => {
-    const settle = (item: AddRequest, add: typeof addIn): GroupOutcome<AddPlantResult> => {
-      try {
-        return { ok: true, value: add(item.name, item.tag, item.key) };
-      } catch (error) {
-        if (error instanceof IdempotencyConflictError || error instanceof InvalidPlantError)
-          return { ok: false, error };
-        throw error;
-      }
-    };
-    try {
-      return db.transaction(() => items.map((item) => settle(item, addIn))).immediate();
-    } catch (error) {
-      if (items.length === 1) return [{ ok: false, error }];
-      return items.map((item) => {
-        try {
-          return settle(item, (name, tag, key) => addAlone.immediate(name, tag, key));
-        } catch (alone) {
-          return { ok: false, error: alone };
-        }
-      });
-    }
+  // writes anything, so it leaves the batch intact without a savepoint per plant; any other error rolls
+  // the whole batch back, and the batcher tries each plant alone.
+  const grouped = createBatcher<AddRequest, AddPlantResult>({
+    async flush(items) {
+      return db
+        .transaction(() =>
+          items.map((item): BatchOutcome<AddPlantResult> => {
+            try {
+              return { ok: true, value: addIn(item.name, item.tag, item.key) };
+            } catch (error) {
+              if (error instanceof IdempotencyConflictError || error instanceof InvalidPlantError)
+                return { ok: false, error };
+              throw error;
+            }
+          }),
+        )
+        .immediate();
+    },
   });
 
   return {
     async add(input, idempotencyKey) {
-      return addGrouped({ name: input.name, tag: input.tag, key: idempotencyKey });
+      return grouped.submit({ name: input.name, tag: input.tag, key: idempotencyKey });
     },
     async list(limit) {
       return db

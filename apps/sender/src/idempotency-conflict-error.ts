@@ -1,7 +1,9 @@
-/** The idempotency key was first used with another request body: answering as if it matched would hide a bug. */
-export class IdempotencyConflictError extends Error {
-  readonly code = "ERR_IDEMPOTENCY_CONFLICT";
-  /** The admin API's answer. */
+import { IdempotencyConflictError as QueueIdempotencyConflictError } from "@plant-store/sender";
+
+/**
+ * The idempotency key was first used with another request body: answering as if it matched would hide a
+ * bug. The queue's own error (same code), with the admin API's answer.
+ */
+export class IdempotencyConflictError extends QueueIdempotencyConflictError {
   readonly status = 409;
-  override readonly name = "IdempotencyConflictError";
 }

@@ -1,4 +1,5 @@
 import { ConfigError } from "@plant-store/app-shell";
+import { MAX_ENDPOINT_SECRETS } from "@plant-store/sender";
 import { generateWebhookSecret, WebhookSecretSchema } from "@plant-store/types";
 import { Argument, Command, Option } from "commander";
 import { z } from "zod";
@@ -13,9 +14,10 @@ import {
 import { dbOption, encryptionKeyFileOption, jsonOption } from "./db-option.js";
 import { NotFoundError, print, withStore } from "./with-store.js";
 
-const MAX_SECRETS = 10;
 const RotateFlags = z.strictObject({ secret: WebhookSecretSchema.optional() });
-const SetSecretsFlags = z.strictObject({ secret: z.array(WebhookSecretSchema).min(1).max(MAX_SECRETS) });
+const SetSecretsFlags = z.strictObject({
+  secret: z.array(WebhookSecretSchema).min(1).max(MAX_ENDPOINT_SECRETS),
+});
 const SetTokenFlags = z.strictObject({ token: AddEndpointInputSchema.shape.token });
 
 /**
@@ -120,21 +122,12 @@ export function endpointsCommand(): Command {
       const input = parseConfig(RotateFlags, {
         ...(opts.secret === undefined ? {} : { secret: opts.secret }),
       });
-      const generated = input.secret === undefined ? generateWebhookSecret() : undefined;
       await withStore(opts, async ({ outbox }) => {
-        const current = await outbox.getEndpoint(endpointId);
-        if (!current) throw new NotFoundError(`No endpoint ${id}`);
-        if (current.secrets.length >= MAX_SECRETS) {
-          throw new Error(
-            `Endpoint #${current.id} already has ${MAX_SECRETS} secrets: drop old ones with \`endpoints set-secrets\` first`,
-          );
-        }
-        const secret = input.secret ?? (generated as string);
-        const endpoint = await outbox.setEndpointSecrets(current.id, [
-          ...current.secrets.filter((kept) => kept !== secret),
-          secret,
-        ]);
-        if (!endpoint) throw new NotFoundError(`No endpoint ${id}`);
+        // Read, checked against the limit and written in one transaction by the queue.
+        const rotated = await outbox.rotateEndpointSecret(endpointId, input.secret);
+        if (!rotated) throw new NotFoundError(`No endpoint ${id}`);
+        const { endpoint } = rotated;
+        const generated = input.secret === undefined ? rotated.secret : undefined;
         print(
           opts.json,
           { endpoint: presentEndpoint(endpoint), ...(generated ? { secret: generated } : {}) },
@@ -160,7 +153,7 @@ export function endpointsCommand(): Command {
       const endpointId = parseConfig(IdSchema, id);
       const input = parseConfig(SetSecretsFlags, { secret: opts.secret });
       await withStore(opts, async ({ outbox }) => {
-        const endpoint = await outbox.setEndpointSecrets(endpointId, input.secret);
+        const endpoint = await outbox.updateEndpoint(endpointId, { secrets: input.secret });
         if (!endpoint) throw new NotFoundError(`No endpoint ${id}`);
         print(
           opts.json,
@@ -185,7 +178,7 @@ export function endpointsCommand(): Command {
       const endpointId = parseConfig(IdSchema, id);
       const input = parseConfig(SetTokenFlags, { token: opts.token });
       await withStore(opts, async ({ outbox }) => {
-        const endpoint = await outbox.setEndpointToken(endpointId, input.token);
+        const endpoint = await outbox.updateEndpoint(endpointId, { token: input.token });
         if (!endpoint) throw new NotFoundError(`No endpoint ${id}`);
         print(opts.json, { endpoint: presentEndpoint(endpoint) }, `Endpoint #${endpoint.id} has a new token`);
       });

@@ -3,7 +3,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createSsrfGuard, type Outbox } from "@plant-store/sender";
+import { createRetryPolicy, createSsrfGuard, type Outbox } from "@plant-store/sender";
 import { generateWebhookSecret } from "@plant-store/types";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { Registry } from "prom-client";
@@ -335,19 +335,18 @@ describe("the admin API, checked against admin-openapi.json", () => {
     ).body.endpoint;
     expect((await call("POST", "/plants", { name: "Health check fern" })).status).toBe(201);
     expect((await call("POST", "/plants", { name: "Health check palm" })).status).toBe(201);
-    const mine = (await outbox.claimDue("health-test", 100, 60_000)).filter(
+    const mine = (await outbox.claimDue({ workerId: "health-test", limit: 100, leaseMs: 60_000 })).filter(
       (delivery) => delivery.endpointId === endpoint.id,
     );
     expect(mine).toHaveLength(2);
-    for (const [index, status] of [500, 204].entries()) {
-      await outbox.recordAttempt({
+    await outbox.recordAttempts(
+      [500, 204].map((status, index) => ({
         deliveryId: mine[index]?.id ?? 0,
         workerId: "health-test",
-        attempt: { startedAt: new Date(), durationMs: 5, status, error: null, responseBody: "" },
-        outcome: status === 204 ? "delivered" : "failed",
-        endpointSucceeded: status === 204,
-      });
-    }
+        result: { startedAt: new Date(), durationMs: 5, status, error: null, responseBody: "" },
+      })),
+      { policy: createRetryPolicy({ schedule: "0", jitter: 0 }) },
+    );
     const health = await call("GET", "/endpoint-health");
     expectDocumented("get", "/endpoint-health", health.status, health.body);
     const entry = health.body.endpoints.find(

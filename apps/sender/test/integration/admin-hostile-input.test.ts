@@ -307,7 +307,7 @@ describe("the admin API under hostile input", () => {
       }),
       { numRuns: 30 },
     );
-    await outbox.setEndpointToken(1, "tok");
+    await outbox.updateEndpoint(1, { token: "tok" });
   });
 
   const idArb = fc.oneof(
