@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startPostgres, startTestReceiver, type TestPostgres } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   expectConsumerReceives,
@@ -17,6 +18,7 @@ import {
   run,
   workspaceRoot,
 } from "./fixtures/published-packages.js";
+import { runReadmeExample } from "./fixtures/run-readme-example.js";
 
 // A stranger's view: the packed tarballs, installed with plain npm into a project outside the
 // workspace (so nothing resolves through the workspace's node_modules), compiled with tsc and run.
@@ -78,13 +80,52 @@ describe("the published packages, installed from tarballs with npm", () => {
     await expectConsumerReceives(project);
   });
 
+  it("runs the sender's quick start twice on one database: one endpoint, each message delivered once", async () => {
+    const quickStart = readmeExamples.find((example) => example.file === "readme-sender-1");
+    expect(quickStart?.source).toContain("ensureEndpoint");
+    const receiver = await startTestReceiver();
+    const cwd = await mkdtemp(join(scratch, "quick-start-"));
+    try {
+      for (let start = 1; start <= 2; start++) {
+        const result = await runReadmeExample({
+          file: join(project, "dist", "readme-sender-1.js"),
+          source: quickStart?.source ?? "",
+          cwd,
+          env: {
+            ...process.env,
+            RECEIVER_URL: `${receiver.url}/plant/webhook`,
+            PLANT_TOKEN: "quick-start-token",
+            PLANT_SECRET: generateWebhookSecret(),
+          },
+        });
+        expect(result, JSON.stringify(result)).toMatchObject({ kind: "service", stderr: "" });
+        await receiver.waitForRequests(start);
+      }
+      const ids = receiver.requests.map((request) => request.headers["webhook-id"]);
+      expect(ids).toHaveLength(2);
+      expect(new Set(ids).size).toBe(2);
+      const db = new Database(join(cwd, "shop.db"), { readonly: true });
+      try {
+        expect(db.prepare("SELECT count(*) FROM webhook_endpoints").pluck().get()).toBe(1);
+        expect(db.prepare("SELECT status FROM webhook_deliveries ORDER BY id").pluck().all()).toStrictEqual([
+          "delivered",
+          "delivered",
+        ]);
+      } finally {
+        db.close();
+      }
+    } finally {
+      await receiver.close();
+    }
+  });
+
   describe("a team's service that queues the webhook in its own transaction", () => {
     it.each([
       ["SQLite", async () => `sqlite:${join(await mkdtemp(join(scratch, "orders-")), "orders.db")}`],
       ["PostgreSQL", async () => postgres.createDatabase()],
     ])(
-      "on %s: the receiver sees exactly the committed message, never the rolled-back one",
-      async (_name, target) => {
+      "on %s: the receiver sees exactly the committed message, never the rolled-back one; a reused key with another payload is refused",
+      async (name, target) => {
         const receiver = await startTestReceiver();
         const secret = generateWebhookSecret();
         try {
@@ -98,8 +139,19 @@ describe("the published packages, installed from tarballs with npm", () => {
             ],
             { cwd: project, timeout: 60_000 },
           );
-          const result = JSON.parse(stdout) as { queued: string[]; deliveries: Array<[string, string]> };
+          const result = JSON.parse(stdout) as {
+            queued: string[];
+            deliveries: Array<[string, string]>;
+            inTransaction: string;
+            sameKey: [boolean, boolean];
+            conflict: string;
+          };
           expect(result.queued).toHaveLength(1);
+          // An async enqueue inside an open better-sqlite3 transaction throws at once (PostgreSQL has none).
+          expect(result.inTransaction).toBe(name === "SQLite" ? "ERR_OUTBOX_IN_TRANSACTION" : "");
+          // A reused key: the same payload is the first message; another payload the typed error.
+          expect(result.sameKey).toStrictEqual([true, true]);
+          expect(result.conflict).toBe("ERR_IDEMPOTENCY_CONFLICT");
           expect(result.deliveries).toStrictEqual([[result.queued[0], "delivered"]]);
           expect(receiver.requests.map((request) => request.headers["webhook-id"])).toStrictEqual(
             result.queued,

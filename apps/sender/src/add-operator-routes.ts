@@ -1,7 +1,7 @@
 import type Router from "@koa/router";
-import type { Outbox } from "@plant-store/sender";
+import { MAX_ENDPOINT_SECRETS, type Outbox, TooManySecretsError } from "@plant-store/sender";
 import { z } from "zod";
-import { invalidInput, notFound } from "./admin-error.js";
+import { AdminError, invalidInput, notFound } from "./admin-error.js";
 import { IdSchema } from "./admin-inputs.js";
 import { formatZodError } from "./format-zod-error.js";
 import { presentEndpoint } from "./present.js";
@@ -56,8 +56,15 @@ export function addOperatorRoutes(admin: Router, outbox: Outbox): void {
   // with PATCH /endpoints/{id} (or `endpoints set-secrets`) once it has.
   admin.post("/endpoints/:id/rotate-secret", async (ctx) => {
     const id = parse(IdSchema, ctx.params.id, "id");
-    // Read, checked against the limit (TooManySecretsError: 409) and written in one transaction.
-    const rotated = await outbox.rotateEndpointSecret(id);
+    // Read, checked against the limit and written in one transaction.
+    const rotated = await outbox.rotateEndpointSecret(id).catch((error: unknown) => {
+      if (!(error instanceof TooManySecretsError)) throw error;
+      throw new AdminError(
+        409,
+        error.code,
+        `Endpoint ${id} already has ${MAX_ENDPOINT_SECRETS} secrets: drop old ones with PATCH /endpoints/${id} first`,
+      );
+    });
     if (!rotated) throw notFound("Endpoint");
     // Shown exactly once, here, like a generated secret on POST /endpoints.
     ctx.body = { endpoint: presentEndpoint(rotated.endpoint), secret: rotated.secret };

@@ -5,7 +5,6 @@ import {
   InvalidEndpointError,
   type Outbox,
   SsrfBlockedError,
-  TooManySecretsError,
 } from "@plant-store/sender";
 import { generateWebhookSecret } from "@plant-store/types";
 import Koa from "koa";
@@ -68,9 +67,8 @@ export function createAdminApp(options: AdminAppOptions): Koa {
       ...(logger ? { logger } : {}),
       // A database that cannot read or write right now: the request changed nothing, try again.
       classify: (error) => {
-        // The queue's refusals of what a request asked, decided in its own transaction.
-        if (error instanceof TooManySecretsError || error instanceof InvalidEndpointError)
-          return { status: error instanceof TooManySecretsError ? 409 : 400, message: error.message };
+        // What the queue refuses to store (the inputs' schemas are meant to refuse it first).
+        if (error instanceof InvalidEndpointError) return { status: 400, message: error.message };
         const storage = storageUnavailableCode(error);
         if (storage === undefined) return undefined;
         return {

@@ -20,6 +20,8 @@ const DeliveryAttemptedSchema = z.object({
   /** ISO time the delivery was queued. */
   queuedAt: z.string(),
   nextAttemptAt: z.string().optional(),
+  /** False when the attempt could not be recorded: it is made again once its lease ends (`nextAttemptAt`). */
+  recorded: z.literal(false).optional(),
   /** The worker that made the attempt. */
   workerId: z.string().optional(),
 });

@@ -1,5 +1,5 @@
 import { ConfigError } from "@plant-store/app-shell";
-import { MAX_ENDPOINT_SECRETS } from "@plant-store/sender";
+import { MAX_ENDPOINT_SECRETS, TooManySecretsError } from "@plant-store/sender";
 import { generateWebhookSecret, WebhookSecretSchema } from "@plant-store/types";
 import { Argument, Command, Option } from "commander";
 import { z } from "zod";
@@ -124,7 +124,14 @@ export function endpointsCommand(): Command {
       });
       await withStore(opts, async ({ outbox }) => {
         // Read, checked against the limit and written in one transaction by the queue.
-        const rotated = await outbox.rotateEndpointSecret(endpointId, input.secret);
+        const rotated = await outbox
+          .rotateEndpointSecret(endpointId, input.secret)
+          .catch((error: unknown) => {
+            if (!(error instanceof TooManySecretsError)) throw error;
+            throw new Error(
+              `Endpoint #${id} already has ${MAX_ENDPOINT_SECRETS} secrets: drop old ones with \`endpoints set-secrets\` first`,
+            );
+          });
         if (!rotated) throw new NotFoundError(`No endpoint ${id}`);
         const { endpoint } = rotated;
         const generated = input.secret === undefined ? rotated.secret : undefined;
