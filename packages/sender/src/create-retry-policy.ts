@@ -1,7 +1,7 @@
+import type { AttemptOutcome } from "./attempt-outcome.js";
 import type { AttemptResult } from "./attempt-result.js";
 import { createRetrySchedule } from "./create-retry-schedule.js";
 import { isSuccessStatus } from "./is-success-status.js";
-import type { AttemptOutcome } from "./outbox.js";
 
 export interface RetryPolicyOptions {
   /** Delays before each attempt, in ms or as `"0,5s,5m"`; default `DEFAULT_RETRY_SCHEDULE`. */

@@ -1,5 +1,6 @@
+import type { AttemptOutcome } from "./attempt-outcome.js";
 import type { AttemptResult } from "./attempt-result.js";
-import type { DecisionPolicy } from "./queue/decide-attempt.js";
+import type { RetryPolicy } from "./create-retry-policy.js";
 
 /** A subscribed receiver. `secrets` holds every active signing secret (several during rotation). */
 export interface Endpoint {
@@ -88,7 +89,7 @@ export interface ClaimedDelivery extends DeliveryRecord {
   traceparent?: string;
 }
 
-export type AttemptOutcome = "delivered" | "retrying" | "failed" | "disabled";
+export type { AttemptOutcome };
 
 export interface AttemptRecord {
   id: number;
@@ -120,7 +121,7 @@ export interface AttemptReport {
 /** How `recordAttempts` decides and what it claims with the record. */
 export interface RecordOptions {
   /** The worker's retry policy: what follows each answer, and when an endpoint failing too long is disabled. */
-  policy: DecisionPolicy;
+  policy: Pick<RetryPolicy, "decide" | "disableAfterMs" | "failureGapMs">;
   /**
    * Claims due work in the same transaction, after the record (never a delivery it just recorded, never
    * for an endpoint it just disabled): the slots the attempts free are filled without a commit of their own.

@@ -1,9 +1,8 @@
 import { OUTBOX_NOTIFY_CHANNEL } from "./outbox.js";
 import { POSTGRES_SCHEMA } from "./postgres-schema.js";
 import { CLAIMED_COLUMNS } from "./queue/claimed-columns.js";
-import type { ClaimPlan, ColumnType, Dialect } from "./queue/dialect.js";
+import type { ClaimPlan, ColumnType, Dialect, QueueContext } from "./queue/dialect.js";
 import { count, type Operation, row, rows } from "./queue/operation.js";
-import type { QueueContext } from "./queue/queue-context.js";
 import type { ClaimedRow } from "./queue/rows.js";
 import { join, param, raw, type Sql, sql } from "./queue/sql.js";
 

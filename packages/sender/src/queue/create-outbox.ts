@@ -2,6 +2,7 @@ import type { SecretCodec } from "../create-secret-codec.js";
 import type { EnqueueResult, MessageInput, Outbox } from "../outbox.js";
 import { prepareMessage } from "../prepare-message.js";
 import { traceEnqueue } from "../trace-enqueue.js";
+import type { QueueContext } from "./dialect.js";
 import type { Driver } from "./driver.js";
 import type { Operation } from "./operation.js";
 import { addEndpoint } from "./operations/add-endpoint.js";
@@ -25,7 +26,6 @@ import { rotateEndpointSecret } from "./operations/rotate-endpoint-secret.js";
 import { setEndpointStatus } from "./operations/set-endpoint-status.js";
 import { sweepFinished } from "./operations/sweep-finished.js";
 import { updateEndpoint } from "./operations/update-endpoint.js";
-import type { QueueContext } from "./queue-context.js";
 import { StaleReadError } from "./stale-read-error.js";
 
 /** The outbox over one database, with `enqueue` able to join the caller's transaction (`Join`). */

@@ -1,6 +1,11 @@
-import type { RetryPolicy } from "../create-retry-policy.js";
 import { failingReason } from "../failing-reason.js";
-import type { AttemptOutcome, AttemptReport, DeliveryStatus, EndpointStatus } from "../outbox.js";
+import type {
+  AttemptOutcome,
+  AttemptReport,
+  DeliveryStatus,
+  EndpointStatus,
+  RecordOptions,
+} from "../outbox.js";
 
 /** A delivery row as the record's transaction sees it. Times in Unix ms on the store's clock. */
 export interface DeliveryState {
@@ -58,7 +63,7 @@ export interface AttemptDecision {
 }
 
 /** The parts of a retry policy the decision reads. */
-export type DecisionPolicy = Pick<RetryPolicy, "decide" | "disableAfterMs" | "failureGapMs">;
+export type DecisionPolicy = RecordOptions["policy"];
 
 const STATUS_AFTER: Record<AttemptOutcome, DeliveryStatus> = {
   delivered: "delivered",

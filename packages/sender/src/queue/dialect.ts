@@ -1,5 +1,5 @@
+import type { SecretCodec } from "../create-secret-codec.js";
 import type { Operation } from "./operation.js";
-import type { QueueContext } from "./queue-context.js";
 import type { ClaimedRow } from "./rows.js";
 import type { Sql, SqlParam, SqlValue } from "./sql.js";
 
@@ -84,4 +84,15 @@ export interface Dialect {
     writes: readonly Sql[],
     claim: ClaimPlan | undefined,
   ): Operation<WriteAndClaimResult>;
+}
+
+/** What every operation is given: the database's dialect, the store's time for this operation, the secrets codec. */
+export interface QueueContext {
+  readonly dialect: Dialect;
+  /**
+   * The store's clock in Unix ms, as SQL: PostgreSQL's `statement_timestamp()` (so processes on machines
+   * whose clocks disagree agree on leases), or the outbox's `now` option read once for the operation.
+   */
+  readonly now: Sql;
+  readonly codec: SecretCodec;
 }

@@ -1,7 +1,6 @@
 import type { ClaimedDelivery, ClaimRequest } from "../../outbox.js";
-import type { ClaimPlan } from "../dialect.js";
+import type { ClaimPlan, QueueContext } from "../dialect.js";
 import type { Operation } from "../operation.js";
-import type { QueueContext } from "../queue-context.js";
 import { toClaimed } from "../rows.js";
 
 /** A claim request with its defaults, never taking `skipDeliveryIds` nor work for `skipEndpointIds`. */

@@ -1,10 +1,9 @@
 import { isSuccessStatus } from "../../is-success-status.js";
 import type { AttemptReport, RecordOptions, RecordResult } from "../../outbox.js";
 import { type BatchEndpointState, decideAttempts } from "../decide-attempts.js";
-import type { ColumnType } from "../dialect.js";
+import type { ColumnType, QueueContext } from "../dialect.js";
 import type { Operation } from "../operation.js";
 import { rows } from "../operation.js";
-import type { QueueContext } from "../queue-context.js";
 import {
   attemptValues,
   type DeliveryRow,

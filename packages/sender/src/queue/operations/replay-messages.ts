@@ -1,6 +1,6 @@
 import { EndpointNotFoundError } from "../../outbox-errors.js";
+import type { QueueContext } from "../dialect.js";
 import { count, type Operation, row, wake } from "../operation.js";
-import type { QueueContext } from "../queue-context.js";
 import { sql } from "../sql.js";
 
 /**

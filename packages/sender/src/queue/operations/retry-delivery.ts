@@ -1,6 +1,6 @@
 import type { DeliveryRecord } from "../../outbox.js";
+import type { QueueContext } from "../dialect.js";
 import { type Operation, row, wake } from "../operation.js";
-import type { QueueContext } from "../queue-context.js";
 import { type DeliveryRow, toDelivery } from "../rows.js";
 import { sql } from "../sql.js";
 

@@ -1,8 +1,8 @@
 import { generateWebhookSecret } from "@plant-store/types";
 import { MAX_ENDPOINT_SECRETS, type RotatedSecret } from "../../outbox.js";
 import { TooManySecretsError } from "../../too-many-secrets-error.js";
+import type { QueueContext } from "../dialect.js";
 import { type Operation, row } from "../operation.js";
-import type { QueueContext } from "../queue-context.js";
 import { type EndpointRow, toEndpoint } from "../rows.js";
 import { sql } from "../sql.js";
 import { updateEndpoint } from "./update-endpoint.js";
