@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { ConfigError } from "@plant-store/app-shell";
 import {
+  EncryptionKeyRequiredError,
   EndpointNotFoundError,
   InvalidEncryptionKeyError,
   SecretsDecryptionError,
@@ -29,7 +30,11 @@ try {
   await program.parseAsync(process.argv);
 } catch (error) {
   // A missing or wrong encryption key is a setting to fix, like any other.
-  if (error instanceof SecretsDecryptionError || error instanceof InvalidEncryptionKeyError) {
+  if (
+    error instanceof SecretsDecryptionError ||
+    error instanceof InvalidEncryptionKeyError ||
+    error instanceof EncryptionKeyRequiredError
+  ) {
     console.error(`${error.message} (PLANT_STORE_ENCRYPTION_KEY or --encryption-key-file)`);
     process.exit(2);
   }

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { encryptionKeyId } from "@plant-store/sender";
 import { startPostgres, startTestReceiver, type TestPostgres, type TestReceiver } from "@plant-store/testing";
+import { generateWebhookSecret } from "@plant-store/types";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { Webhook } from "standardwebhooks";
@@ -107,6 +108,24 @@ describe("plant-store with an encryption key (SQLite)", () => {
           expect(result.stderr).not.toContain(text);
       }
     }
+  });
+
+  it("writes no token or secret without the key: every such command exits 2 before writing anything", async () => {
+    const before = rawRows();
+    const plainSecret = generateWebhookSecret();
+    for (const args of [
+      ["endpoints", "add", `${receiver.url}/plain`, "--token", "plain-token-1", "--secret", plainSecret],
+      ["endpoints", "set-token", "1", "--token", "plain-token-2"],
+      ["endpoints", "set-secrets", "1", "--secret", plainSecret],
+      ["endpoints", "rotate-secret", "1", "--secret", plainSecret],
+    ]) {
+      const result = await runCli([...args, "--db", db], {});
+      expect(result.code, args.join(" ")).toBe(2);
+      expect(result.stderr).toContain("PLANT_STORE_ENCRYPTION_KEY or --encryption-key-file");
+    }
+    expect(rawRows()).toEqual(before);
+    const bytes = fileBytes();
+    for (const value of ["plain-token-1", "plain-token-2", plainSecret]) expect(bytes).not.toContain(value);
   });
 
   it("refuses malformed keys, and a key given both ways, without echoing them", async () => {

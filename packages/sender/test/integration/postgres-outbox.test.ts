@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import {
   endConnections,
   startPostgres,
@@ -10,6 +13,7 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createRetryPolicy, createSsrfGuard, createWorker, type Outbox } from "../../src/index.js";
 import { createPostgresOutbox } from "../../src/postgres.js";
+import { createSqliteOutbox } from "../../src/sqlite.js";
 import { enqueuePlant } from "../fixtures/enqueue-plant.js";
 import { expectMigratedOutbox } from "../fixtures/expect-migrated-outbox.js";
 import { LEGACY_POSTGRES_SCHEMA, legacyRows } from "../fixtures/legacy-outbox.js";
@@ -27,14 +31,35 @@ afterAll(async () => {
 });
 
 describeOutbox("PostgreSQL", {
-  async open() {
+  async open(options = {}) {
     const url = await postgres.createDatabase();
     return {
-      outbox: await createPostgresOutbox(url),
-      second: () => createPostgresOutbox(url),
+      outbox: await createPostgresOutbox(url, options),
+      second: () => createPostgresOutbox(url, options),
       cleanup: async () => undefined,
     };
   },
+});
+
+describe("the SQLite and PostgreSQL outboxes", () => {
+  it("answer the same methods; SQLite adds only its handle and the synchronous enqueue its transactions need", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sender-both-"));
+    const sqlite = createSqliteOutbox(join(dir, "store.db"));
+    const postgresOutbox = await createPostgresOutbox(await postgres.createDatabase());
+    try {
+      const methods = (outbox: object) => Object.keys(outbox).sort();
+      expect(methods(sqlite).filter((name) => !["db", "enqueueSync"].includes(name))).toEqual(
+        methods(postgresOutbox),
+      );
+      expect(methods(postgresOutbox)).toContain("enqueueMany");
+      expect(methods(postgresOutbox)).toContain("ensureEndpoint");
+      expect(methods(sqlite)).toEqual(expect.arrayContaining(["db", "enqueueSync"]));
+    } finally {
+      await sqlite.close();
+      await postgresOutbox.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("several workers sharing one PostgreSQL outbox", () => {

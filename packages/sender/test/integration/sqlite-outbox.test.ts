@@ -12,12 +12,12 @@ import { LEGACY_SQLITE_SCHEMA, legacyRows } from "../fixtures/legacy-outbox.js";
 import { describeOutbox } from "../fixtures/outbox-suite.js";
 
 describeOutbox("SQLite", {
-  async open() {
+  async open(options = {}) {
     const dir = mkdtempSync(join(tmpdir(), "sender-sqlite-"));
     const file = join(dir, "store.db");
     return {
-      outbox: createSqliteOutbox(file),
-      second: async () => createSqliteOutbox(file),
+      outbox: createSqliteOutbox(file, options),
+      second: async () => createSqliteOutbox(file, options),
       cleanup: async () => rmSync(dir, { recursive: true, force: true }),
     };
   },
