@@ -117,9 +117,9 @@ describe("createAttemptRunner", () => {
     await run(claimedDelivery(1, 1, { roundAttempts: 0 }));
     expect(wakes).toEqual([]);
     expect(events[0]).toMatchObject({ attempt: 2, outcome: "retrying" });
-    expect(logger.lines.map((line) => line.message)).toEqual([
-      "lease lost before the attempt was recorded",
-      "delivery attempt",
+    expect(logger.lines.map((line) => [line.message, line.fields.deliveryId])).toEqual([
+      ["lease lost before the attempt was recorded", 1],
+      ["delivery attempt", 1],
     ]);
   });
 
@@ -145,9 +145,10 @@ describe("createAttemptRunner", () => {
     const { run, events, logger } = setUp(null, async () => {
       throw new Error("disk I/O error");
     });
-    await run(claimedDelivery(1, 1));
+    await run(claimedDelivery(1, 1, { attemptCount: 4 }));
     expect(events).toEqual([
       expect.objectContaining({
+        attempt: 5,
         status: null,
         error: "ECONNREFUSED",
         outcome: "retrying",
@@ -159,6 +160,7 @@ describe("createAttemptRunner", () => {
       ["error", "could not record attempt"],
       ["info", "delivery attempt"],
     ]);
+    expect(logger.lines[0]?.fields).toEqual({ deliveryId: 1, err: new Error("disk I/O error") });
   });
 
   it("reports nothing for a delivery removed with its endpoint while it was attempted", async () => {
@@ -168,5 +170,28 @@ describe("createAttemptRunner", () => {
     expect(logger.lines).toEqual([
       { level: "info", message: "delivery removed during its attempt", fields: { deliveryId: 1 } },
     ]);
+  });
+
+  it("runs every path without a logger or an onAttempt listener", async () => {
+    const outcomes: Array<() => Promise<RecordedAttempt | undefined>> = [
+      delivered,
+      async () => undefined,
+      async () => ({ held: false, attempt: 1, outcome: "retrying" }),
+      async () => ({ held: true, attempt: 1, outcome: "disabled", disabledEndpoint: "410 Gone" }),
+      async () => {
+        throw new Error("disk I/O error");
+      },
+    ];
+    for (const stored of outcomes) {
+      const run = createAttemptRunner({
+        workerId: "w1",
+        attempt: async () => answer(410),
+        record: stored,
+        leaseEnd: () => LEASE_END,
+        wakeAt: () => undefined,
+        now: Date.now,
+      });
+      await expect(run(claimedDelivery(1, 1))).resolves.toBeUndefined();
+    }
   });
 });

@@ -41,7 +41,7 @@ export function createBatcher<I, R>(options: BatcherOptions<I, R>): Batcher<I, R
       outcomes = await options.flush(batch.map((waiting) => waiting.item));
     } catch (error) {
       if (batch.length === 1) {
-        batch[0]?.reject(error);
+        (batch[0] as Waiting).reject(error);
         return;
       }
       for (const waiting of batch) await settle([waiting]);

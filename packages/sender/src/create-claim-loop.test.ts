@@ -193,10 +193,11 @@ describe("createClaimLoop", () => {
     await turn();
     last("claim")?.answer.resolve([claimedDelivery(1, 7), claimedDelivery(2, 7), claimedDelivery(3, 7)]);
     await loop.settled();
-    // Endpoint 7: 2 attempts running and 1 waiting; one attempt ending leaves it full.
+    // Endpoint 7: 2 attempts running and 1 waiting; one attempt ending leaves it full. Free: 4 − 2
+    // running − 1 waiting, plus the 1 the record frees.
     void loop.record(report(1), 7, Date.now() + 60_000);
     await turn();
-    expect(last("record")?.options.claim?.excludeEndpointIds).toEqual([7]);
+    expect(last("record")?.options.claim).toMatchObject({ limit: 2, excludeEndpointIds: [7] });
   });
 
   it("after a failed claim pauses claims, doubling the pause up to 5 s, while records still go through alone", async () => {
@@ -218,12 +219,16 @@ describe("createClaimLoop", () => {
     loop.wake();
     await vi.advanceTimersByTimeAsync(0);
     expect(outbox.calls).toHaveLength(1);
-    // A record during the pause carries no claim.
+    // A record during the pause carries no claim, and leaves the loop paused.
     const recording = loop.record(report(9), 3, Date.now() + 60_000);
     await vi.advanceTimersByTimeAsync(0);
     expect(last("record")?.options).toEqual({ policy });
     last("record")?.answer.resolve({ recorded: [stored(1)], claimed: [] });
     await recording;
+    expect(loop.state).toBe("paused");
+    // Starting again changes nothing while paused.
+    loop.start();
+    expect(loop.state).toBe("paused");
     await vi.advanceTimersByTimeAsync(1);
     await failOnce();
     await vi.advanceTimersByTimeAsync(4_000);
@@ -322,5 +327,148 @@ describe("createClaimLoop", () => {
     expect(end).toBeLessThanOrEqual(Date.now() + 60_000);
     // One it never claimed: a lease from now.
     expect(loop.leaseEnd(claimedDelivery(2, 1))).toBeGreaterThanOrEqual(Date.now() + 60_000 - 5);
+  });
+
+  it("answers each record of a round trip that also carries a claim with its own result", async () => {
+    const { loop, last } = setUp(4, 2);
+    loop.start();
+    await turn();
+    last("claim")?.answer.resolve([]);
+    await loop.settled();
+    // A wake first, then a record: one round trip, the claim item ahead of the record.
+    loop.wake();
+    const recording = loop.record(report(5), 1, Date.now() + 60_000);
+    await turn();
+    expect(last("record")?.reports.map((r) => r.deliveryId)).toEqual([5]);
+    last("record")?.answer.resolve({ recorded: [stored(7)], claimed: [] });
+    expect(await recording).toEqual(stored(7));
+    // The wake's claim was made with the record: the loop is idle again, and a wake queues the next.
+    expect(loop.state).toBe("idle");
+  });
+
+  it("queues the next claim when woken while a claim rides with records", async () => {
+    const { outbox, loop, last } = setUp(4, 2);
+    loop.start();
+    await turn();
+    last("claim")?.answer.resolve([]);
+    await loop.settled();
+    loop.wake();
+    void loop.record(report(5), 1, Date.now() + 60_000);
+    await turn();
+    // Woken while the round trip runs: the claim made in it may not see what the wake announced.
+    loop.wake();
+    expect(loop.state).toBe("queued");
+    last("record")?.answer.resolve({ recorded: [stored(1)], claimed: [] });
+    await turn();
+    await turn();
+    expect(outbox.calls.map((call) => call.kind)).toEqual(["claim", "record", "claim"]);
+  });
+
+  it("claims again after a full claim when slots freed while it ran", async () => {
+    const { outbox, loop, last, finishers } = setUp(4, 4);
+    loop.start();
+    await turn();
+    last("claim")?.answer.resolve([claimedDelivery(1, 1)]);
+    await loop.settled();
+    loop.wake();
+    await turn();
+    expect(last("claim")?.request.limit).toBe(3);
+    // Attempt 1 ends while the claim runs; the claim comes back full.
+    finishers.get(1)?.();
+    await turn();
+    last("claim")?.answer.resolve([claimedDelivery(2, 2), claimedDelivery(3, 3), claimedDelivery(4, 4)]);
+    await turn();
+    await turn();
+    expect(outbox.calls).toHaveLength(3);
+    expect(last("claim")?.request.limit).toBe(1);
+  });
+
+  it("stays stopped when a claim started before stop() fails, and when stop() comes before its round trip", async () => {
+    const { loop, last, logger } = setUp(4, 2);
+    loop.start();
+    await turn();
+    loop.stop();
+    last("claim")?.answer.reject(new Error("database is locked"));
+    await loop.settled();
+    expect(loop.state).toBe("stopped");
+    expect(logger.lines.at(-1)?.fields).toMatchObject({ retryInMs: 2_000 });
+    const again = setUp(4, 2);
+    again.loop.start();
+    again.loop.stop();
+    await turn();
+    expect(again.loop.state).toBe("stopped");
+    expect(again.outbox.calls).toEqual([]);
+  });
+
+  it("tries a failing record three times once stopped, whatever time its lease leaves", async () => {
+    vi.useFakeTimers();
+    const { outbox, loop, last, logger } = setUp(4, 2);
+    loop.start();
+    await vi.advanceTimersByTimeAsync(0);
+    last("claim")?.answer.resolve([]);
+    await vi.advanceTimersByTimeAsync(0);
+    loop.stop();
+    const recording = loop.record(report(1), 1, Date.now() + 3_600_000);
+    let outcome: unknown;
+    recording.catch((error: Error) => (outcome = error.message));
+    const tries = new Set<number>();
+    for (let ms = 0; ms <= 5_000 && outcome === undefined; ms += 10) {
+      const call = last("record");
+      if (call && !tries.has(outbox.calls.indexOf(call))) {
+        tries.add(outbox.calls.indexOf(call));
+        call.answer.reject(new Error("disk I/O error"));
+      }
+      await vi.advanceTimersByTimeAsync(10);
+    }
+    expect(tries.size).toBe(3);
+    expect(outcome).toBe("disk I/O error");
+    expect(logger.lines.map((line) => line.fields)).toEqual([
+      { deliveryId: 1, err: new Error("disk I/O error") },
+      { deliveryId: 1, err: new Error("disk I/O error") },
+    ]);
+  });
+
+  it("gives up at once when the next pause would end exactly at the lease's margin", async () => {
+    vi.useFakeTimers();
+    const { outbox, loop, last } = setUp(4, 2);
+    loop.start();
+    await vi.advanceTimersByTimeAsync(0);
+    last("claim")?.answer.resolve([]);
+    await vi.advanceTimersByTimeAsync(0);
+    // 1 s margin and a first pause of 100 ms: a deadline 1.1 s away leaves no time for a retry.
+    const recording = loop.record(report(1), 1, Date.now() + 1_100);
+    recording.catch(() => undefined);
+    await vi.advanceTimersByTimeAsync(0);
+    last("record")?.answer.reject(new Error("disk I/O error"));
+    await expect(recording).rejects.toThrow("disk I/O error");
+    expect(outbox.calls.filter((call) => call.kind === "record")).toHaveLength(1);
+  });
+
+  it("runs without a logger", async () => {
+    const outbox = fakeOutbox();
+    const slots = createEndpointSlots({ perEndpoint: 1, run: async () => undefined });
+    const loop = createClaimLoop({
+      outbox,
+      workerId: "w1",
+      leaseMs: 2_000,
+      concurrency: 1,
+      perEndpoint: 1,
+      pollIntervalMs: 1,
+      policy,
+      slots,
+      now: Date.now,
+    });
+    loop.start();
+    await turn();
+    (outbox.calls[0] as Extract<Call, { kind: "claim" }>).answer.reject(new Error("locked"));
+    await loop.settled();
+    expect(loop.state).toBe("paused");
+    const recording = loop.record(report(1), 1, Date.now() + 1_200);
+    await turn();
+    (outbox.calls[1] as Extract<Call, { kind: "record" }>).answer.reject(new Error("locked"));
+    await turn();
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    (outbox.calls[2] as Extract<Call, { kind: "record" }>)?.answer.reject(new Error("locked"));
+    await expect(recording).rejects.toThrow("locked");
   });
 });

@@ -106,28 +106,31 @@ export function createClaimLoop(options: ClaimLoopOptions): ClaimLoop {
     logger?.error({ err: error, retryInMs: pauseMs }, "claiming due deliveries failed");
   }
 
+  /** One round trip: the records of `items` and a claim for the free slots, in one outbox call. */
+  async function exchange(records: ReadonlyArray<Extract<Item, { kind: "record" }>>, claim?: ClaimRequest) {
+    if (records.length > 0)
+      return outbox.recordAttempts(
+        records.map((item) => item.report),
+        claim ? { policy: options.policy, claim } : { policy: options.policy },
+      );
+    return { recorded: [], claimed: claim ? await outbox.claimDue(claim) : [] };
+  }
+
   async function roundTrip(items: readonly Item[]) {
-    const wanted = items.some((item) => item.kind === "claim");
-    if (wanted && state === "queued") state = "idle";
+    // The claim a wake queued is being made: a wake from now on queues the next one.
+    if (state === "queued" && items.some((item) => item.kind === "claim")) state = "idle";
     const records = items.flatMap((item) => (item.kind === "record" ? [item] : []));
     const claim = claimFor(records.map((item) => item.endpointId));
     const leaseEnd = now() + leaseMs;
-    let recorded: Answer[] = [];
-    let claimed: ClaimedDelivery[] = [];
+    let answer: { recorded: Answer[]; claimed: ClaimedDelivery[] };
     try {
-      if (records.length === 0) claimed = claim ? await outbox.claimDue(claim) : [];
-      else
-        ({ recorded, claimed } = await outbox.recordAttempts(
-          records.map((item) => item.report),
-          claim ? { policy: options.policy, claim } : { policy: options.policy },
-        ));
+      answer = await exchange(records, claim);
     } catch (error) {
-      if (records.length === 0) {
-        claimFailed(error);
-        return items.map(() => ({ ok: true as const, value: undefined }));
-      }
-      throw error;
+      if (records.length > 0) throw error;
+      claimFailed(error);
+      return items.map(() => ({ ok: true as const, value: undefined }));
     }
+    const { recorded, claimed } = answer;
     if (claim) claimFailures = 0;
     if (state === "stopped") {
       // stop() was called while the round trip ran: give it back unattempted. Attempting it now could

@@ -143,4 +143,50 @@ describe("decideAttempts", () => {
     const batch = decideAttempts([failure(9)], policy, new Map(), new Map(), now);
     expect(batch).toEqual({ decisions: [undefined], deliveries: new Map(), endpoints: new Map() });
   });
+
+  it("sees a delivery as the batch's earlier attempt left it: finished, its lease freed, its round moved on", () => {
+    // The holder's retry moves the round on (1 → 2 of 3), so a late report after it is the round's last.
+    const batch = decideAttempts(
+      [failure(1), failure(1), failure(1, "late")],
+      policy,
+      new Map([[1, { ...(held(1)[1] as BatchDeliveryState), roundAttempts: 1 }]]),
+      new Map([[1, endpoint()]]),
+      now,
+    );
+    expect(
+      batch.decisions.map((decision) => [decision?.held, decision?.attemptNumber, decision?.outcome]),
+    ).toEqual([
+      [true, 1, "retrying"],
+      [false, 2, "failed"],
+      [false, 3, "failed"],
+    ]);
+    expect(batch.deliveries.get(1)).toMatchObject({
+      attempts: 3,
+      rounds: 1,
+      finished: { status: "pending" },
+    });
+  });
+
+  it("writes a read endpoint's run as ended when a success follows a failure in the batch", () => {
+    const batch = decideAttempts(
+      [failure(1), success(2)],
+      policy,
+      new Map([held(1), held(2)]),
+      new Map([[1, endpoint({ failingSince: 1_000, lastFailureAt: 9_500 })]]),
+      now,
+    );
+    expect(batch.endpoints.get(1)).toEqual({
+      kind: "set",
+      status: "active",
+      disabledReason: null,
+      failingSince: null,
+      lastFailureAt: 10_000,
+    });
+  });
+
+  it("writes nothing to an endpoint whose row is gone when its delivery failed", () => {
+    const batch = decideAttempts([failure(1)], policy, new Map([held(1)]), new Map(), now);
+    expect(batch.decisions[0]).toMatchObject({ held: true, outcome: "retrying" });
+    expect(batch.endpoints).toEqual(new Map());
+  });
 });

@@ -104,7 +104,8 @@ export function decideAttempts(
         }
       }
       endpointWrites.set(delivery.endpointId, { kind: "set", ...endpoint });
-    } else if (touched?.kind === "succeeded" && !endpointWrites.has(delivery.endpointId)) {
+    } else if (touched?.kind === "succeeded") {
+      // Its row was not read (no failure of the batch is on it), so no "set" can be there to keep.
       endpointWrites.set(delivery.endpointId, { kind: "clear" });
     }
     return decision;
