@@ -124,11 +124,17 @@ export function createSqliteOutbox(
     setImmediate(check);
   }
 
+  // Made once: better-sqlite3 builds a transaction's wrappers when it is made, not when it runs.
+  let woken = false;
+  const onWake = () => {
+    woken = true;
+  };
+  const transaction = db.transaction((operation: Operation<unknown>) => runOperation(operation, onWake));
+
   /** In a transaction of its own, or as a savepoint of the caller's when one is open (`enqueueSync`). */
   function runSync<R>(operation: Operation<R>): R {
-    let woken = false;
-    const body = db.transaction(() => runOperation(operation, () => (woken = true)));
-    const result = db.inTransaction ? body() : body.immediate();
+    woken = false;
+    const result = (db.inTransaction ? transaction(operation) : transaction.immediate(operation)) as R;
     if (woken) announce();
     return result;
   }

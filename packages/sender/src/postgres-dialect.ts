@@ -92,7 +92,17 @@ export const postgresDialect: Dialect = {
   },
   // The message, one delivery per active endpoint, and a NOTIFY that PostgreSQL holds until the
   // transaction commits (the caller's, when it passed its client), in one statement.
-  *insertMessages(ctx, input) {
+  *insertMessages(ctx, messages) {
+    const input = postgresDialect.table(
+      "input",
+      [
+        ["webhook_id", "text"],
+        ["idempotency_key", "text"],
+        ["payload", "text"],
+        ["traceparent", "text"],
+      ],
+      messages.map((message) => [message.webhookId, message.idempotencyKey, message.payload, message.traceparent]),
+    );
     return yield* rows(
       sql`WITH m AS (
           INSERT INTO webhook_messages (webhook_id, idempotency_key, payload, created_at, traceparent)

@@ -37,14 +37,42 @@ export const sqliteDialect: Dialect = {
   },
   // AUTOINCREMENT already continues after the largest id inserted.
   *continueIds() {},
-  *insertMessages(ctx, input) {
+  // One message (the common case, and every enqueueSync) as plain VALUES; several through json_each.
+  *insertMessages(ctx, messages) {
+    const [only] = messages;
+    if (messages.length === 1 && only !== undefined) {
+      const inserted = yield* row<{ id: number }>(
+        sql`INSERT INTO webhook_messages (webhook_id, idempotency_key, payload, created_at, traceparent)
+            VALUES (${only.webhookId}, ${only.idempotencyKey}, ${only.payload}, ${ctx.now}, ${only.traceparent})
+            ON CONFLICT DO NOTHING RETURNING id`,
+      );
+      if (inserted === undefined) return [];
+      const deliveries = yield* count(
+        sql`INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, status, next_attempt_at, created_at, updated_at)
+            SELECT m.id, e.id, m.webhook_id, 'pending', m.created_at, m.created_at, m.created_at
+            FROM webhook_messages m CROSS JOIN webhook_endpoints e
+            WHERE m.id = ${inserted.id} AND e.status = 'active' ORDER BY e.id`,
+      );
+      if (deliveries > 0) yield* wake();
+      return [{ id: inserted.id, webhook_id: only.webhookId, deliveries }];
+    }
     const inserted = yield* rows<{ id: number; webhook_id: string }>(
       sql`INSERT INTO webhook_messages (webhook_id, idempotency_key, payload, created_at, traceparent)
-          SELECT webhook_id, idempotency_key, payload, ${ctx.now}, traceparent FROM ${input} WHERE true ORDER BY n
+          SELECT webhook_id, idempotency_key, payload, ${ctx.now}, traceparent FROM ${sqliteDialect.table(
+            "input",
+            [
+              ["webhook_id", "text"],
+              ["idempotency_key", "text"],
+              ["payload", "text"],
+              ["traceparent", "text"],
+            ],
+            messages.map((message) => [message.webhookId, message.idempotencyKey, message.payload, message.traceparent]),
+          )} WHERE true ORDER BY n
           ON CONFLICT DO NOTHING RETURNING id, webhook_id`,
     );
     if (inserted.length === 0) return [];
-    const queued = yield* rows<{ message_id: number }>(
+    const deliveries = new Map<number, number>();
+    for (const { message_id } of yield* rows<{ message_id: number }>(
       sql`INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, status, next_attempt_at, created_at, updated_at)
           SELECT m.id, e.id, m.webhook_id, 'pending', m.created_at, m.created_at, m.created_at
           FROM webhook_messages m CROSS JOIN webhook_endpoints e
@@ -54,13 +82,10 @@ export const sqliteDialect: Dialect = {
             "bigint",
           )} AND e.status = 'active'
           ORDER BY m.id, e.id RETURNING message_id`,
-    );
-    if (queued.length > 0) yield* wake();
-    const perMessage = new Map<number, number>();
-    for (const { message_id } of queued) perMessage.set(message_id, (perMessage.get(message_id) ?? 0) + 1);
-    return inserted.map(
-      (message): InsertedMessage => ({ ...message, deliveries: perMessage.get(message.id) ?? 0 }),
-    );
+    ))
+      deliveries.set(message_id, (deliveries.get(message_id) ?? 0) + 1);
+    if (deliveries.size > 0) yield* wake();
+    return inserted.map((message): InsertedMessage => ({ ...message, deliveries: deliveries.get(message.id) ?? 0 }));
   },
   *writeAndClaim(ctx, writes, claim) {
     const counts: number[] = [];

@@ -17,6 +17,14 @@ export interface ClaimPlan {
   skipDeliveryIds: readonly number[];
 }
 
+/** One message as `insertMessages` writes it. */
+export interface MessageToInsert {
+  webhookId: string;
+  idempotencyKey: string | null;
+  payload: string;
+  traceparent: string | null;
+}
+
 /** One message `insertMessages` stored (a message whose webhook id or key was taken is not among them). */
 export interface InsertedMessage {
   id: number | string;
@@ -70,11 +78,10 @@ export interface Dialect {
   /** After rows were copied in with their own ids: new rows of these tables get ids after them. */
   continueIds(tables: readonly string[]): Operation<void>;
   /**
-   * Inserts the messages of `input` (a `table` with columns webhook_id, idempotency_key, payload,
-   * traceparent) in order, skipping any whose webhook id or idempotency key is taken, queues one delivery
-   * per active endpoint for each, and wakes the workers after commit.
+   * Inserts the messages in order, skipping any whose webhook id or idempotency key is taken, queues one
+   * delivery per active endpoint for each, and wakes the workers after commit.
    */
-  insertMessages(ctx: QueueContext, input: Sql): Operation<InsertedMessage[]>;
+  insertMessages(ctx: QueueContext, messages: readonly MessageToInsert[]): Operation<InsertedMessage[]>;
   /**
    * Runs `writes` (statements that return no rows) in order, then, given a plan, leases due work and
    * returns it with its payload and endpoint.

@@ -22,12 +22,22 @@ export interface Sql {
 
 const isSql = (value: unknown): value is Sql =>
   typeof value === "object" && value !== null && "strings" in value && "params" in value;
+/** A fragment that is one parameter and nothing else (`param(...)`). */
+const isParam = (fragment: Sql) =>
+  fragment.params.length === 1 && fragment.strings[0] === "" && fragment.strings[1] === "";
 
 /**
  * The tagged template every statement is written with: `${value}` binds a parameter, `${fragment}`
  * splices another fragment in, `${param(value, "bigint")}` binds one with a cast.
  */
 export function sql(strings: TemplateStringsArray, ...values: ReadonlyArray<Sql | SqlValue>): Sql {
+  // Only values (or single parameters): the template's own strings, the same array at every call of this
+  // line, so the text rendered from it can be cached (see render).
+  if (values.every((value) => !isSql(value) || isParam(value)))
+    return {
+      strings,
+      params: values.map((value) => (isSql(value) ? (value.params[0] as SqlParam) : { value, type: undefined })),
+    };
   const text: string[] = [strings[0] as string];
   const params: SqlParam[] = [];
   values.forEach((value, index) => {
@@ -68,11 +78,32 @@ export interface ParamStyle {
   bind(param: SqlParam): unknown;
 }
 
+/**
+ * Texts rendered from a template's own strings (a statement with no fragment in it), per style and per
+ * the types its parameters were cast to: a hot statement is rendered once, and its text, the same
+ * string every time, is the cheap key of the driver's prepared statements.
+ */
+const renderedTexts = new WeakMap<readonly string[], WeakMap<ParamStyle, Map<string, string>>>();
+
 /** The statement's text, each parameter written as `style` writes them, and the values to bind. */
 export function render(statement: Sql, style: ParamStyle): { text: string; values: unknown[] } {
+  const values = statement.params.map((bound) => style.bind(bound));
+  // Template strings are frozen; the arrays fragments are composed into are not (and are new each time).
+  const cacheable = Object.isFrozen(statement.strings);
+  const types = cacheable ? statement.params.map((bound) => bound.type ?? "").join() : "";
+  const byStyle = cacheable ? renderedTexts.get(statement.strings)?.get(style) : undefined;
+  const cached = byStyle?.get(types);
+  if (cached !== undefined) return { text: cached, values };
   let text = statement.strings[0] as string;
   statement.params.forEach((bound, index) => {
     text += style.placeholder(index + 1, bound) + (statement.strings[index + 1] as string);
   });
-  return { text, values: statement.params.map((bound) => style.bind(bound)) };
+  if (cacheable) {
+    const styles = renderedTexts.get(statement.strings) ?? new WeakMap<ParamStyle, Map<string, string>>();
+    const texts = styles.get(style) ?? new Map<string, string>();
+    texts.set(types, text);
+    styles.set(style, texts);
+    renderedTexts.set(statement.strings, styles);
+  }
+  return { text, values };
 }

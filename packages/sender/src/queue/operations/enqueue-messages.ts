@@ -20,22 +20,21 @@ export function* enqueueMessages(
   traceparents: readonly string[],
 ): Operation<EnqueueResult[]> {
   const { dialect } = ctx;
-  const input = dialect.table(
-    "input",
-    [
-      ["webhook_id", "text"],
-      ["idempotency_key", "text"],
-      ["payload", "text"],
-      ["traceparent", "text"],
-    ],
-    messages.map((message, index) => [
-      message.webhookId,
-      message.idempotencyKey,
-      message.payload,
-      traceparents[index] ?? null,
-    ]),
+  const inserted = yield* dialect.insertMessages(
+    ctx,
+    messages.map((message, index) => ({ ...message, traceparent: traceparents[index] ?? null })),
   );
-  const inserted = yield* dialect.insertMessages(ctx, input);
+  const [only] = inserted;
+  // The common case, one new message, without the bookkeeping the general one needs.
+  if (messages.length === 1 && only !== undefined)
+    return [
+      {
+        messageId: Number(only.id),
+        webhookId: only.webhook_id,
+        duplicate: false,
+        deliveries: Number(only.deliveries),
+      },
+    ];
   const added = new Map(inserted.map((message) => [message.webhook_id, message]));
   const known = messages.filter((message) => !added.has(message.webhookId));
   let firsts = new Map<string, MessageRow>();
