@@ -8,6 +8,7 @@ import {
   stopOnSignals,
   type TracingSettings,
 } from "@plant-store/app-shell";
+import { runCheckCli } from "@plant-store/receiver-check";
 import { Command, CommanderError, Option } from "commander";
 import { createApp } from "./create-app.js";
 import { createHttpServer } from "./create-http-server.js";
@@ -121,6 +122,10 @@ const program = new Command("plant-receiver")
       "export OpenTelemetry spans over OTLP/HTTP to this collector base URL (/v1/traces is appended); service name from OTEL_SERVICE_NAME, default plant-receiver",
     ).env("OTEL_EXPORTER_OTLP_ENDPOINT"),
   )
+  .addHelpText(
+    "after",
+    "\nCheck a running receiver (this one or any other) against the contract, from the outside:\n  plant-receiver check <url> --token <token> --secret <whsec_...> [--secret ...] [--json]\n  (plant-receiver check --help for its options; the same as npx @plant-store/receiver-check)",
+  )
   // Argument problems are collected and reported with the configuration's, below.
   .exitOverride()
   .configureOutput({ outputError: () => undefined });
@@ -230,7 +235,15 @@ async function main(): Promise<void> {
   });
 }
 
-main().catch((error: unknown) => {
-  console.error(`plant-receiver: failed to start: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
-});
+const [command, ...rest] = process.argv.slice(2);
+if (command === "check") {
+  // The conformance kit, as `npx @plant-store/receiver-check` runs it; it sends to the URL given only.
+  process.exitCode = await runCheckCli(rest, process, "plant-receiver check");
+} else {
+  main().catch((error: unknown) => {
+    console.error(
+      `plant-receiver: failed to start: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    process.exit(1);
+  });
+}
