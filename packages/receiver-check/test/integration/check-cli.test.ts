@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { generateWebhookSecret } from "@plant-store/types";
@@ -132,5 +133,30 @@ describe("plant-receiver-check, the command", () => {
     ]).catch((error: { code: number; stdout: string }) => error);
     expect("code" in failed ? failed.code : 0).toBe(CHECK_EXIT.failed);
     expect((JSON.parse(failed.stdout) as CheckReport).failed).toBe(3);
+  });
+});
+
+describe("plant-receiver-check against a URL nobody listens on", () => {
+  it("fails every case that sends, saying why, skips the answer time and exits 1", async () => {
+    // A port that was free a moment ago: closed again, so connecting to it is refused.
+    const server = createServer().listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    const { port } = server.address() as { port: number };
+    await new Promise((resolve) => server.close(resolve));
+    const { code, stdout } = await cli([
+      `http://127.0.0.1:${port}/plant/webhook`,
+      ...["--token", token, "--secret", secret, "--json"],
+    ]);
+    expect(code).toBe(CHECK_EXIT.failed);
+    const report = JSON.parse(stdout) as CheckReport;
+    expect(new Set(report.cases.filter((c) => c.result === "fail").map((c) => c.got))).toStrictEqual(
+      new Set(["no answer (ECONNREFUSED)"]),
+    );
+    expect(report.cases.filter((c) => c.result !== "fail").map((c) => [c.id, c.result])).toStrictEqual([
+      ["v1a", "skip"],
+      ["every-key", "skip"],
+      ["answer-time", "skip"],
+    ]);
+    expect(report.requests).toBe(20);
   });
 });
