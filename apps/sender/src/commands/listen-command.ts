@@ -1,5 +1,6 @@
 import { createInterface } from "node:readline";
 import { Readable } from "node:stream";
+import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { parseSettings } from "@plant-store/app-shell";
 import { WebhookSecretSchema } from "@plant-store/types";
 import { Command, Option } from "commander";
@@ -156,7 +157,8 @@ async function listen(config: ListenConfig, json: boolean): Promise<void> {
     throw new ListenError(`The store refused to open a listen session: ${response.status} ${message}`);
   }
   const lines = createInterface({
-    input: Readable.fromWeb(response.body as never),
+    // The global fetch's stream type and node:stream/web's describe the same object.
+    input: Readable.fromWeb(response.body as WebReadableStream<Uint8Array>),
     crlfDelay: Number.POSITIVE_INFINITY,
   });
   let session: z.output<typeof SessionLineSchema> | undefined;

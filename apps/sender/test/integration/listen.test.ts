@@ -8,7 +8,7 @@ import { waitFor } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ListenProcess, startListen } from "../fixtures/listen-process.js";
-import { type StoreProcess, startStore } from "../fixtures/store-process.js";
+import { runCli, type StoreProcess, startStore } from "../fixtures/store-process.js";
 
 // `plant-store listen` with a store and a receiver as they run on a developer's machine: the store is
 // a process that refuses private targets (no --allow-private-targets) and was never told about the
@@ -207,5 +207,22 @@ describe("plant-store listen", () => {
     generated.child.kill("SIGTERM");
     expect(await generated.exited).toBe(0);
     expect(await endpoints()).toStrictEqual([]);
+  });
+
+  it("refuses unusable settings all at once with exit 2, naming each flag and variable, never a value", async () => {
+    const { code, stdout, stderr } = await runCli(
+      ["listen", "--store", "ftp://store.example", "--token", "has space", "--secret", "whsec_c2hvcnQ="],
+      { PLANT_STORE_ADMIN_TOKEN: "" },
+    );
+    expect({ code, stdout }).toStrictEqual({ code: 2, stdout: "" });
+    expect(stderr.trim().split("\n")).toStrictEqual([
+      "Invalid configuration:",
+      "  --forward-to (PLANT_STORE_FORWARD_TO): must be an http:// or https:// URL",
+      "  --store (PLANT_STORE_URL): Invalid URL",
+      "  --admin-token (PLANT_STORE_ADMIN_TOKEN): is required",
+      "  --token (PLANT_STORE_LISTEN_TOKEN): must be visible ASCII (0x21-0x7e): no spaces, control or non-ASCII characters",
+      "  --secret (PLANT_STORE_LISTEN_SECRETS) (value 1): Expected whsec_ followed by base64 of at least 16 bytes, or a whsk_ ed25519 signing key",
+    ]);
+    expect(stderr).not.toContain("c2hvcnQ");
   });
 });
