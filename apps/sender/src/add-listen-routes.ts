@@ -58,7 +58,7 @@ export function addListenRoutes(options: ListenRoutesOptions): void {
     const res = ctx.res;
     res.on("error", () => undefined);
     // However the connection ends (the CLI stopped, crashed or lost its network), the session goes.
-    res.once("close", () => void relay.close(session.id));
+    res.once("close", () => relay.release(session.id));
     ctx.req.socket.setTimeout(0);
     res.writeHead(200, {
       "content-type": "application/x-ndjson",

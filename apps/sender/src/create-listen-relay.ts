@@ -2,7 +2,6 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 import { PassThrough } from "node:stream";
 import type { Endpoint, Outbox } from "@plant-store/sender";
 import { generateWebhookSecret } from "@plant-store/types";
-import type { Logger } from "pino";
 
 /** A listen endpoint's URL path: the relay route and a session id, nothing else. */
 const RELAY_PATH = /^\/relay\/(lst_[0-9a-f]{32})$/;
@@ -51,6 +50,8 @@ export interface ListenRelay {
   authorized(sessionId: string, authorization: string | undefined): boolean;
   /** Removes the session's endpoint (its deliveries and attempts with it) and ends its stream. */
   close(sessionId: string): Promise<boolean>;
+  /** `close` for when nobody waits for the outcome (the CLI's connection closed): a failure is logged. */
+  release(sessionId: string): void;
   /**
    * One delivery from the worker, handed to the CLI; resolves with the CLI's answer or, after the
    * store's per-attempt time, a 504. `undefined`: no such session or not its token (the caller answers 410).
@@ -77,7 +78,7 @@ export interface ListenRelayOptions {
   outbox: Outbox;
   /** The store's per-attempt limit: the longest a relayed delivery waits for the CLI's answer. */
   timeoutMs: number;
-  logger?: Logger;
+  logger?: { info(fields: object, message: string): void; warn(fields: object, message: string): void };
   /** A line on an idle stream this often, so proxies and the CLI see the connection alive; default 15 s. */
   pingIntervalMs?: number;
 }
@@ -186,6 +187,12 @@ export function createListenRelay(options: ListenRelayOptions): ListenRelay {
       return session;
     },
     get: (sessionId) => sessions.get(sessionId),
+    release(sessionId) {
+      // The endpoint stays if it could not be removed now; the next start removes it (removeStale).
+      close(sessionId).catch((error: unknown) =>
+        logger?.warn({ err: error, session: sessionId }, "could not remove a listen session's endpoint"),
+      );
+    },
     authorized(sessionId, authorization) {
       const session = sessions.get(sessionId);
       return session !== undefined && !session.closed && bearerMatches(authorization, session.token);

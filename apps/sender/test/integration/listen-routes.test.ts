@@ -278,4 +278,29 @@ describe("the listen routes", () => {
     expect(kept).not.toContain(leftHere.id);
     expect(kept).not.toContain(leftElsewhere.id);
   });
+
+  it("keeps running when a session's endpoint cannot be removed as its connection closes, and removes it at the next look", async () => {
+    const warnings: string[] = [];
+    const failing = createListenRelay({
+      outbox: {
+        ...store.outbox,
+        removeEndpoint: () =>
+          Promise.reject(Object.assign(new Error("database is locked"), { code: "SQLITE_BUSY" })),
+      },
+      timeoutMs,
+      logger: {
+        info: () => undefined,
+        warn: (_: object, message: string) => warnings.push(message),
+      },
+    });
+    failing.setOrigin(base);
+    const session = await failing.open({ owner: "operator" });
+    failing.release(session.id);
+    await expect.poll(() => warnings).toStrictEqual(["could not remove a listen session's endpoint"]);
+    expect(failing.get(session.id)).toBeUndefined();
+    expect(await store.outbox.getEndpoint(session.endpoint.id)).toBeDefined();
+    // The store's own relay does not know the session either: the endpoint is one left behind.
+    expect(await relay.removeStale()).toBe(1);
+    expect(await store.outbox.getEndpoint(session.endpoint.id)).toBeUndefined();
+  });
 });
