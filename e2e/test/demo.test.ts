@@ -148,6 +148,16 @@ describe("pnpm demo", () => {
       expect(endpoints[0]?.succeeded).toBe(3);
       expect(endpoints[0]?.attempts).toBeGreaterThanOrEqual(3);
       expect(stdout).toMatch(/receiver's page\s+http:\S+\?read_token=/);
+      // The printed check command passes against the demo's receiver, as printed (after the counts above:
+      // it adds plants of its own).
+      const check = /pnpm receiver check (.+)\n/.exec(stdout)?.[1]?.split(" ") ?? [];
+      const checked = await run(process.execPath, [
+        resolveAppCli("plant-receiver", import.meta.url),
+        "check",
+        ...check,
+      ]);
+      expect(checked.stdout).toContain("the receiver conforms");
+      expect(stdout).toMatch(/pnpm sender listen --forward-to \S+ --store http:\S+ --admin-token \S+\n/);
 
       process.kill(-(child.pid as number), "SIGINT");
       expect(await exit, `${stdout}\n${stderr}`).toStrictEqual({ code: 0, signal: null });

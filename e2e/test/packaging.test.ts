@@ -119,6 +119,43 @@ describe("the published packages, installed from tarballs with npm", () => {
     }
   });
 
+  it("runs plant-receiver-check from the installed tarball with npx, and judges a receiver that accepts everything", async () => {
+    const receiver = await startTestReceiver();
+    try {
+      const result = await run(
+        "npx",
+        [
+          ...["--no", "plant-receiver-check", `${receiver.url}/plant/webhook`],
+          ...["--token", "packaging-token", "--secret", generateWebhookSecret(), "--json"],
+        ],
+        { cwd: project, env: { ...process.env, npm_config_workspaces: "false" }, timeout: 60_000 },
+      ).catch((error: { code: number; stdout: string }) => error);
+      // That receiver answers 200 to anything: every case about refusing fails, the rest pass.
+      expect("code" in result ? result.code : 0).toBe(1);
+      const report = JSON.parse(result.stdout) as { cases: Array<{ id: string; result: string }> };
+      expect(report.cases.filter((c) => c.result === "fail").map((c) => c.id)).toStrictEqual([
+        "timestamp-stale",
+        "timestamp-future",
+        "signature-wrong",
+        "signature-truncated",
+        "signature-missing",
+        "signature-over-reserialised",
+        "body-byte-changed",
+        "token-missing",
+        "token-wrong",
+        "token-other-scheme",
+        "payload-invalid",
+        "body-too-large",
+        "content-type-wrong",
+      ]);
+      expect(new Set(receiver.requests.map((request) => request.path))).toStrictEqual(
+        new Set(["/plant/webhook"]),
+      );
+    } finally {
+      await receiver.close();
+    }
+  });
+
   describe("a team's service that queues the webhook in its own transaction", () => {
     it.each([
       ["SQLite", async () => `sqlite:${join(await mkdtemp(join(scratch, "orders-")), "orders.db")}`],

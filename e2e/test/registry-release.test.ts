@@ -137,7 +137,7 @@ describe("a release published to a registry (verdaccio), installed by version wi
   let project: string;
   let readmeExamples: ReadmeExample[] = [];
 
-  it("changeset version then pnpm release publish all four packages at one version", async () => {
+  it("changeset version then pnpm release publish every published package at one version", async () => {
     await releaseFromCopy();
     const versions = await versionsInCopy();
     first = versions["@plant-store/spec"];
@@ -159,7 +159,7 @@ describe("a release published to a registry (verdaccio), installed by version wi
     expect(await checkoutState()).toStrictEqual(checkoutBefore);
   }, 600_000);
 
-  it("a stranger's project installs the four by that version from the registry with plain npm", async () => {
+  it("a stranger's project installs every one of them by that version from the registry with plain npm", async () => {
     project = join(scratch, "consumer");
     readmeExamples = await installConsumerProject({
       dir: project,
@@ -202,7 +202,7 @@ describe("a release published to a registry (verdaccio), installed by version wi
     await expectConsumerReceives(project);
   }, 300_000);
 
-  it("a second release after a changeset naming one package moves all four together", async () => {
+  it("a second release after a changeset naming one package moves all of them together", async () => {
     await writeFile(
       join(copy, ".changeset", "registry-test-second-release.md"),
       '---\n"@plant-store/receiver": patch\n---\n\nA second release, from the registry test.\n',

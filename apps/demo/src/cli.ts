@@ -22,6 +22,19 @@ const program = new Command("plant-store-demo")
     new Option("--timeout <ms>", "how long to wait for every plant").default(30_000).argParser(positiveInt),
   )
   .addOption(new Option("--json", "print the summary as JSON on the last line"))
+  .addHelpText(
+    "after",
+    [
+      "",
+      "With --keep it also prints, for the two apps it started:",
+      "  pnpm receiver check <receiver>/plant/webhook --token … --secret …",
+      "      the receiver checked against the contract from the outside: one row per case",
+      "      (signatures, timestamps, token, payload, size, duplicates, answer time)",
+      "  pnpm sender listen --forward-to <your receiver's URL> --store <store> --admin-token …",
+      "      the store's deliveries forwarded to a receiver on your machine over a connection",
+      "      the command opens; the store never connects to it, its answers go into the attempt log",
+    ].join("\n"),
+  )
   .action(
     async (opts: { plants: number; keep?: boolean; dataDir?: string; timeout: number; json?: boolean }) => {
       // Ctrl-C reaches the demo more than once: the terminal signals the whole process group, and

@@ -245,6 +245,16 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
       write(`  the receiver's page   ${livePageUrl}\n`);
       write("Add more plants with:\n");
       write(`  pnpm sender plants add --name "Aloe vera" --tag succulent --db ${storeDb}\n`);
+      write("Check the receiver against the contract (one row per case; exit 1 if one fails):\n");
+      write(
+        `  pnpm receiver check ${receiver.url}/plant/webhook --token ${receiverToken} --secret ${secret}\n`,
+      );
+      write(
+        "Forward this store's deliveries to a receiver of your own on this machine, without subscribing it:\n",
+      );
+      write(
+        `  pnpm sender listen --forward-to http://127.0.0.1:3000/plant/webhook --store ${store.url} --admin-token ${adminToken}\n`,
+      );
       write(
         ownsDataDir
           ? "Press Ctrl-C to stop both (the temporary data directory is removed then).\n"

@@ -121,6 +121,10 @@ const program = new Command("plant-receiver")
       "export OpenTelemetry spans over OTLP/HTTP to this collector base URL (/v1/traces is appended); service name from OTEL_SERVICE_NAME, default plant-receiver",
     ).env("OTEL_EXPORTER_OTLP_ENDPOINT"),
   )
+  .addHelpText(
+    "after",
+    "\nCheck a running receiver (this one or any other) against the contract, from the outside:\n  plant-receiver check <url> --token <token> --secret <whsec_...> [--secret ...] [--json]\n  (plant-receiver check --help for its options; the same as npx @plant-store/receiver-check)",
+  )
   // Argument problems are collected and reported with the configuration's, below.
   .exitOverride()
   .configureOutput({ outputError: () => undefined });
@@ -230,7 +234,17 @@ async function main(): Promise<void> {
   });
 }
 
-main().catch((error: unknown) => {
-  console.error(`plant-receiver: failed to start: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
-});
+const [command, ...rest] = process.argv.slice(2);
+if (command === "check") {
+  // The conformance kit, as `npx @plant-store/receiver-check` runs it; it sends to the URL given only.
+  // Loaded only here: a receiver that starts has no use for its table printer.
+  const { runCheckCli } = await import("@plant-store/receiver-check");
+  process.exitCode = await runCheckCli(rest, process, "plant-receiver check");
+} else {
+  main().catch((error: unknown) => {
+    console.error(
+      `plant-receiver: failed to start: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    process.exit(1);
+  });
+}

@@ -9,12 +9,14 @@ import {
 import { Command } from "commander";
 import { deliveriesCommand, replayCommand } from "./commands/deliveries-command.js";
 import { endpointsCommand } from "./commands/endpoints-command.js";
+import { listenCommand } from "./commands/listen-command.js";
 import { plantsCommand } from "./commands/plants-command.js";
 import { resolveJsonFlag } from "./commands/resolve-json-flag.js";
 import { serveCommand } from "./commands/serve-command.js";
 import { NotFoundError } from "./commands/with-store.js";
 import { IdempotencyConflictError } from "./idempotency-conflict-error.js";
 import { InvalidPlantError } from "./invalid-plant-error.js";
+import { ListenError } from "./listen-error.js";
 
 const program = new Command("plant-store")
   .description("The Plant Store: adds plants and delivers New Plant webhooks to subscribed receivers")
@@ -24,7 +26,8 @@ const program = new Command("plant-store")
   .addCommand(plantsCommand())
   .addCommand(endpointsCommand())
   .addCommand(deliveriesCommand())
-  .addCommand(replayCommand());
+  .addCommand(replayCommand())
+  .addCommand(listenCommand());
 
 try {
   await program.parseAsync(process.argv);
@@ -47,7 +50,11 @@ try {
     console.error(error.message);
     process.exit(2);
   }
-  if (error instanceof NotFoundError || error instanceof EndpointNotFoundError) {
+  if (
+    error instanceof NotFoundError ||
+    error instanceof EndpointNotFoundError ||
+    error instanceof ListenError
+  ) {
     console.error(error.message);
     process.exit(1);
   }

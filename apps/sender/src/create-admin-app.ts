@@ -11,6 +11,7 @@ import Koa from "koa";
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import type { z } from "zod";
+import { addListenRoutes } from "./add-listen-routes.js";
 import { addOperatorRoutes } from "./add-operator-routes.js";
 import { invalidInput, notFound, unauthorized } from "./admin-error.js";
 import {
@@ -23,6 +24,7 @@ import {
   UpdateEndpointInputSchema,
 } from "./admin-inputs.js";
 import { checkAdminToken } from "./check-admin-token.js";
+import type { ListenRelay } from "./create-listen-relay.js";
 import { formatZodError } from "./format-zod-error.js";
 import type { PlantCatalog } from "./plant-catalog.js";
 import { presentAttempt, presentDeliveries, presentEndpoint, presentPlant } from "./present.js";
@@ -43,6 +45,8 @@ export interface AdminAppOptions {
   checkTarget?: (url: string) => Promise<unknown>;
   /** Called after writes that create due work, so this process's worker starts at once. */
   wake?: () => void;
+  /** `plant-store listen`'s sessions and relay; without it the listen routes are not there. */
+  listen?: { relay: ListenRelay; timeoutMs: number };
 }
 
 function parse<T extends z.ZodType>(schema: T, value: unknown, what: string): z.infer<T> {
@@ -211,6 +215,7 @@ export function createAdminApp(options: AdminAppOptions): Koa {
   });
 
   addOperatorRoutes(admin, outbox);
+  if (options.listen) addListenRoutes({ router, admin, ...options.listen });
 
   mountRouter(app, router);
   mountRouter(app, admin);

@@ -3,6 +3,7 @@ import { type DeliveryAttempted, logPoolError } from "@plant-store/app-shell";
 import { createDeliveryClient, createRetryPolicy, createSsrfGuard, createWorker } from "@plant-store/sender";
 import type { Logger } from "pino";
 import { createAdminApp } from "./create-admin-app.js";
+import { createListenRelay } from "./create-listen-relay.js";
 import { createMetrics } from "./create-metrics.js";
 import { isPostgresUrl, openStore } from "./open-store.js";
 import { ENCRYPTION_KEY_ENV, resolveSecretsCipher } from "./resolve-secrets-cipher.js";
@@ -32,7 +33,12 @@ export async function runServe(config: ServeConfig, logger: Logger): Promise<Run
       "endpoint tokens and signing secrets are stored unencrypted: give an encryption key to encrypt them at rest",
     );
   const metrics = createMetrics();
-  const ssrfGuard = createSsrfGuard({ allowPrivateTargets: config.allowPrivateTargets });
+  const relay = createListenRelay({ outbox, timeoutMs: config.timeout, logger });
+  const ssrfGuard = createSsrfGuard({
+    allowPrivateTargets: config.allowPrivateTargets,
+    // The one private target always allowed: this store's own `listen` relay (exact origin and path).
+    isTrustedTarget: (url) => relay.owns(url),
+  });
   const worker = createWorker({
     outbox,
     // As many kept-alive sockets per host as attempts in flight: fewer would queue attempts in the agent.
@@ -63,6 +69,7 @@ export async function runServe(config: ServeConfig, logger: Logger): Promise<Run
     logger,
     checkTarget: (url) => ssrfGuard.check(url),
     wake: () => worker.wake(),
+    listen: { relay, timeoutMs: config.timeout },
   });
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
@@ -72,6 +79,16 @@ export async function runServe(config: ServeConfig, logger: Logger): Promise<Run
   const { port, address } = server.address() as AddressInfo;
   const host = address.includes(":") ? `[${address}]` : address;
   const url = `http://${host}:${port}`;
+  // The worker reaches the relay on loopback when the admin API listens on every address.
+  relay.setOrigin(
+    address === "0.0.0.0" ? `http://127.0.0.1:${port}` : address === "::" ? `http://[::1]:${port}` : url,
+  );
+  // Before the worker starts: deliveries to a listen endpoint a stopped store left must not go out.
+  await relay
+    .removeStale()
+    .catch((error: unknown) =>
+      logger.warn({ err: error }, "could not look for listen endpoints left by a stopped store"),
+    );
   worker.start();
   logger.info(
     { url, workerId: worker.id, db: isPostgresUrl(config.db) ? "postgres" : "sqlite" },
@@ -81,6 +98,10 @@ export async function runServe(config: ServeConfig, logger: Logger): Promise<Run
     url,
     async stop() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Listen streams never end by themselves: end them (and remove their endpoints) so close() can.
+      await relay
+        .closeAll()
+        .catch((error: unknown) => logger.warn({ err: error }, "could not close every listen session"));
       server.closeIdleConnections();
       await worker.stop();
       await closed;

@@ -1,6 +1,7 @@
 import { lookup } from "node:dns/promises";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createSsrfGuard } from "./create-ssrf-guard.js";
+import { SsrfBlockedError } from "./ssrf-blocked-error.js";
 
 const resolveTo =
   (...addresses: string[]) =>
@@ -64,6 +65,34 @@ describe("createSsrfGuard", () => {
   it("allows private targets when told to", async () => {
     const guard = createSsrfGuard({ allowPrivateTargets: true });
     expect(await guard.check("http://127.0.0.1:8080/")).toEqual({ address: "127.0.0.1", family: 4 });
+  });
+
+  it("lets through exactly the URLs isTrustedTarget accepts, private or not, and still refuses the rest", async () => {
+    const seen: string[] = [];
+    const guard = createSsrfGuard({
+      isTrustedTarget: (url) => {
+        seen.push(url.href);
+        return url.origin === "http://127.0.0.1:8780" && url.pathname.startsWith("/relay/");
+      },
+    });
+    expect(await guard.check("http://127.0.0.1:8780/relay/lst_1")).toEqual({
+      address: "127.0.0.1",
+      family: 4,
+    });
+    for (const url of [
+      "http://127.0.0.1:8780/endpoints",
+      "http://127.0.0.1:8781/relay/lst_1",
+      "http://10.0.0.1:8780/relay/lst_1",
+    ])
+      await expect(guard.check(url), url).rejects.toBeInstanceOf(SsrfBlockedError);
+    // Handed the parsed URL of each check, never asked about a scheme refused before it.
+    await expect(guard.check("file:///etc/passwd")).rejects.toBeInstanceOf(SsrfBlockedError);
+    expect(seen).toStrictEqual([
+      "http://127.0.0.1:8780/relay/lst_1",
+      "http://127.0.0.1:8780/endpoints",
+      "http://127.0.0.1:8781/relay/lst_1",
+      "http://10.0.0.1:8780/relay/lst_1",
+    ]);
   });
 
   it("gives up on a name that does not resolve in time with ERR_DNS_TIMEOUT", async () => {

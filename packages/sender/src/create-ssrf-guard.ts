@@ -26,6 +26,12 @@ export interface SsrfGuard {
 export interface SsrfGuardOptions {
   /** Allow loopback and private targets (local development, tests, the demo). Default false. */
   allowPrivateTargets?: boolean;
+  /**
+   * The one narrow exception when private targets are refused: a URL this returns true for is
+   * delivered to whatever address it resolves to (the Plant Store's own `listen` relay on its admin
+   * port). Match an exact origin and path, never a whole address range.
+   */
+  isTrustedTarget?: (url: URL) => boolean;
   /** Name resolution; default `dns.lookup` with `all: true`. */
   resolve?: (hostname: string) => Promise<ResolvedTarget[]>;
   /** Longest wait for a name to resolve, in ms, when `check` is not given one; default DELIVERY_TIMEOUT_MS (15 s). */
@@ -63,7 +69,8 @@ export function createSsrfGuard(options: SsrfGuardOptions = {}): SsrfGuard {
   const lookupTimeoutMs = options.lookupTimeoutMs ?? DELIVERY_TIMEOUT_MS;
   return {
     async check(url, checkOptions = {}) {
-      const { hostname, protocol } = new URL(url);
+      const parsed = new URL(url);
+      const { hostname, protocol } = parsed;
       if (protocol !== "http:" && protocol !== "https:") {
         throw new SsrfBlockedError(`Refusing a ${protocol} target: only http and https are delivered to`);
       }
@@ -81,7 +88,7 @@ export function createSsrfGuard(options: SsrfGuardOptions = {}): SsrfGuard {
         : await withTimeout(resolve(host), checkOptions.timeoutMs ?? lookupTimeoutMs, host);
       const first = targets[0];
       if (!first) throw new SsrfBlockedError(`${host} resolved to no address`);
-      if (!options.allowPrivateTargets) {
+      if (!options.allowPrivateTargets && options.isTrustedTarget?.(parsed) !== true) {
         const blocked = targets.find((target) => !isPublicAddress(target.address));
         if (blocked)
           throw new SsrfBlockedError(`${host} resolves to a non-public address (${blocked.address})`);
