@@ -2,6 +2,7 @@ import { startPostgres, type TestPostgres } from "@plant-store/testing";
 import { type BenchCredentials, createBenchCredentials, credentialsEnv } from "../bench-credentials.js";
 import type { BenchResult } from "../bench-result.js";
 import { type DrainResult, drainOutbox } from "../drain-outbox.js";
+import { formatSpread } from "../format-spread.js";
 import { median } from "../median.js";
 import { ratioRow } from "../ratio-row.js";
 import { readPostgresCounters } from "../read-postgres-counters.js";
@@ -13,8 +14,39 @@ import { skippedRows } from "./skipped-rows.js";
 
 const NAME = "sender.drain";
 const CONCURRENCY = 50;
-const VARIANTS = ["sqlite", "postgres", "graphile-worker"] as const;
+const VARIANTS = ["sqlite", "postgres", "graphile-worker", "graphile-worker-best", "pg-boss"] as const;
 type Variant = (typeof VARIANTS)[number];
+type Anchor = Exclude<Variant, "sqlite" | "postgres">;
+
+// pg-boss 10 at the settings that drained fastest here (explored with BENCH_PGBOSS_WORKERS and
+// BENCH_PGBOSS_BATCH, bench/README.md): its rate is bounded by workers × batch / polling interval.
+const PGBOSS_WORKERS = Number(process.env.BENCH_PGBOSS_WORKERS ?? 5);
+const PGBOSS_BATCH = Number(process.env.BENCH_PGBOSS_BATCH ?? 300);
+
+/** The other queues, each a client process of its own doing the same signed got POST per job. */
+const ANCHORS: Record<Anchor, { client: string; env: Record<string, string>; note: string }> = {
+  "graphile-worker": {
+    client: "clients/graphile-worker",
+    env: {},
+    note: "graphile-worker 0.18 defaults, concurrency 50, same cluster and receiver",
+  },
+  "graphile-worker-best": {
+    client: "clients/graphile-worker",
+    env: { BENCH_GRAPHILE_BEST: "1" },
+    note: "graphile-worker 0.18 at its best: localQueue size 500, completeJobBatchDelay 0, failJobBatchDelay 0, quiet logger, concurrency 50",
+  },
+  "pg-boss": {
+    client: "clients/pg-boss",
+    env: { BENCH_PGBOSS_WORKERS: String(PGBOSS_WORKERS), BENCH_PGBOSS_BATCH: String(PGBOSS_BATCH) },
+    note: `pg-boss 10 at its fastest here: ${PGBOSS_WORKERS} workers × batches of ${PGBOSS_BATCH}, polling every 0.5 s (its minimum), 50 sockets; a batch is settled all or nothing (one failed POST fails and re-sends the whole batch)`,
+  },
+};
+
+/** Variants to run (all by default): BENCH_DRAIN_VARIANTS=pg-boss,postgres, e.g. to explore one anchor's settings. */
+function selectedVariants(): readonly Variant[] {
+  const wanted = process.env.BENCH_DRAIN_VARIANTS?.split(",").map((v) => v.trim());
+  return wanted === undefined ? VARIANTS : VARIANTS.filter((v) => wanted.includes(v));
+}
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** What one drain cost PostgreSQL, per delivery (or per job). */
@@ -39,12 +71,22 @@ interface Sample {
   cost?: PostgresCost;
 }
 
+const VS_ROWS = [
+  ["postgres", "graphile-worker"],
+  ["postgres", "graphile-worker-best"],
+  ["postgres", "pg-boss"],
+  ["sqlite", "graphile-worker-best"],
+  ["sqlite", "pg-boss"],
+] as const;
+
 const ROW_NAMES = [
   ...VARIANTS.flatMap((v) => [`${NAME}.${v}.rate`, `${NAME}.${v}.cpu`]),
-  `${NAME}.postgres.vs-graphile-worker`,
-  ...["statements", "commits", "wal-bytes"].flatMap((c) => [
+  ...VS_ROWS.map(([ours, theirs]) => `${NAME}.${ours}.vs-${theirs}`),
+  ...["statements", "commits", "wal-bytes", "server-cpu"].flatMap((c) => [
     `sender.postgres.${c}-per-delivery`,
-    `sender.graphile-worker.${c}-per-job`,
+    ...(["graphile-worker", "graphile-worker-best", "pg-boss"] as const).map(
+      (a) => `sender.${a}.${c}-per-job`,
+    ),
   ]),
 ];
 
@@ -123,12 +165,13 @@ async function drainOurs(setup: DrainSetup, variant: "sqlite" | "postgres", coun
   return sample(drain, await meter?.cost(drain.delivered));
 }
 
-async function drainGraphileWorker(setup: DrainSetup, count: number): Promise<Sample> {
+async function drainAnchor(setup: DrainSetup, anchor: Anchor, count: number): Promise<Sample> {
   const target = await setup.postgres.createDatabase();
   const meter = new CostMeter(setup.postgres.url, databaseOf(target));
-  const worker = await spawnBenchProcess("clients/graphile-worker", {
+  const worker = await spawnBenchProcess(ANCHORS[anchor].client, {
     env: {
       ...credentialsEnv(setup.credentials),
+      ...ANCHORS[anchor].env,
       BENCH_PG_URL: target,
       BENCH_RECEIVER_URL: `${setup.receiver.url}/plant/webhook`,
       BENCH_CONCURRENCY: String(CONCURRENCY),
@@ -163,7 +206,7 @@ function databaseOf(url: string): string {
 export const senderDrain: Scenario = {
   name: NAME,
   description:
-    "A pre-filled queue drained by one worker process, 50 in flight, each delivery a signed got POST to a raw node:http receiver: our outbox on SQLite and on PostgreSQL, and graphile-worker 0.18 on the same PostgreSQL cluster; PostgreSQL's cost per delivery (statements, commits, WAL bytes)",
+    "A pre-filled queue drained by one worker process, 50 in flight, each delivery a signed got POST to a raw node:http receiver: our outbox on SQLite and on PostgreSQL, and on the same PostgreSQL cluster graphile-worker 0.18 (defaults and at its best) and pg-boss 10 (at its fastest); PostgreSQL's cost per delivery (statements, commits, WAL bytes, server CPU)",
   async run(context) {
     let sender: SenderApi;
     try {
@@ -179,16 +222,19 @@ export const senderDrain: Scenario = {
     }
     const credentials = createBenchCredentials();
     const count = context.quick ? 1_000 : 5_000;
+    const variants = selectedVariants();
     const samples = new Map<Variant, Sample[]>(VARIANTS.map((v) => [v, []]));
     let receiver: BenchProcess | undefined;
     try {
       receiver = await spawnBenchProcess("servers/raw-http", { env: credentialsEnv(credentials) });
       const setup: DrainSetup = { context, sender, postgres, receiver, credentials };
       const drain = (variant: Variant, n: number) =>
-        variant === "graphile-worker" ? drainGraphileWorker(setup, n) : drainOurs(setup, variant, n);
+        variant === "sqlite" || variant === "postgres"
+          ? drainOurs(setup, variant, n)
+          : drainAnchor(setup, variant, n);
       // Round 0 warms the cluster and the receiver up and is not counted; variants interleave.
       for (let round = 0; round <= context.runs; round++) {
-        for (const variant of VARIANTS) {
+        for (const variant of variants) {
           const result = await drain(variant, round === 0 ? Math.min(count, 500) : count);
           if (round === 0) continue;
           samples.get(variant)?.push(result);
@@ -211,71 +257,88 @@ export const senderDrain: Scenario = {
       name: `${NAME}.${variant}.${figure}`,
       value: of(variant, (s) => s[figure]),
     });
-    const cost = (variant: "postgres" | "graphile-worker", figure: keyof PostgresCost) => ({
-      name:
-        variant === "postgres"
-          ? `sender.postgres.${slug[figure]}-per-delivery`
-          : `sender.graphile-worker.${slug[figure]}-per-job`,
-      value: of(variant, (s) => s.cost?.[figure]),
-    });
+    const spread = (variant: Variant, figure: "rate" | "cpu") =>
+      formatSpread(
+        (samples.get(variant) ?? []).map((s) => s[figure]),
+        0,
+      );
     const size = `${count} deliveries, 1 worker process × ${CONCURRENCY} in flight`;
-    const results: BenchResult[] = [
-      ratioRow(
-        row("sqlite", "rate").name,
-        row("sqlite", "rate").value,
-        "deliveries/s",
-        row("sqlite", "rate"),
-        size,
-      ),
-      ratioRow(row("sqlite", "cpu").name, row("sqlite", "cpu").value, "µs/delivery", row("sqlite", "cpu")),
-      ratioRow(
-        row("postgres", "rate").name,
-        row("postgres", "rate").value,
-        "deliveries/s",
-        row("sqlite", "rate"),
-        "goal >= 0.7",
-      ),
-      ratioRow(
-        row("postgres", "cpu").name,
-        row("postgres", "cpu").value,
-        "µs/delivery",
-        row("sqlite", "cpu"),
-      ),
-      ratioRow(
-        row("graphile-worker", "rate").name,
-        row("graphile-worker", "rate").value,
-        "jobs/s",
-        row("sqlite", "rate"),
-        "graphile-worker 0.18 defaults, concurrency 50, same cluster and receiver",
-      ),
-      ratioRow(
-        row("graphile-worker", "cpu").name,
-        row("graphile-worker", "cpu").value,
-        "µs/job",
-        row("sqlite", "cpu"),
-      ),
-      ratioRow(
-        `${NAME}.postgres.vs-graphile-worker`,
-        row("postgres", "rate").value,
-        "deliveries/s",
-        row("graphile-worker", "rate"),
-        "goal >= 1.2",
-      ),
-    ];
+    const unit = (variant: Variant, figure: "rate" | "cpu") =>
+      variant === "sqlite" || variant === "postgres"
+        ? figure === "rate"
+          ? "deliveries/s"
+          : "µs/delivery"
+        : figure === "rate"
+          ? "jobs/s"
+          : "µs/job";
+    const rateNote: Record<Variant, string> = {
+      sqlite: size,
+      postgres: "goal >= 0.7",
+      "graphile-worker": ANCHORS["graphile-worker"].note,
+      "graphile-worker-best": ANCHORS["graphile-worker-best"].note,
+      "pg-boss": ANCHORS["pg-boss"].note,
+    };
+    const results: BenchResult[] = [];
+    for (const variant of VARIANTS) {
+      const rate = row(variant, "rate");
+      const cpu = row(variant, "cpu");
+      results.push(
+        ratioRow(
+          rate.name,
+          rate.value,
+          unit(variant, "rate"),
+          row("sqlite", "rate"),
+          `${rateNote[variant]}; ${spread(variant, "rate")}`,
+        ),
+        ratioRow(cpu.name, cpu.value, unit(variant, "cpu"), row("sqlite", "cpu"), spread(variant, "cpu")),
+      );
+    }
+    // Each round drains every variant back to back, so a round's own ratio is the steadier figure on a
+    // shared machine; the row gives the ratio of the medians and, in its notes, the rounds' ratios.
+    for (const [ours, theirs] of VS_ROWS) {
+      const mine = samples.get(ours) ?? [];
+      const other = samples.get(theirs) ?? [];
+      const rounds = mine.map((s, i) => s.rate / (other[i]?.rate ?? Number.NaN));
+      const goal = ours === "postgres" ? "goal >= 1.2; " : "";
+      results.push(
+        ratioRow(
+          `${NAME}.${ours}.vs-${theirs}`,
+          row(ours, "rate").value,
+          "deliveries/s",
+          row(theirs, "rate"),
+          `${goal}per round: ${formatSpread(rounds)}`,
+        ),
+      );
+    }
     const notes: Record<keyof PostgresCost, string> = {
       statements: "client-side count of pg queries sent by the worker process during the drain",
       commits: "pg_stat_database.xact_commit of the drained database; goal <= 0.1",
       walBytes: "pg_current_wal_lsn() before/after (whole cluster); goal: half of today's",
       serverCpu: "the PostgreSQL server's CPU (postmaster and backends, /proc) during the drain",
     };
+    const costUnit = { statements: "statements", commits: "commits", walBytes: "bytes", serverCpu: "µs CPU" };
     for (const figure of ["statements", "commits", "walBytes", "serverCpu"] as const) {
-      const unit = { statements: "statements", commits: "commits", walBytes: "bytes", serverCpu: "µs CPU" }[
-        figure
-      ];
-      const theirs = cost("graphile-worker", figure);
-      const ours = cost("postgres", figure);
-      results.push(ratioRow(ours.name, ours.value, `${unit}/delivery`, theirs, notes[figure]));
-      results.push(ratioRow(theirs.name, theirs.value, `${unit}/job`, theirs));
+      const cost = (variant: "postgres" | Anchor) => ({
+        name:
+          variant === "postgres"
+            ? `sender.postgres.${slug[figure]}-per-delivery`
+            : `sender.${variant}.${slug[figure]}-per-job`,
+        value: of(variant, (s) => s.cost?.[figure]),
+      });
+      // Ours against graphile-worker's defaults, as before; the anchors at their best beside it.
+      const theirs = cost("graphile-worker");
+      results.push(
+        ratioRow(
+          cost("postgres").name,
+          cost("postgres").value,
+          `${costUnit[figure]}/delivery`,
+          theirs,
+          notes[figure],
+        ),
+      );
+      for (const anchor of ["graphile-worker", "graphile-worker-best", "pg-boss"] as const) {
+        results.push(ratioRow(cost(anchor).name, cost(anchor).value, `${costUnit[figure]}/job`, theirs));
+      }
     }
     return results;
   },

@@ -46,6 +46,7 @@ export {
   type EndpointState,
 } from "./decide-attempt.js";
 export { type DeliveryMessage, deliver } from "./deliver.js";
+export { DeliveryClientNotLoadedError } from "./delivery-client-not-loaded-error.js";
 export { DnsTimeoutError } from "./dns-timeout-error.js";
 export { formatDuration } from "./format-duration.js";
 export { InvalidEncryptionKeyError } from "./invalid-encryption-key-error.js";
