@@ -6,6 +6,7 @@ import { formatSpread } from "../format-spread.js";
 import { median } from "../median.js";
 import { ratioRow } from "../ratio-row.js";
 import { readPostgresCounters } from "../read-postgres-counters.js";
+import { profileExecArgv, reportCpuProfile } from "../report-cpu-profile.js";
 import { runOutboxDrain } from "../run-outbox-drain.js";
 import type { Scenario, ScenarioContext } from "../scenario.js";
 import { loadSenderApi, type SenderApi } from "../sender-api.js";
@@ -142,7 +143,12 @@ interface DrainSetup {
   credentials: BenchCredentials;
 }
 
-async function drainOurs(setup: DrainSetup, variant: "sqlite" | "postgres", count: number): Promise<Sample> {
+async function drainOurs(
+  setup: DrainSetup,
+  variant: "sqlite" | "postgres",
+  count: number,
+  profiled: boolean,
+): Promise<Sample> {
   const target = variant === "postgres" ? await setup.postgres.createDatabase() : undefined;
   const meter = target === undefined ? undefined : new CostMeter(setup.postgres.url, databaseOf(target));
   const drain = await runOutboxDrain({
@@ -155,6 +161,13 @@ async function drainOurs(setup: DrainSetup, variant: "sqlite" | "postgres", coun
     ...(target === undefined ? {} : { target, fillConcurrency: 8 }),
     concurrency: CONCURRENCY,
     timeoutMs: 300_000,
+    // With --profile, the first measured drain of each variant runs under --cpu-prof.
+    ...(profiled
+      ? {
+          execArgv: profileExecArgv(setup.context),
+          onExited: (pids: number[]) => reportCpuProfile(setup.context, `drain-${variant}`, pids[0]),
+        }
+      : {}),
     ...(meter === undefined
       ? {}
       : {
@@ -165,7 +178,12 @@ async function drainOurs(setup: DrainSetup, variant: "sqlite" | "postgres", coun
   return sample(drain, await meter?.cost(drain.delivered));
 }
 
-async function drainAnchor(setup: DrainSetup, anchor: Anchor, count: number): Promise<Sample> {
+async function drainAnchor(
+  setup: DrainSetup,
+  anchor: Anchor,
+  count: number,
+  profiled: boolean,
+): Promise<Sample> {
   const target = await setup.postgres.createDatabase();
   const meter = new CostMeter(setup.postgres.url, databaseOf(target));
   const worker = await spawnBenchProcess(ANCHORS[anchor].client, {
@@ -176,6 +194,7 @@ async function drainAnchor(setup: DrainSetup, anchor: Anchor, count: number): Pr
       BENCH_RECEIVER_URL: `${setup.receiver.url}/plant/webhook`,
       BENCH_CONCURRENCY: String(CONCURRENCY),
     },
+    ...(profiled ? { execArgv: profileExecArgv(setup.context) } : {}),
     timeoutMs: 60_000,
   });
   let drain: DrainResult;
@@ -191,6 +210,7 @@ async function drainAnchor(setup: DrainSetup, anchor: Anchor, count: number): Pr
     await meter.after([worker]);
   } finally {
     await worker.stop();
+    if (profiled) reportCpuProfile(setup.context, `drain-${anchor}`, worker.child.pid);
   }
   return sample(drain, await meter.cost(drain.delivered));
 }
@@ -228,14 +248,14 @@ export const senderDrain: Scenario = {
     try {
       receiver = await spawnBenchProcess("servers/raw-http", { env: credentialsEnv(credentials) });
       const setup: DrainSetup = { context, sender, postgres, receiver, credentials };
-      const drain = (variant: Variant, n: number) =>
+      const drain = (variant: Variant, n: number, profiled: boolean) =>
         variant === "sqlite" || variant === "postgres"
-          ? drainOurs(setup, variant, n)
-          : drainAnchor(setup, variant, n);
+          ? drainOurs(setup, variant, n, profiled)
+          : drainAnchor(setup, variant, n, profiled);
       // Round 0 warms the cluster and the receiver up and is not counted; variants interleave.
       for (let round = 0; round <= context.runs; round++) {
         for (const variant of variants) {
-          const result = await drain(variant, round === 0 ? Math.min(count, 500) : count);
+          const result = await drain(variant, round === 0 ? Math.min(count, 500) : count, round === 1);
           if (round === 0) continue;
           samples.get(variant)?.push(result);
           const cost =
