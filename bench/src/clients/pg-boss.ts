@@ -6,9 +6,11 @@
 // pg-boss 10 fetches a batch, hands the whole batch to the handler and fetches again only once the
 // handler settled and its polling interval (0.5 s at least) has passed since the fetch began, so its
 // rate is bounded by workers × batch size / interval: BENCH_PGBOSS_WORKERS `work()` loops with
-// BENCH_PGBOSS_BATCH jobs per fetch, polling every 0.5 s. The handler sends the batch's POSTs at once
-// (the got agent holds them to BENCH_CONCURRENCY sockets). A batch is settled all or nothing: one
-// failed POST fails every job of its batch, and pg-boss sends them all again.
+// BENCH_PGBOSS_BATCH jobs per fetch, polling every 0.5 s. Each handler sends its batch through
+// BENCH_CONCURRENCY / workers lanes, so all workers together keep BENCH_CONCURRENCY POSTs in flight,
+// as every other drain does (sending a whole batch at once queued thousands of requests in the agent
+// and drained slower). A batch is settled all or nothing: one failed POST fails every job of its
+// batch, and pg-boss sends them all again.
 import { Agent } from "node:http";
 import got from "got";
 import PgBoss from "pg-boss";
@@ -25,6 +27,7 @@ if (!connectionString || !receiverUrl || !token || !secret)
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 50);
 const workers = Number(process.env.BENCH_PGBOSS_WORKERS ?? 5);
 const batchSize = Number(process.env.BENCH_PGBOSS_BATCH ?? 300);
+const lanes = Math.max(1, Math.floor(concurrency / workers));
 const QUEUE = "deliver";
 const MIN_POLLING_INTERVAL_SECONDS = 0.5;
 
@@ -73,7 +76,14 @@ answerOverIpc(async (payload) => {
         QUEUE,
         { batchSize, pollingIntervalSeconds: MIN_POLLING_INTERVAL_SECONDS },
         async (jobs) => {
-          await Promise.all(jobs.map(deliver));
+          let next = 0;
+          const lane = async () => {
+            while (next < jobs.length) {
+              next += 1;
+              await deliver();
+            }
+          };
+          await Promise.all(Array.from({ length: Math.min(lanes, jobs.length) }, lane));
         },
       );
     }

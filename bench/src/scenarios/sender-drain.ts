@@ -178,18 +178,24 @@ async function drainOurs(
   return sample(drain, await meter?.cost(drain.delivered));
 }
 
+interface AnchorSpec {
+  label: string;
+  client: string;
+  env: Record<string, string>;
+}
+
 async function drainAnchor(
   setup: DrainSetup,
-  anchor: Anchor,
+  anchor: AnchorSpec,
   count: number,
   profiled: boolean,
 ): Promise<Sample> {
   const target = await setup.postgres.createDatabase();
   const meter = new CostMeter(setup.postgres.url, databaseOf(target));
-  const worker = await spawnBenchProcess(ANCHORS[anchor].client, {
+  const worker = await spawnBenchProcess(anchor.client, {
     env: {
       ...credentialsEnv(setup.credentials),
-      ...ANCHORS[anchor].env,
+      ...anchor.env,
       BENCH_PG_URL: target,
       BENCH_RECEIVER_URL: `${setup.receiver.url}/plant/webhook`,
       BENCH_CONCURRENCY: String(CONCURRENCY),
@@ -210,9 +216,52 @@ async function drainAnchor(
     await meter.after([worker]);
   } finally {
     await worker.stop();
-    if (profiled) reportCpuProfile(setup.context, `drain-${anchor}`, worker.child.pid);
+    if (profiled) reportCpuProfile(setup.context, `drain-${anchor.label}`, worker.child.pid);
   }
   return sample(drain, await meter.cost(drain.delivered));
+}
+
+/**
+ * BENCH_PGBOSS_SWEEP="5x100,10x300": pg-boss alone at each `workers x batch`, interleaved round by round
+ * (how the settings of the `pg-boss` row were chosen); one rate row per setting.
+ */
+async function sweepPgBoss(setup: DrainSetup, list: string, count: number): Promise<BenchResult[]> {
+  const settings = list.split(",").map((item) => {
+    const [workers, batch] = item.trim().split("x").map(Number);
+    if (!Number.isInteger(workers) || !Number.isInteger(batch))
+      throw new Error(`BENCH_PGBOSS_SWEEP: ${item}?`);
+    return { label: `pg-boss.sweep.${workers}x${batch}`, workers: String(workers), batch: String(batch) };
+  });
+  const rates = new Map<string, number[]>(settings.map((s) => [s.label, []]));
+  for (let round = 0; round <= setup.context.runs; round++) {
+    for (const setting of settings) {
+      const anchor = {
+        label: setting.label,
+        client: "clients/pg-boss",
+        env: { BENCH_PGBOSS_WORKERS: setting.workers, BENCH_PGBOSS_BATCH: setting.batch },
+      };
+      const result = await drainAnchor(setup, anchor, round === 0 ? Math.min(count, 500) : count, false);
+      if (round === 0) continue;
+      rates.get(setting.label)?.push(result.rate);
+      setup.context.log(
+        `${NAME}: run ${round}/${setup.context.runs} ${setting.label} ${Math.round(result.rate)} jobs/s`,
+      );
+    }
+  }
+  const first = {
+    name: `${NAME}.${settings[0]?.label}.rate`,
+    value: median(rates.get(settings[0]?.label ?? "") ?? []),
+  };
+  return settings.map((setting) => {
+    const values = rates.get(setting.label) ?? [];
+    return ratioRow(
+      `${NAME}.${setting.label}.rate`,
+      median(values),
+      "jobs/s",
+      first,
+      `${count} jobs; ${formatSpread(values, 0)}`,
+    );
+  });
 }
 
 function sample(drain: DrainResult, cost: PostgresCost | undefined): Sample {
@@ -241,17 +290,19 @@ export const senderDrain: Scenario = {
       return skippedRows(ROW_NAMES, `PostgreSQL not available: ${(error as Error).message.split("\n")[0]}`);
     }
     const credentials = createBenchCredentials();
-    const count = context.quick ? 1_000 : 5_000;
+    const count = Number(process.env.BENCH_DRAIN_COUNT ?? (context.quick ? 1_000 : 5_000));
     const variants = selectedVariants();
     const samples = new Map<Variant, Sample[]>(VARIANTS.map((v) => [v, []]));
     let receiver: BenchProcess | undefined;
     try {
       receiver = await spawnBenchProcess("servers/raw-http", { env: credentialsEnv(credentials) });
       const setup: DrainSetup = { context, sender, postgres, receiver, credentials };
+      const sweep = process.env.BENCH_PGBOSS_SWEEP;
+      if (sweep !== undefined) return await sweepPgBoss(setup, sweep, count);
       const drain = (variant: Variant, n: number, profiled: boolean) =>
         variant === "sqlite" || variant === "postgres"
           ? drainOurs(setup, variant, n, profiled)
-          : drainAnchor(setup, variant, n, profiled);
+          : drainAnchor(setup, { label: variant, ...ANCHORS[variant] }, n, profiled);
       // Round 0 warms the cluster and the receiver up and is not counted; variants interleave.
       for (let round = 0; round <= context.runs; round++) {
         for (const variant of variants) {
