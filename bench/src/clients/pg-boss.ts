@@ -25,7 +25,7 @@ const secret = process.env.BENCH_SECRET;
 if (!connectionString || !receiverUrl || !token || !secret)
   throw new Error("BENCH_PG_URL, BENCH_RECEIVER_URL, BENCH_TOKEN and BENCH_SECRET must be set");
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 50);
-const workers = Number(process.env.BENCH_PGBOSS_WORKERS ?? 5);
+const workers = Number(process.env.BENCH_PGBOSS_WORKERS ?? 10);
 const batchSize = Number(process.env.BENCH_PGBOSS_BATCH ?? 300);
 const lanes = Math.max(1, Math.floor(concurrency / workers));
 const QUEUE = "deliver";

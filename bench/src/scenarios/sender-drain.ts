@@ -21,7 +21,7 @@ type Anchor = Exclude<Variant, "sqlite" | "postgres">;
 
 // pg-boss 10 at the settings that drained fastest here (explored with BENCH_PGBOSS_WORKERS and
 // BENCH_PGBOSS_BATCH, bench/README.md): its rate is bounded by workers × batch / polling interval.
-const PGBOSS_WORKERS = Number(process.env.BENCH_PGBOSS_WORKERS ?? 5);
+const PGBOSS_WORKERS = Number(process.env.BENCH_PGBOSS_WORKERS ?? 10);
 const PGBOSS_BATCH = Number(process.env.BENCH_PGBOSS_BATCH ?? 300);
 
 /** The other queues, each a client process of its own doing the same signed got POST per job. */
