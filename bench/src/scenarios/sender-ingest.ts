@@ -6,6 +6,7 @@ import { formatSpread } from "../format-spread.js";
 import { median } from "../median.js";
 import { type PostPlantsResult, postPlants } from "../post-plants.js";
 import { ratioRow } from "../ratio-row.js";
+import { profileExecArgv, reportCpuProfile } from "../report-cpu-profile.js";
 import { type PostgresCounters, readPostgresCounters } from "../read-postgres-counters.js";
 import type { Scenario, ScenarioContext } from "../scenario.js";
 import { type BenchProcess, spawnBenchProcess } from "../spawn-bench-process.js";
@@ -63,9 +64,10 @@ async function freshTarget(setup: IngestSetup, variant: Variant): Promise<string
 
 const databaseOf = (url: string) => decodeURIComponent(new URL(url).pathname.slice(1));
 
-function startServer(setup: IngestSetup, target: string): Promise<BenchProcess> {
+function startServer(setup: IngestSetup, target: string, execArgv: string[] = []): Promise<BenchProcess> {
   return spawnBenchProcess("servers/plant-store-admin", {
     env: { ...credentialsEnv(setup.credentials), BENCH_STORE: target },
+    execArgv,
     timeoutMs: 60_000,
   });
 }
@@ -84,12 +86,18 @@ function check(variant: Variant, what: string, run: PostPlantsResult, expected: 
  * database's commits and the cluster's WAL are read before the process starts and after it exited
  * (a backend reports its counters at exit), less what the store's start-up alone costs.
  */
-async function ingestOnce(setup: IngestSetup, variant: Variant, startup?: Cost): Promise<Sample> {
+async function ingestOnce(
+  setup: IngestSetup,
+  variant: Variant,
+  startup?: Cost,
+  profiled = false,
+): Promise<Sample> {
   const target = await freshTarget(setup, variant);
   const counters = () =>
     setup.postgres === undefined ? undefined : readPostgresCounters(setup.postgres.url, databaseOf(target));
   const before = variant === "postgres" ? await counters() : undefined;
-  const server = await startServer(setup, target);
+  // With --profile, the first round's server of each variant runs under --cpu-prof.
+  const server = await startServer(setup, target, profiled ? profileExecArgv(setup.context) : []);
   const options = { connections: CONNECTIONS, adminToken: setup.credentials.token };
   let measured: PostPlantsResult;
   let statements = 0;
@@ -108,6 +116,7 @@ async function ingestOnce(setup: IngestSetup, variant: Variant, startup?: Cost):
       );
   } finally {
     await server.stop();
+    if (profiled) reportCpuProfile(setup.context, `ingest-${variant}`, server.child.pid);
   }
   const sample: Sample = { rate: measured.rate, cpu: measured.cpuMicrosPerPlant };
   if (before === undefined) return sample;
@@ -170,7 +179,7 @@ export const senderIngest: Scenario = {
       // Variants interleave round by round, so load from elsewhere on the machine hits each of them.
       for (let round = 1; round <= context.runs; round++) {
         for (const variant of variants) {
-          const result = await ingestOnce(setup, variant, startup);
+          const result = await ingestOnce(setup, variant, startup, round === 1);
           samples.get(variant)?.push(result);
           const cost =
             result.commits === undefined
