@@ -1,4 +1,4 @@
-import { parseSettings, prefixedSources } from "@plant-store/app-shell";
+import { parseSettings, prefixedSources } from "@plant-store/app-shell/settings";
 import type { z } from "zod";
 
 const sources = prefixedSources("PLANT_STORE_");

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { ConfigError } from "@plant-store/app-shell";
+import { ConfigError } from "@plant-store/app-shell/settings";
 import { createAesGcmCipher, type SecretsCipher } from "@plant-store/sender";
 
 export const ENCRYPTION_KEY_ENV = "PLANT_STORE_ENCRYPTION_KEY";

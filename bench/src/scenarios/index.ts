@@ -1,5 +1,6 @@
 import type { Scenario } from "../scenario.js";
 import { backlog } from "./backlog.js";
+import { cliStart } from "./cli-start.js";
 import { e2eLatency } from "./e2e-latency.js";
 import { endpointHealth } from "./endpoint-health.js";
 import { fanout } from "./fanout.js";
@@ -22,4 +23,5 @@ export const scenarios: readonly Scenario[] = [
   senderDrain,
   senderIngest,
   endpointHealth,
+  cliStart,
 ];

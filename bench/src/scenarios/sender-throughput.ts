@@ -43,7 +43,11 @@ export const senderThroughput: Scenario = {
       const url = `${receiver.url}/plant/webhook`;
       const clients = new Map<Client, BenchProcess>();
       for (const client of CLIENTS) {
-        const child = await spawnBenchProcess("clients/http-loop", { env: { BENCH_CLIENT: client } });
+        // With --profile, the bare got loop too: the baseline's profile beside the worker's.
+        const child = await spawnBenchProcess("clients/http-loop", {
+          env: { BENCH_CLIENT: client },
+          ...(client === "got" ? { execArgv: profileExecArgv(context) } : {}),
+        });
         processes.push(child);
         clients.set(client, child);
       }
@@ -92,6 +96,8 @@ export const senderThroughput: Scenario = {
       }
     } finally {
       await Promise.all(processes.map((p) => p.stop()));
+      const got = processes.find((p) => p.child.spawnargs.includes("--cpu-prof"));
+      if (got !== undefined) reportCpuProfile(context, "got-loop", got.child.pid);
     }
     const rate = (name: string) => ({
       name: `${NAME}.${name}.rate`,

@@ -65,9 +65,12 @@ describe("the sender.ingest server processes", () => {
       // delivery it queued for the store's one endpoint.
       const held = await server.command<StoreCount>({ type: "count" });
       expect(held).toEqual({ plants: 120, deliveries: variant === "floor" ? 0 : 120 });
-      // PostgreSQL's statements are counted client-side (at least one per plant: its insert).
+      // PostgreSQL's statements are counted client-side. Plants are written in groups (a group commit of
+      // four statements however many plants it holds), so a loaded machine, which makes groups bigger,
+      // sends fewer than one per plant (116 for 120 once): the count proves the counter sees the store's
+      // queries, at least a group's four and the start-up's schema check.
       const statements = await server.command<number>({ type: "statements" });
-      if (variant === "postgres") expect(statements).toBeGreaterThanOrEqual(120);
+      if (variant === "postgres") expect(statements).toBeGreaterThanOrEqual(5);
       else expect(statements).toBe(0);
     },
     120_000,

@@ -1,4 +1,5 @@
 import { performance } from "node:perf_hooks";
+import type { Got } from "got";
 import type { AttemptResult } from "./attempt-result.js";
 import type { DeliveryClient } from "./create-delivery-client.js";
 import type { ResolvedTarget } from "./create-ssrf-guard.js";
@@ -62,6 +63,13 @@ export async function deliver(
   if (budget !== undefined && budget <= 0) {
     return Promise.resolve({ status: null, error: "ETIMEDOUT", startedAt, durationMs: 0, responseBody: "" });
   }
+  let got: Got;
+  try {
+    // Resolved at once after the first delivery: got is imported on first use.
+    got = await client.load();
+  } catch (error) {
+    return { status: null, error: errorCode(error), startedAt, durationMs: elapsed(), responseBody: "" };
+  }
   return new Promise<AttemptResult>((resolve) => {
     let settled = false;
     let deadline: NodeJS.Timeout | undefined;
@@ -83,7 +91,7 @@ export async function deliver(
       if (error === null && retryAfterMs !== undefined) result.retryAfterMs = retryAfterMs;
       resolve(result);
     };
-    const stream = client.got.stream(url, {
+    const stream = got.stream(url, {
       method: "POST",
       body: message.body,
       headers:

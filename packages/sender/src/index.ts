@@ -42,6 +42,7 @@ export {
   type SsrfGuardOptions,
 } from "./create-ssrf-guard.js";
 export { createWorker, type Worker, type WorkerOptions } from "./create-worker.js";
+export { DeliveryClientNotLoadedError } from "./delivery-client-not-loaded-error.js";
 export { DnsTimeoutError } from "./dns-timeout-error.js";
 export { EncryptionKeyRequiredError } from "./encryption-key-required-error.js";
 export { IdempotencyConflictError } from "./idempotency-conflict-error.js";
