@@ -101,7 +101,12 @@ export const postgresDialect: Dialect = {
         ["payload", "text"],
         ["traceparent", "text"],
       ],
-      messages.map((message) => [message.webhookId, message.idempotencyKey, message.payload, message.traceparent]),
+      messages.map((message) => [
+        message.webhookId,
+        message.idempotencyKey,
+        message.payload,
+        message.traceparent,
+      ]),
     );
     return yield* rows(
       sql`WITH m AS (

@@ -66,7 +66,12 @@ export const sqliteDialect: Dialect = {
               ["payload", "text"],
               ["traceparent", "text"],
             ],
-            messages.map((message) => [message.webhookId, message.idempotencyKey, message.payload, message.traceparent]),
+            messages.map((message) => [
+              message.webhookId,
+              message.idempotencyKey,
+              message.payload,
+              message.traceparent,
+            ]),
           )} WHERE true ORDER BY n
           ON CONFLICT DO NOTHING RETURNING id, webhook_id`,
     );
@@ -85,7 +90,9 @@ export const sqliteDialect: Dialect = {
     ))
       deliveries.set(message_id, (deliveries.get(message_id) ?? 0) + 1);
     if (deliveries.size > 0) yield* wake();
-    return inserted.map((message): InsertedMessage => ({ ...message, deliveries: deliveries.get(message.id) ?? 0 }));
+    return inserted.map(
+      (message): InsertedMessage => ({ ...message, deliveries: deliveries.get(message.id) ?? 0 }),
+    );
   },
   *writeAndClaim(ctx, writes, claim) {
     const counts: number[] = [];

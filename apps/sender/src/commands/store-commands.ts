@@ -46,4 +46,11 @@ export const STORE_COMMANDS: readonly LazyCommand[] = [
     description: "Deliver every plant added since a time (within the retention) to one endpoint again",
     load: async () => (await import("./deliveries-command.js")).replayCommand(),
   },
+  {
+    name: "listen",
+    term: "listen [options]",
+    description:
+      "Forward the deliveries of a temporary endpoint of a running store to a receiver on this machine, over a connection this command opens: the store never connects to you. Answers go into the store's attempt log; the endpoint is removed when this stops (Ctrl-C)",
+    load: async () => (await import("./listen-command.js")).listenCommand(),
+  },
 ];

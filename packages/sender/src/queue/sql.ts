@@ -36,7 +36,9 @@ export function sql(strings: TemplateStringsArray, ...values: ReadonlyArray<Sql 
   if (values.every((value) => !isSql(value) || isParam(value)))
     return {
       strings,
-      params: values.map((value) => (isSql(value) ? (value.params[0] as SqlParam) : { value, type: undefined })),
+      params: values.map((value) =>
+        isSql(value) ? (value.params[0] as SqlParam) : { value, type: undefined },
+      ),
     };
   const text: string[] = [strings[0] as string];
   const params: SqlParam[] = [];
