@@ -1,10 +1,16 @@
 import { DELIVERY_STATUSES, MAX_IDEMPOTENCY_KEY_LENGTH } from "@plant-store/sender";
-import { BearerTokenSchema, WebhookSecretSchema } from "@plant-store/types";
+import {
+  BearerTokenSchema,
+  MAX_PLANT_NAME_LENGTH,
+  MAX_PLANT_TAG_LENGTH,
+  WebhookSecretSchema,
+} from "@plant-store/types";
 import { z } from "zod";
 
+// The contract's limits: a plant the store takes is one every receiver takes.
 export const AddPlantInputSchema = z.strictObject({
-  name: z.string().trim().min(1).max(200),
-  tag: z.string().trim().min(1).max(100).optional(),
+  name: z.string().trim().min(1).max(MAX_PLANT_NAME_LENGTH),
+  tag: z.string().trim().min(1).max(MAX_PLANT_TAG_LENGTH).optional(),
 });
 
 /** An `Idempotency-Key`: what a header can carry, within what the queue keeps. */

@@ -40,11 +40,13 @@ export interface AdminAppOptions {
   wake?: () => void;
 }
 
-function parse<T extends z.ZodType>(schema: T, value: unknown, what: string): z.infer<T> {
+/** `root` names a problem of the whole value: `(body)` for a JSON body; a header or an id has no fields. */
+function parse<T extends z.ZodType>(schema: T, value: unknown, what: string, root?: string): z.infer<T> {
   const result = schema.safeParse(value);
-  if (!result.success) throw invalidInput(formatZodError(`Invalid ${what}`, result.error));
+  if (!result.success) throw invalidInput(formatZodError(`Invalid ${what}`, result.error, root));
   return result.data;
 }
+const body = "(body)";
 
 /**
  * The Plant Store's admin API (documented in apps/sender/admin-openapi.json). The first middleware is the
@@ -109,13 +111,20 @@ export function createAdminApp(options: AdminAppOptions): Koa {
   // With an Idempotency-Key, a client retrying after a timeout gets the first answer again (same plant,
   // nothing queued twice); the same key with another body is a 409.
   admin.post("/plants", async (ctx) => {
-    const header = ctx.get("idempotency-key");
-    const key = header === "" ? undefined : parse(IdempotencyKeySchema, header, "Idempotency-Key header");
-    const input = parse(AddPlantInputSchema, await readJsonBody(ctx.req), "plant");
+    // Node strips the spaces around a header's value: a key of spaces only arrives as "", which is a key
+    // sent (and refused), not the same as no header at all.
+    const header = ctx.req.headers["idempotency-key"];
+    if (header === "")
+      throw invalidInput(
+        "Invalid Idempotency-Key header: must not be empty or only spaces; send no header for no key",
+      );
+    const key =
+      header === undefined ? undefined : parse(IdempotencyKeySchema, header, "Idempotency-Key header");
+    const input = parse(AddPlantInputSchema, await readJsonBody(ctx.req), "plant", body);
     const { plant, queued, replayed } = await plants.add(input, key);
     if (!replayed) wake();
     ctx.status = 201;
-    if (replayed) ctx.set("idempotent-replayed", "true");
+    if (replayed) ctx.set("Idempotency-Replayed", "true");
     ctx.body = { plant: presentPlant(plant), queued };
   });
 
@@ -123,7 +132,7 @@ export function createAdminApp(options: AdminAppOptions): Koa {
     ctx.body = { endpoints: (await outbox.listEndpoints()).map(presentEndpoint) };
   });
   admin.post("/endpoints", async (ctx) => {
-    const input = parse(AddEndpointInputSchema, await readJsonBody(ctx.req), "endpoint");
+    const input = parse(AddEndpointInputSchema, await readJsonBody(ctx.req), "endpoint", body);
     if (options.checkTarget) {
       try {
         await options.checkTarget(input.url);
@@ -154,7 +163,7 @@ export function createAdminApp(options: AdminAppOptions): Koa {
   // Secrets stay unreadable: the answer shows how many there are, never their values.
   admin.patch("/endpoints/:id", async (ctx) => {
     const id = parse(IdSchema, ctx.params.id, "id");
-    const input = parse(UpdateEndpointInputSchema, await readJsonBody(ctx.req), "endpoint update");
+    const input = parse(UpdateEndpointInputSchema, await readJsonBody(ctx.req), "endpoint update", body);
     let endpoint = await outbox.getEndpoint(id);
     if (!endpoint) throw notFound("Endpoint");
     if (input.secrets !== undefined) endpoint = await outbox.setEndpointSecrets(id, input.secrets);
@@ -168,7 +177,7 @@ export function createAdminApp(options: AdminAppOptions): Koa {
   });
 
   admin.get("/deliveries", async (ctx) => {
-    const query = parse(ListDeliveriesQuerySchema, ctx.query, "query");
+    const query = parse(ListDeliveriesQuerySchema, ctx.query, "query", "(query)");
     const deliveries = await outbox.listDeliveries({
       limit: query.limit,
       ...(query.status ? { status: query.status } : {}),
@@ -191,7 +200,7 @@ export function createAdminApp(options: AdminAppOptions): Koa {
     ctx.body = { delivery: shown };
   });
   admin.post("/replay", async (ctx) => {
-    const input = parse(ReplayInputSchema, await readJsonBody(ctx.req), "replay");
+    const input = parse(ReplayInputSchema, await readJsonBody(ctx.req), "replay", body);
     try {
       const queued = await outbox.replay(input.endpointId, new Date(input.since));
       wake();
