@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import type { AddressInfo } from "node:net";
 import {
+  createHttpServer,
   createLogger,
   logPoolError,
   resolveTracingSettings,
@@ -10,7 +11,6 @@ import {
 } from "@plant-store/app-shell";
 import { Command, CommanderError, Option } from "commander";
 import { createApp } from "./create-app.js";
-import { createHttpServer } from "./create-http-server.js";
 import { createPlantEvents } from "./create-plant-events.js";
 import {
   ConfigError,

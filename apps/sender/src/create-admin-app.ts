@@ -1,13 +1,22 @@
 import Router from "@koa/router";
-import { createErrorBoundary, mountRouter } from "@plant-store/app-shell";
+import {
+  addSessionRoutes,
+  type AuthThrottle,
+  type BrowserSessions,
+  createAuthThrottle,
+  createBearerGuard,
+  createBrowserSessions,
+  createErrorBoundary,
+  mountRouter,
+} from "@plant-store/app-shell";
 import { EndpointNotFoundError, type Outbox, SsrfBlockedError } from "@plant-store/sender";
 import { generateWebhookSecret } from "@plant-store/types";
 import Koa from "koa";
 import type { Logger } from "pino";
-import type { Registry } from "prom-client";
+import { Counter, type Registry } from "prom-client";
 import type { z } from "zod";
 import { addOperatorRoutes } from "./add-operator-routes.js";
-import { invalidInput, notFound, unauthorized } from "./admin-error.js";
+import { AdminError, invalidInput, notFound } from "./admin-error.js";
 import {
   AddEndpointInputSchema,
   AddPlantInputSchema,
@@ -17,8 +26,9 @@ import {
   ReplayInputSchema,
   UpdateEndpointInputSchema,
 } from "./admin-inputs.js";
-import { checkAdminToken } from "./check-admin-token.js";
 import { formatZodError } from "./format-zod-error.js";
+import { isAdminToken } from "./is-admin-token.js";
+import { MAX_ENDPOINTS } from "./max-endpoints.js";
 import type { PlantCatalog } from "./plant-catalog.js";
 import { presentAttempt, presentDeliveries, presentEndpoint, presentPlant } from "./present.js";
 import { readJsonBody } from "./read-json-body.js";
@@ -38,6 +48,18 @@ export interface AdminAppOptions {
   checkTarget?: (url: string) => Promise<unknown>;
   /** Called after writes that create due work, so this process's worker starts at once. */
   wake?: () => void;
+  /** The page's sessions and sign-in codes; default, a fresh set in this process's memory. */
+  sessions?: BrowserSessions;
+  /** Slows down clients presenting wrong credentials; default 20 at once, then one a second. */
+  throttle?: AuthThrottle;
+  /** Endpoints the store takes at most through `POST /endpoints`; default MAX_ENDPOINTS (1,000). */
+  maxEndpoints?: number;
+}
+
+/** What anyone may ask for without a credential: the static page, health and metrics, signing in. */
+function isPublic(method: string, path: string): boolean {
+  if (path === "/healthz" || path === "/metrics" || path === "/") return true;
+  return path === "/sessions" && method === "POST";
 }
 
 /** `root` names a problem of the whole value: `(body)` for a JSON body; a header or an id has no fields. */
@@ -58,6 +80,22 @@ export function createAdminApp(options: AdminAppOptions): Koa {
   const wake = options.wake ?? (() => undefined);
   const app = new Koa();
   const router = new Router();
+  const refusals = new Counter({
+    name: "plant_store_admin_auth_refusals_total",
+    help: "Admin API requests refused for their credential: wrong (401) or from a client slowed down (429)",
+    labelNames: ["outcome"] as const,
+    registers: [options.registry],
+  });
+  const sessions = options.sessions ?? createBrowserSessions();
+  const throttle =
+    options.throttle ??
+    createAuthThrottle({
+      credential: "admin token",
+      ...(logger ? { logger } : {}),
+      count: (outcome) => refusals.inc({ outcome }),
+    });
+  const acceptsToken = (candidate: string) => isAdminToken(candidate, options.adminToken);
+  const maxEndpoints = options.maxEndpoints ?? MAX_ENDPOINTS;
 
   app.use(
     createErrorBoundary({
@@ -88,22 +126,20 @@ export function createAdminApp(options: AdminAppOptions): Koa {
     ctx.body = STORE_PAGE_HTML;
   });
 
+  // Every path but the public ones needs the token or a page's session, checked before any router
+  // looks at it: a wrong method or an unknown path without one is a 401 like any other, where the
+  // routers' 405 (with its Allow list) and 404 used to map the API for anyone.
+  const guard = createBearerGuard({
+    acceptsToken,
+    sessions,
+    throttle,
+    realm: "plant-store admin",
+    message: "Missing or wrong admin token (Authorization: Bearer <token>)",
+  });
+  app.use((ctx, next) => (isPublic(ctx.method, ctx.path) ? next() : guard(ctx, next)));
+
   const admin = new Router();
-  admin.use(async (ctx, next) => {
-    if (!checkAdminToken(ctx.get("authorization") || undefined, options.adminToken)) throw unauthorized();
-    await next();
-  });
-  // The router answers OPTIONS itself (its Allow list), before any route's middleware: without this
-  // the API's layout was readable without the token. Only /healthz and /metrics are public.
-  app.use(async (ctx, next) => {
-    if (
-      ctx.method === "OPTIONS" &&
-      !["/healthz", "/metrics"].includes(ctx.path) &&
-      !checkAdminToken(ctx.get("authorization") || undefined, options.adminToken)
-    )
-      throw unauthorized();
-    await next();
-  });
+  addSessionRoutes(admin, { sessions, throttle, acceptsToken, credential: "admin token" });
 
   admin.get("/plants", async (ctx) => {
     ctx.body = { plants: (await plants.list(1000)).map(presentPlant) };
@@ -133,6 +169,14 @@ export function createAdminApp(options: AdminAppOptions): Koa {
   });
   admin.post("/endpoints", async (ctx) => {
     const input = parse(AddEndpointInputSchema, await readJsonBody(ctx.req), "endpoint", body);
+    // Counted through the Outbox's public listing; two adds at the same moment may both pass at the
+    // cap's edge, so it is a bound on growth, not an exact number.
+    if ((await outbox.listEndpoints()).length >= maxEndpoints)
+      throw new AdminError(
+        409,
+        "ERR_TOO_MANY_ENDPOINTS",
+        `The store already has ${maxEndpoints} endpoints, the most it takes: remove one first`,
+      );
     if (options.checkTarget) {
       try {
         await options.checkTarget(input.url);

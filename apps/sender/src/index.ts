@@ -1,4 +1,5 @@
 export { type AdminAppOptions, createAdminApp } from "./create-admin-app.js";
+export { MAX_ENDPOINTS } from "./max-endpoints.js";
 export { createMetrics, type StoreMetrics } from "./create-metrics.js";
 export { openStore, type Store } from "./open-store.js";
 export type { AddPlantResult, CatalogPlant, PlantCatalog } from "./plant-catalog.js";
