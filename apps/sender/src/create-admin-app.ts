@@ -48,7 +48,7 @@ export interface AdminAppOptions {
   checkTarget?: (url: string) => Promise<unknown>;
   /** Called after writes that create due work, so this process's worker starts at once. */
   wake?: () => void;
-  /** The page's sessions and sign-in codes; default, a fresh set in this process's memory. */
+  /** The page's sessions and sign-in codes; default, sessions signed for the admin token. */
   sessions?: BrowserSessions;
   /** Slows down clients presenting wrong credentials; default 20 at once, then one a second. */
   throttle?: AuthThrottle;
@@ -86,7 +86,7 @@ export function createAdminApp(options: AdminAppOptions): Koa {
     labelNames: ["outcome"] as const,
     registers: [options.registry],
   });
-  const sessions = options.sessions ?? createBrowserSessions();
+  const sessions = options.sessions ?? createBrowserSessions({ tokens: [options.adminToken] });
   const throttle =
     options.throttle ??
     createAuthThrottle({

@@ -19,6 +19,8 @@ export interface SessionRoutesOptions {
    * already guards every path but `POST /sessions`.
    */
   guard?: Middleware;
+  /** Runs first on all three routes (e.g. refusing them while the feature they open is off). */
+  before?: Middleware;
 }
 
 // A code or a token, and a little JSON around it.
@@ -60,7 +62,8 @@ async function readSignIn(req: IncomingMessage): Promise<{ code?: unknown; token
  */
 export function addSessionRoutes(router: Router, options: SessionRoutesOptions): void {
   const { sessions, throttle } = options;
-  const guarded: Middleware[] = options.guard ? [options.guard] : [];
+  const first: Middleware[] = options.before ? [options.before] : [];
+  const guarded: Middleware[] = [...first, ...(options.guard ? [options.guard] : [])];
 
   router.post("/login-codes", ...guarded, (ctx) => {
     if (ctx.state.auth !== "token") {
@@ -77,7 +80,7 @@ export function addSessionRoutes(router: Router, options: SessionRoutesOptions):
     ctx.body = { code, expiresAt: expiresAt.toISOString() };
   });
 
-  router.post("/sessions", async (ctx) => {
+  router.post("/sessions", ...first, async (ctx) => {
     const client = clientKey(ctx.req.socket.remoteAddress);
     const waitMs = throttle.retryAfterMs(client);
     if (waitMs > 0) {

@@ -1,20 +1,23 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 
 export interface BrowserSessionsOptions {
+  /**
+   * The long-lived tokens sessions are signed for: each gives a signing key (an HMAC of a fixed label
+   * under the token, never the token itself); the first signs, every one verifies. A session so stays
+   * valid across a restart and on every process given the same token, and ends when its token is
+   * rotated away.
+   */
+  tokens: readonly string[];
   /** How long a sign-in code can be exchanged, once. Default 10 minutes. */
   codeTtlMs?: number;
-  /** A session unused this long ends. Default 1 hour (an open page polls every second or two). */
-  idleTimeoutMs?: number;
-  /** A session ends this long after it began, however much it is used. Default 24 hours. */
+  /** How long a session lasts. Default 24 hours. */
   maxAgeMs?: number;
-  /** Sessions open at most; beyond, the least recently used ends. Default 1,000. */
-  maxSessions?: number;
   /** Unused codes kept at most; beyond, the oldest is dropped. Default 100. */
   maxCodes?: number;
   now?: () => number;
 }
 
-/** A browser's session: its bearer token and when it ends at the latest. */
+/** A browser's session: its bearer token and when it ends. */
 export interface BrowserSession {
   token: string;
   expiresAt: Date;
@@ -22,9 +25,9 @@ export interface BrowserSession {
 
 /**
  * Short-lived credentials for a page, so a long-lived token never travels in a URL and never stays in
- * a browser. A sign-in code (for a link) is exchanged once, by POST, for a session token; so is the
- * long-lived token typed into the page's form. The page keeps the session token in its tab's
- * sessionStorage and sends it as `Authorization: Bearer`.
+ * a browser. A sign-in code (for a link) is exchanged once, by POST, for a session; so is the
+ * long-lived token typed into the page's form. The page keeps the session in its tab's sessionStorage
+ * and sends it as `Authorization: Bearer`.
  */
 export interface BrowserSessions {
   /** A new single-use code. */
@@ -33,64 +36,62 @@ export interface BrowserSessions {
   redeemCode(code: string): BrowserSession | undefined;
   /** A new session (the caller has checked the long-lived token). */
   open(): BrowserSession;
-  /** Whether `token` is a live session; a use keeps it from idling out. */
+  /** Whether `token` is a live session. */
   check(token: string): boolean;
-  /** Ends the session `token`; false when there was none. */
+  /** Ends the session `token` in this process; false when it was not a live session. */
   end(token: string): boolean;
-  /** Open sessions (expired ones may still be counted until next looked at). */
-  readonly size: number;
 }
 
-interface Session {
-  startedAt: number;
-  usedAt: number;
-}
-
-// 256 random bits: never guessed, so compared by a lookup of their digest, not one by one.
-const newSecret = () => randomBytes(32).toString("base64url");
+const LABEL = "plant-store-webhooks browser session v1";
 const digest = (value: string) => createHash("sha256").update(value).digest("base64url");
 
 /**
- * Sessions and codes in this process's memory, keyed by a SHA-256 digest of their value: a lookup's
- * timing depends on the digest, never on the secret, and a heap dump shows no usable value. A restart
- * ends every session (the page then asks to sign in again). Several `serve` processes each have their
- * own: a link works on the process that issued it.
+ * A session is `<expiry, base 36 ms>.<16 random bytes>.<HMAC-SHA256 of both>`, base64url: checked by
+ * recomputing its MAC in constant time, with nothing stored, so it holds across restarts and across
+ * `serve` processes behind one address, and memory does not grow with sign-ins. Signing out is kept
+ * in this process (until the session would have expired anyway). Codes are single-use, so they live
+ * in this process's memory, by digest: a link works on the process that issued it, until it restarts.
  */
-export function createBrowserSessions(options: BrowserSessionsOptions = {}): BrowserSessions {
+export function createBrowserSessions(options: BrowserSessionsOptions): BrowserSessions {
   const codeTtlMs = options.codeTtlMs ?? 10 * 60_000;
-  const idleTimeoutMs = options.idleTimeoutMs ?? 60 * 60_000;
   const maxAgeMs = options.maxAgeMs ?? 24 * 60 * 60_000;
-  const maxSessions = options.maxSessions ?? 1000;
   const maxCodes = options.maxCodes ?? 100;
   const now = options.now ?? Date.now;
+  const keys = options.tokens.map((token) => createHmac("sha256", token).update(LABEL).digest());
   const codes = new Map<string, number>();
-  const sessions = new Map<string, Session>();
+  const ended = new Map<string, number>();
 
-  const live = (session: Session, at: number) =>
-    at - session.usedAt < idleTimeoutMs && at - session.startedAt < maxAgeMs;
+  const mac = (key: Buffer, body: string) => createHmac("sha256", key).update(body).digest();
+  /** The session's expiry when it is one of ours and live, else undefined. */
+  const verify = (token: string, at: number): number | undefined => {
+    const [expiry, nonce, signature, ...rest] = token.split(".");
+    if (expiry === undefined || nonce === undefined || signature === undefined || rest.length > 0) return;
+    const expiresAt = Number.parseInt(expiry, 36);
+    if (!Number.isSafeInteger(expiresAt) || expiresAt <= at || expiresAt > at + maxAgeMs) return;
+    const given = Buffer.from(signature, "base64url");
+    if (given.length !== 32) return;
+    let valid = false;
+    for (const key of keys) valid = timingSafeEqual(given, mac(key, `${expiry}.${nonce}`)) || valid;
+    if (!valid || ended.has(digest(token))) return;
+    return expiresAt;
+  };
   const sweep = (at: number) => {
     for (const [key, expiresAt] of codes) if (expiresAt <= at) codes.delete(key);
-    for (const [key, session] of sessions) if (!live(session, at)) sessions.delete(key);
+    for (const [key, expiresAt] of ended) if (expiresAt <= at) ended.delete(key);
   };
   const open = (): BrowserSession => {
-    const at = now();
-    sweep(at);
-    const token = newSecret();
-    sessions.set(digest(token), { startedAt: at, usedAt: at });
-    // Least recently used first (check() moves a session to the end).
-    while (sessions.size > maxSessions) {
-      const oldest = sessions.keys().next().value;
-      if (oldest === undefined) break;
-      sessions.delete(oldest);
-    }
-    return { token, expiresAt: new Date(at + maxAgeMs) };
+    const [key] = keys;
+    if (key === undefined) throw new Error("No token to sign sessions with");
+    const expiresAt = now() + maxAgeMs;
+    const body = `${expiresAt.toString(36)}.${randomBytes(16).toString("base64url")}`;
+    return { token: `${body}.${mac(key, body).toString("base64url")}`, expiresAt: new Date(expiresAt) };
   };
 
   return {
     issueCode() {
       const at = now();
       sweep(at);
-      const code = newSecret();
+      const code = randomBytes(32).toString("base64url");
       codes.set(digest(code), at + codeTtlMs);
       while (codes.size > maxCodes) {
         const oldest = codes.keys().next().value;
@@ -109,21 +110,15 @@ export function createBrowserSessions(options: BrowserSessionsOptions = {}): Bro
     },
     open,
     check(token) {
-      const key = digest(token);
-      const session = sessions.get(key);
-      if (session === undefined) return false;
-      const at = now();
-      sessions.delete(key);
-      if (!live(session, at)) return false;
-      session.usedAt = at;
-      sessions.set(key, session);
-      return true;
+      return verify(token, now()) !== undefined;
     },
     end(token) {
-      return sessions.delete(digest(token));
-    },
-    get size() {
-      return sessions.size;
+      const at = now();
+      const expiresAt = verify(token, at);
+      if (expiresAt === undefined) return false;
+      sweep(at);
+      ended.set(digest(token), expiresAt);
+      return true;
     },
   };
 }

@@ -25,7 +25,7 @@ beforeAll(async () => {
     error: (object: object, message: string) => logged.push({ message, object: { ...object } }),
   };
   app.use(createErrorBoundary({ logger }));
-  const sessions = createBrowserSessions();
+  const sessions = createBrowserSessions({ tokens: [TOKEN] });
   const throttle = createAuthThrottle({
     credential: "test token",
     burst: BURST,
