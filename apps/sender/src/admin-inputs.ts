@@ -36,7 +36,10 @@ export const EndpointUrlSchema = z
       return username === "" && password === "";
     },
     { message: "must not contain credentials (user:password@): the bearer token is sent as --token / token" },
-  );
+  )
+  // Port 0 can never be connected to: refused when it is set, not found out at every attempt. Every
+  // other port stays allowed (see the README's Security section for why the guard checks addresses).
+  .refine((url) => !URL.canParse(url) || new URL(url).port !== "0", { message: "must not use port 0" });
 
 /**
  * The bearer token sent to an endpoint: the receiver's rule (visible ASCII), so a token that could never

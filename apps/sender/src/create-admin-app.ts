@@ -68,7 +68,7 @@ function parse<T extends z.ZodType>(schema: T, value: unknown, what: string, roo
   if (!result.success) throw invalidInput(formatZodError(`Invalid ${what}`, result.error, root));
   return result.data;
 }
-const body = "(body)";
+const BODY = "(body)";
 
 /**
  * The Plant Store's admin API (documented in apps/sender/admin-openapi.json). The first middleware is the
@@ -120,7 +120,7 @@ export function createAdminApp(options: AdminAppOptions): Koa {
     ctx.type = options.registry.contentType;
     ctx.body = await options.registry.metrics();
   });
-  // The store page holds no data: it asks for the admin token and calls the routes below with it.
+  // The store page holds no data: it signs in (POST /sessions) and calls the routes below with its session.
   router.get("/", (ctx) => {
     ctx.set(STORE_PAGE_HEADERS);
     ctx.body = STORE_PAGE_HTML;
@@ -156,7 +156,7 @@ export function createAdminApp(options: AdminAppOptions): Koa {
       );
     const key =
       header === undefined ? undefined : parse(IdempotencyKeySchema, header, "Idempotency-Key header");
-    const input = parse(AddPlantInputSchema, await readJsonBody(ctx.req), "plant", body);
+    const input = parse(AddPlantInputSchema, await readJsonBody(ctx.req), "plant", BODY);
     const { plant, queued, replayed } = await plants.add(input, key);
     if (!replayed) wake();
     ctx.status = 201;
@@ -168,7 +168,7 @@ export function createAdminApp(options: AdminAppOptions): Koa {
     ctx.body = { endpoints: (await outbox.listEndpoints()).map(presentEndpoint) };
   });
   admin.post("/endpoints", async (ctx) => {
-    const input = parse(AddEndpointInputSchema, await readJsonBody(ctx.req), "endpoint", body);
+    const input = parse(AddEndpointInputSchema, await readJsonBody(ctx.req), "endpoint", BODY);
     // Counted through the Outbox's public listing; two adds at the same moment may both pass at the
     // cap's edge, so it is a bound on growth, not an exact number.
     if ((await outbox.listEndpoints()).length >= maxEndpoints)
@@ -207,7 +207,7 @@ export function createAdminApp(options: AdminAppOptions): Koa {
   // Secrets stay unreadable: the answer shows how many there are, never their values.
   admin.patch("/endpoints/:id", async (ctx) => {
     const id = parse(IdSchema, ctx.params.id, "id");
-    const input = parse(UpdateEndpointInputSchema, await readJsonBody(ctx.req), "endpoint update", body);
+    const input = parse(UpdateEndpointInputSchema, await readJsonBody(ctx.req), "endpoint update", BODY);
     let endpoint = await outbox.getEndpoint(id);
     if (!endpoint) throw notFound("Endpoint");
     if (input.secrets !== undefined) endpoint = await outbox.setEndpointSecrets(id, input.secrets);
@@ -244,7 +244,7 @@ export function createAdminApp(options: AdminAppOptions): Koa {
     ctx.body = { delivery: shown };
   });
   admin.post("/replay", async (ctx) => {
-    const input = parse(ReplayInputSchema, await readJsonBody(ctx.req), "replay", body);
+    const input = parse(ReplayInputSchema, await readJsonBody(ctx.req), "replay", BODY);
     try {
       const queued = await outbox.replay(input.endpointId, new Date(input.since));
       wake();

@@ -204,6 +204,25 @@ describe("the admin API, checked against admin-openapi.json", () => {
     expect(JSON.stringify(listed.body)).not.toMatch(/tok-1|tok-2|whsec_/);
   });
 
+  it("refuses an endpoint on port 0 with 400, and takes any other port (22, 6379, 8443)", async () => {
+    const refused = await call("POST", "/endpoints", {
+      url: "http://receiver.example:0/plant/webhook",
+      token: "t",
+    });
+    expect(refused).toEqual({
+      status: 400,
+      body: { error: 400, message: "Invalid endpoint: url: must not use port 0" },
+    });
+    for (const port of [22, 6379, 8443]) {
+      const added = await call("POST", "/endpoints", {
+        url: `https://port.example:${port}/hook`,
+        token: "t",
+      });
+      expect(added.status, String(port)).toBe(201);
+      expect((await call("DELETE", `/endpoints/${added.body.endpoint.id}`)).status).toBe(204);
+    }
+  });
+
   it("rotates an endpoint's token and secrets with PATCH, validating strictly and never echoing them", async () => {
     const [kept, added] = [generateWebhookSecret(), generateWebhookSecret()];
     const rotated = await call("PATCH", "/endpoints/1", { secrets: [kept, added] });
