@@ -6,8 +6,8 @@ import { parseHandledCount } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import { createDeliveryLedger, type LedgerEntry } from "./create-delivery-ledger.js";
 import { DEMO_PLANTS } from "./demo-plants.js";
-import { type RunningApp, resolveAppCli, spawnApp } from "./spawn-app.js";
 import { signInLink } from "./sign-in-link.js";
+import { type RunningApp, resolveAppCli, spawnApp } from "./spawn-app.js";
 import { createStoreAdminClient } from "./store-admin-client.js";
 
 export interface DemoOptions {

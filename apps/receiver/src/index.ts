@@ -1,5 +1,5 @@
-export { type AppDeps, createApp, WEBHOOK_PATH } from "./create-app.js";
 export { createHttpServer, type HttpServerOptions } from "@plant-store/app-shell";
+export { type AppDeps, createApp, WEBHOOK_PATH } from "./create-app.js";
 export { createMetrics, type Metrics } from "./create-metrics.js";
 export {
   createPlantEvents,

@@ -1,7 +1,7 @@
 import Router from "@koa/router";
 import {
-  addSessionRoutes,
   type AuthThrottle,
+  addSessionRoutes,
   type BrowserSessions,
   createAuthThrottle,
   createBearerGuard,

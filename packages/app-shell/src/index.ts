@@ -1,3 +1,4 @@
+export { addSessionRoutes, type SessionRoutesOptions } from "./add-session-routes.js";
 export {
   type AppEvent,
   type DeliveryAttempted,
@@ -5,7 +6,6 @@ export {
   readAppEvent,
   type WebhookHandled,
 } from "./app-event.js";
-export { addSessionRoutes, type SessionRoutesOptions } from "./add-session-routes.js";
 export { clientKey } from "./client-key.js";
 export { ConfigError } from "./config-error.js";
 export { type AuthThrottle, type AuthThrottleOptions, createAuthThrottle } from "./create-auth-throttle.js";
@@ -34,8 +34,8 @@ export { type DurationBounds, durationSetting } from "./duration-setting.js";
 export { HttpError, MethodNotAllowedError } from "./http-error.js";
 export { logPoolError } from "./log-pool-error.js";
 export { mountRouter } from "./mount-router.js";
-export { refuseRequest } from "./refuse-request.js";
 export { describeProblem, parseSettings, prefixedSources, type SettingSource } from "./parse-settings.js";
+export { refuseRequest } from "./refuse-request.js";
 export {
   resolveTracingSettings,
   type TracingSettings,
