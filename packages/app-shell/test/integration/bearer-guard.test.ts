@@ -174,7 +174,7 @@ describe("addSessionRoutes", () => {
       request("/sessions", { method: "POST", headers, body, from });
     const opened = await post(JSON.stringify({ token: TOKEN }));
     expect(opened.status).toBe(201);
-    expect(JSON.parse(opened.body).session).toMatch(/^[\w-]{43}$/);
+    expect(JSON.parse(opened.body).session).toMatch(/^[0-9a-z]+\.[\w-]{22}\.[\w-]{43}$/);
     expect((await post(JSON.stringify({ token: "wrong" }))).status).toBe(401);
     expect((await post(JSON.stringify({ token: TOKEN, code: "x" }))).status).toBe(401);
     expect((await post("[]")).status).toBe(400);
