@@ -1,12 +1,13 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { readAppEvent } from "@plant-store/app-shell";
 import {
   type AppLogLine,
+  launchPersistentChromium,
   parseHandledCount,
   type RunningApp,
   resolveAppCli,
@@ -14,6 +15,7 @@ import {
   waitFor,
 } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { workspaceRoot } from "./fixtures/published-packages.js";
 
@@ -116,30 +118,23 @@ describe("pnpm demo", () => {
     try {
       await waitFor(() => (stdout.includes("Press Ctrl-C") ? true : undefined), 90_000);
       const receiverUrl = /receiver\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1] ?? "";
-      // The printed live-page link carries the receiver's read token.
-      const readToken = /live page: http:\S+\?read_token=(\S+)/.exec(stdout)?.[1] ?? "";
+      // The tokens are printed for the terminal (curl, the pages' forms), never put in a link.
+      const readToken = /read side with Authorization: Bearer (\S+)\)/.exec(stdout)?.[1] ?? "";
+      const adminToken = /admin API with Authorization: Bearer (\S+);/.exec(stdout)?.[1] ?? "";
+      expect(readToken).toMatch(/^[\w-]{32}$/);
+      expect(adminToken).toMatch(/^[\w-]{32}$/);
       const storeUrl = /store\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1] ?? "";
       const dataDir = /data\s+(\S+)/.exec(stdout)?.[1] ?? "";
       expect(checkedLines(stdout, 3).checks).toHaveLength(3);
       // Both apps are up after the summary, and the receiver holds the three plants.
       expect((await fetch(`${storeUrl}/healthz`)).status).toBe(200);
-      // The link opens the page (a redirect that sets the read cookie), and the token reads /plants.
-      const link = await fetch(`${receiverUrl}/?read_token=${readToken}`, { redirect: "manual" });
-      expect([link.status, link.headers.get("location")]).toEqual([303, "/"]);
-      expect(link.headers.get("set-cookie")).toMatch(/^plant_receiver_read=/);
       const read = { headers: { authorization: `Bearer ${readToken}` } };
       const { plants } = (await (await fetch(`${receiverUrl}/plants?limit=10`, read)).json()) as {
         plants: unknown[];
       };
       expect(plants).toHaveLength(3);
       expect(existsSync(join(dataDir, "store.db"))).toBe(true);
-      // The store's page is printed with the admin token in its fragment; the page itself is public
-      // and static, and the token from the fragment opens the admin API it calls.
-      const [, storePage, adminToken] = /store's page\s+(http:\S+)\/#token=(\S+)/.exec(stdout) ?? [];
-      expect(storePage).toBe(storeUrl);
-      const page = await fetch(`${storePage}/`);
-      expect([page.status, page.headers.get("content-type")]).toEqual([200, "text/html; charset=utf-8"]);
-      const admin = { headers: { authorization: `Bearer ${decodeURIComponent(adminToken ?? "")}` } };
+      const admin = { headers: { authorization: `Bearer ${adminToken}` } };
       const { endpoints } = (await (await fetch(`${storeUrl}/endpoint-health`, admin)).json()) as {
         endpoints: Array<{ attempts: number; succeeded: number }>;
       };
@@ -147,7 +142,6 @@ describe("pnpm demo", () => {
       expect(endpoints).toHaveLength(1);
       expect(endpoints[0]?.succeeded).toBe(3);
       expect(endpoints[0]?.attempts).toBeGreaterThanOrEqual(3);
-      expect(stdout).toMatch(/receiver's page\s+http:\S+\?read_token=/);
       // The printed check command passes against the demo's receiver, as printed (after the counts above:
       // it adds plants of its own).
       const check = /pnpm receiver check (.+)\n/.exec(stdout)?.[1]?.split(" ") ?? [];
@@ -158,6 +152,53 @@ describe("pnpm demo", () => {
       ]);
       expect(checked.stdout).toContain("the receiver conforms");
       expect(stdout).toMatch(/pnpm sender listen --forward-to \S+ --store http:\S+ --admin-token \S+\n/);
+
+      // Both printed links open their page in a browser with a profile on disk, as a user's is. They
+      // carry a single-use code, never a token: afterwards neither token is anywhere in its History
+      // (it kept `/#token=<admin token>` and `/?read_token=<read token>` before).
+      const storeLink = /the store's page\s+(http:\S+)/.exec(stdout)?.[1] ?? "";
+      const liveLink = /the receiver's page\s+(http:\S+)/.exec(stdout)?.[1] ?? "";
+      expect(storeLink).toMatch(new RegExp(`^${storeUrl}/#code=[\\w-]{43}$`));
+      expect(liveLink).toMatch(new RegExp(`^${receiverUrl}/#code=[\\w-]{43}$`));
+      const profile = mkdtempSync(join(tmpdir(), "plant-store-demo-profile-"));
+      try {
+        const browser = await launchPersistentChromium(profile);
+        try {
+          const storePage = await browser.newPage();
+          await storePage.goto(storeLink);
+          await storePage.locator('tr[data-delivery-id][data-status="delivered"]').first().waitFor();
+          expect(storePage.url()).toBe(`${storeUrl}/`);
+          const livePage = await browser.newPage();
+          await livePage.goto(liveLink);
+          await livePage.locator('body[data-live="live"]').waitFor();
+          expect(await livePage.locator("#plants li").count()).toBe(3);
+          expect(livePage.url()).toBe(`${receiverUrl}/`);
+        } finally {
+          await browser.close();
+        }
+        const historyFiles = readdirSync(join(profile, "Default")).filter((name) =>
+          name.startsWith("History"),
+        );
+        expect(historyFiles).toContain("History");
+        const history = new Database(join(profile, "Default", "History"), { readonly: true });
+        let visited: Array<{ url: string; title: string }>;
+        try {
+          visited = history.prepare<[], { url: string; title: string }>("SELECT url, title FROM urls").all();
+        } finally {
+          history.close();
+        }
+        // The visits were recorded: it is the place a token would be.
+        expect(visited.map((entry) => entry.url)).toEqual(expect.arrayContaining([storeLink, liveLink]));
+        const bytes = historyFiles.map((name) =>
+          readFileSync(join(profile, "Default", name)).toString("latin1"),
+        );
+        for (const secretToken of [adminToken, readToken, encodeURIComponent(adminToken)]) {
+          expect(JSON.stringify(visited)).not.toContain(secretToken);
+          for (const file of bytes) expect(file).not.toContain(secretToken);
+        }
+      } finally {
+        rmSync(profile, { recursive: true, force: true });
+      }
 
       process.kill(-(child.pid as number), "SIGINT");
       expect(await exit, `${stdout}\n${stderr}`).toStrictEqual({ code: 0, signal: null });

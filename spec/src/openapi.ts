@@ -36,7 +36,7 @@ export const openapi = {
       "post": {
         "operationId": "newPlant",
         "summary": "New Plant",
-        "description": "Information about a new plant added to the store.\n\nThe Plant Store POSTs this to every subscribed receiver URL (by convention ending in `/plant/webhook`). Every delivery carries a bearer token (`Authorization: Bearer <ACCESS_TOKEN>`) **and** a Standard Webhooks v1 signature (`webhook-id`, `webhook-timestamp`, `webhook-signature`); a receiver checks both. A delivery that does not get a 2xx answer is retried with the same `webhook-id` and body and a fresh timestamp and signature, so receivers de-duplicate by `webhook-id`.\n\nLimits: the request body is at most 1 MiB (1048576 bytes); `webhook-timestamp` must be within 300 seconds of the receiver's clock in either direction; the Plant Store waits at most 15 seconds for an answer per attempt; `webhook-id` is at most 256 and `webhook-signature` at most 4096 characters; a signing secret decodes to at least 16 bytes (the Plant Store generates 32).",
+        "description": "Information about a new plant added to the store.\n\nThe Plant Store POSTs this to every subscribed receiver URL (by convention ending in `/plant/webhook`). Every delivery carries a bearer token (`Authorization: Bearer <ACCESS_TOKEN>`) **and** a Standard Webhooks v1 signature (`webhook-id`, `webhook-timestamp`, `webhook-signature`); a receiver checks both. A delivery that does not get a 2xx answer is retried with the same `webhook-id` and body and a fresh timestamp and signature, so receivers de-duplicate by `webhook-id`.\n\nLimits: the request body is at most 1 MiB (1048576 bytes); `webhook-timestamp` must be within 300 seconds of the receiver's clock in either direction; the Plant Store waits at most 15 seconds for an answer per attempt; `webhook-id` is at most 256 and `webhook-signature` at most 4096 characters; a plant's `name` is at most 200 and its `tag` at most 100 characters (Unicode code points); a signing secret decodes to at least 16 bytes (the Plant Store generates 32).",
         "tags": [
           "Plant"
         ],
@@ -278,16 +278,18 @@ export const openapi = {
           "name": {
             "type": "string",
             "minLength": 1,
+            "maxLength": 200,
             "pattern": "^[^\\u0000]*$",
-            "description": "The plant's name; never empty, and never containing NUL (U+0000), which PostgreSQL and C strings cannot hold.",
+            "description": "The plant's name: 1 to 200 characters (Unicode code points), never containing NUL (U+0000), which PostgreSQL and C strings cannot hold.",
             "examples": [
               "Monstera deliciosa"
             ]
           },
           "tag": {
             "type": "string",
+            "maxLength": 100,
             "pattern": "^[^\\u0000]*$",
-            "description": "An optional free-form tag, never containing NUL (U+0000).",
+            "description": "An optional free-form tag, at most 100 characters (Unicode code points), never containing NUL (U+0000).",
             "examples": [
               "tropical"
             ]

@@ -6,6 +6,7 @@ import { parseHandledCount } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import { createDeliveryLedger, type LedgerEntry } from "./create-delivery-ledger.js";
 import { DEMO_PLANTS } from "./demo-plants.js";
+import { signInLink } from "./sign-in-link.js";
 import { type RunningApp, resolveAppCli, spawnApp } from "./spawn-app.js";
 import { createStoreAdminClient } from "./store-admin-client.js";
 
@@ -88,8 +89,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
   const receiverToken = token();
   const secret = generateWebhookSecret();
   const adminToken = token();
-  // The receiver's read side (live page, /plants, /metrics) needs its own token; the demo prints a
-  // link that carries it, so the live page stays one click away.
+  // The receiver's read side (live page, /plants, /metrics) needs its own token. The demo prints
+  // sign-in links to both pages that carry a single-use code, never a token: a token in a URL stays
+  // in the browser's history.
   const readToken = token();
   const storeDb = join(dataDir, "store.db");
   const apps: RunningApp[] = [];
@@ -115,11 +117,13 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
     if (signal?.aborted) throw new DemoInterruptedError("Interrupted while starting the apps");
 
     write("Plant Store demo\n");
-    const livePageUrl = `${receiver.url}/?read_token=${readToken}`;
+    const links = async () =>
+      unlessInterrupted(
+        Promise.all([signInLink(receiver.url, readToken), signInLink(store.url, adminToken)]),
+      );
+    const [livePageUrl, storePageUrl] = await links();
     write(`  receiver  ${receiver.url}   live page: ${livePageUrl}\n`);
-    // The admin token rides in the URL fragment, which the browser never sends: the page takes it once,
-    // keeps it in the tab's sessionStorage and removes it from the address bar.
-    const storePageUrl = `${store.url}/#token=${encodeURIComponent(adminToken)}`;
+    write(`            (read side with Authorization: Bearer ${readToken})\n`);
     write(`  store     ${store.url}   store page: ${storePageUrl}\n`);
     write(
       `            (admin API with Authorization: Bearer ${adminToken}; metrics at ${store.url}/metrics)\n`,
@@ -240,9 +244,15 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
     );
 
     if (options.keep) {
+      // Fresh links: the first ones may have been used already.
+      const [liveLink, storeLink] = await links();
       write("\nBoth apps keep running. Open them in a browser:\n");
-      write(`  the store's page      ${storePageUrl}\n`);
-      write(`  the receiver's page   ${livePageUrl}\n`);
+      write(`  the store's page      ${storeLink}\n`);
+      write(`  the receiver's page   ${liveLink}\n`);
+      write(
+        "Each link signs one browser tab in, once, within 10 minutes (no token in the URL); after that, sign in\n" +
+          "with the admin token or the read token printed above.\n",
+      );
       write("Add more plants with:\n");
       write(`  pnpm sender plants add --name "Aloe vera" --tag succulent --db ${storeDb}\n`);
       write("Check the receiver against the contract (one row per case; exit 1 if one fails):\n");

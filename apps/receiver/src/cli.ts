@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import type { AddressInfo } from "node:net";
 import {
+  createHttpServer,
   createLogger,
   logPoolError,
   resolveTracingSettings,
@@ -10,7 +11,6 @@ import {
 } from "@plant-store/app-shell";
 import { Command, CommanderError, Option } from "commander";
 import { createApp } from "./create-app.js";
-import { createHttpServer } from "./create-http-server.js";
 import { createPlantEvents } from "./create-plant-events.js";
 import {
   ConfigError,
@@ -56,7 +56,7 @@ const program = new Command("plant-receiver")
   .addOption(
     new Option(
       "--read-token <token>",
-      "token for the read side (/, /plants, /events, /metrics): Authorization: Bearer <token>, or open /?read_token=<token> in a browser; repeat for rotation (env: comma-separated). Without one the read side is off",
+      "token for the read side (/, /plants, /deliveries, /events, /metrics), at least 16 characters: Authorization: Bearer <token>, or sign in on the live page (/) with it or with a single-use link from POST /login-codes; repeat for rotation (env: comma-separated). Without one the read side is off",
     )
       .env("PLANT_RECEIVER_READ_TOKENS")
       .argParser(collect),

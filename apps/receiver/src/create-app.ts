@@ -15,7 +15,7 @@ import { createMetrics } from "./create-metrics.js";
 import type { PlantEvents } from "./create-plant-events.js";
 import { createReadAccess } from "./create-read-access.js";
 import type { ReceiverConfig } from "./load-config.js";
-import { PAGE_HTML } from "./page-html.js";
+import { PAGE_HEADERS, PAGE_HTML } from "./page-html.js";
 import { PlantNotStorableError } from "./plant-not-storable-error.js";
 import type { PlantStore } from "./plant-store.js";
 import { truncateForLog } from "./truncate-for-log.js";
@@ -37,10 +37,13 @@ export function createApp(
   deps: AppDeps,
 ): Koa {
   const { plantStore, events, logger } = deps;
-  const readAccess = createReadAccess(config.readTokens ?? []);
   /** Per webhook request: the storage error that makes its answer a 400 rather than a 500. */
   const notStorable = new AsyncLocalStorage<{ error?: PlantNotStorableError }>();
   const metrics = createMetrics();
+  const readAccess = createReadAccess(config.readTokens ?? [], {
+    logger,
+    count: (outcome) => metrics.readRefusals.inc({ outcome }),
+  });
   const deliveryLog = createDeliveryLog({ requests: metrics.requests });
   const app = new Koa();
   app.proxy = false;
@@ -129,11 +132,13 @@ export function createApp(
   });
 
   const pages = new Router();
-  pages.get("/", readAccess, (ctx) => {
-    ctx.type = "text/html; charset=utf-8";
+  // The page holds no data: it signs in and reads the routes below with its session.
+  pages.get("/", readAccess.whenOn, (ctx) => {
+    ctx.set(PAGE_HEADERS);
     ctx.body = PAGE_HTML;
   });
-  pages.get("/plants", readAccess, async (ctx) => {
+  readAccess.addSessionRoutes(pages);
+  pages.get("/plants", readAccess.guard, async (ctx) => {
     const raw = ctx.query.limit ?? "50";
     const limit = typeof raw === "string" && /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
     if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
@@ -146,7 +151,7 @@ export function createApp(
       plants: (await plantStore.list(limit)).map((plant) => ({ ...plant, tag: plant.tag ?? null })),
     };
   });
-  pages.get("/deliveries", readAccess, async (ctx) => {
+  pages.get("/deliveries", readAccess.guard, async (ctx) => {
     ctx.body = await deliveryLog.snapshot();
   });
   pages.get("/healthz", async (ctx) => {
@@ -159,11 +164,11 @@ export function createApp(
       ctx.body = { error: 503, message: "Storage unavailable" };
     }
   });
-  pages.get("/metrics", readAccess, async (ctx) => {
+  pages.get("/metrics", readAccess.guard, async (ctx) => {
     ctx.type = metrics.registry.contentType;
     ctx.body = await metrics.registry.metrics();
   });
-  pages.get("/events", readAccess, (ctx) => {
+  pages.get("/events", readAccess.guard, (ctx) => {
     const client = ctx.req.socket.remoteAddress ?? "unknown";
     const opened = events.open(client);
     if ("refused" in opened) {

@@ -5,9 +5,11 @@ export interface Metrics {
   registry: Registry;
   requests: Counter<"outcome" | "status">;
   duration: Histogram<"outcome">;
+  /** Read-side requests refused for their credential: wrong (401), or from a client slowed down (429). */
+  readRefusals: Counter<"outcome">;
 }
 
-/** The receiver's webhook metrics, in a registry of its own. */
+/** The receiver's webhook and read-side metrics, in a registry of its own. */
 export function createMetrics(): Metrics {
   const registry = createRegistry();
   return {
@@ -23,6 +25,12 @@ export function createMetrics(): Metrics {
       help: "Time to answer a webhook request, by outcome.",
       labelNames: ["outcome"],
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    readRefusals: new Counter({
+      name: "plant_receiver_read_auth_refusals_total",
+      help: "Read-side requests refused for their credential: wrong (401) or from a client slowed down (429).",
+      labelNames: ["outcome"],
       registers: [registry],
     }),
   };

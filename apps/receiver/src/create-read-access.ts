@@ -1,66 +1,99 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { Context, Next } from "koa";
+import type { Router } from "@koa/router";
+import {
+  addSessionRoutes,
+  type BrowserSessions,
+  createAuthThrottle,
+  createBearerGuard,
+  createBrowserSessions,
+  refuseRequest,
+  type WarningLogger,
+} from "@plant-store/app-shell";
+import type { Middleware } from "koa";
 
-/** The cookie a browser gets from `/?read_token=…`, so the page's own requests need no token. */
-export const READ_COOKIE = "plant_receiver_read";
-/** The query parameter of the one-click link to the live page (the demo prints one). */
-export const READ_TOKEN_PARAM = "read_token";
+export interface ReadAccessOptions {
+  /** Where refused credentials are logged, sampled. */
+  logger?: WarningLogger;
+  /** Counts each refusal (a Prometheus counter's `inc`). */
+  count?: (outcome: "wrong" | "throttled") => void;
+  /** The live page's sessions and sign-in codes; default, sessions signed for the read tokens. */
+  sessions?: BrowserSessions;
+}
+
+/** Who may read, and how a browser signs in. */
+export interface ReadAccess {
+  /**
+   * Guards a read route (`/plants`, `/deliveries`, `/events`, `/metrics`): `Authorization: Bearer` with
+   * a read token (scripts, Prometheus) or a live page's session; 403 when the read side is off.
+   */
+  guard: Middleware;
+  /** Lets a request through only when the read side is on (the page itself: static, no data). */
+  whenOn: Middleware;
+  /** `POST /login-codes`, `POST /sessions`, `DELETE /sessions/current` (see `addSessionRoutes`). */
+  addSessionRoutes(router: Router): void;
+}
 
 const digest = (value: string) => createHash("sha256").update(value).digest();
 
 /**
- * Guards the read side (`/`, `/plants`, `/deliveries`, `/events`, `/metrics`): the request must carry one of
- * `readTokens` as `Authorization: Bearer …` (scripts, Prometheus) or in the `plant_receiver_read`
- * cookie (the live page). `GET /?read_token=…` checks the token, sets the cookie and redirects to
- * `/`, so the token leaves the address bar and history. Every configured token is compared, in
- * constant time, on digests of equal length. With no read token configured the read side is off.
+ * The read side's access. No read token ever travels in a URL or sits in a cookie: the live page signs
+ * in with a single-use code from a `/#code=` link (which `POST /login-codes` issues for a read token)
+ * or with the read token typed into its form, and gets a session it keeps in its tab and sends as a
+ * bearer token. Before, `/?read_token=<token>` stayed in the browser's history, and the cookie it set
+ * was the token itself (base64url), sent by browsers to every port of the host. Every configured
+ * token is compared, in constant time, on digests of equal length. Wrong credentials are throttled
+ * per client (429 after a burst) and logged sampled, where they used to be neither.
  */
-export function createReadAccess(readTokens: readonly string[]) {
+export function createReadAccess(readTokens: readonly string[], options: ReadAccessOptions = {}): ReadAccess {
   const expected = readTokens.map(digest);
-  const accepted = (candidate: string | undefined) => {
-    if (candidate === undefined || candidate === "") return false;
+  const acceptsToken = (candidate: string) => {
+    if (candidate === "") return false;
     const given = digest(candidate);
     let match = false;
     for (const token of expected) match = timingSafeEqual(given, token) || match;
     return match;
   };
-  const bearer = (ctx: Context) => /^Bearer ([\x21-\x7e]+)$/i.exec(ctx.get("Authorization"))?.[1];
+  const sessions = options.sessions ?? createBrowserSessions({ tokens: readTokens });
+  const throttle = createAuthThrottle({
+    credential: "read token",
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.count ? { count: options.count } : {}),
+  });
+  const bearer = createBearerGuard({
+    acceptsToken,
+    sessions,
+    throttle,
+    realm: "plant-receiver read side",
+    message:
+      "Read token required: send Authorization: Bearer <read token>, or open the live page (/) and sign in there",
+  });
 
-  return async (ctx: Context, next: Next): Promise<void> => {
-    ctx.set("Cache-Control", "no-store");
+  const whenOn: Middleware = async (ctx, next) => {
+    ctx.set({ "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" });
     if (expected.length === 0) {
-      ctx.status = 403;
-      ctx.body = {
-        error: 403,
-        message:
-          "The read side is off: start the receiver with --read-token to use /, /plants, /deliveries, /events and /metrics",
-      };
+      refuseRequest(
+        ctx,
+        403,
+        "The read side is off: start the receiver with --read-token to use /, /plants, /deliveries, /events and /metrics",
+      );
       return;
     }
-    const fromQuery = ctx.path === "/" ? ctx.query[READ_TOKEN_PARAM] : undefined;
-    if (typeof fromQuery === "string" && accepted(fromQuery)) {
-      // base64url: a token may hold characters a cookie value cannot (`;`, `"`, `\`).
-      ctx.cookies.set(READ_COOKIE, Buffer.from(fromQuery).toString("base64url"), {
-        httpOnly: true,
-        sameSite: "lax",
-        path: "/",
-        overwrite: true,
+    await next();
+  };
+  const guard: Middleware = (ctx, next) => whenOn(ctx, () => bearer(ctx, next));
+
+  return {
+    guard,
+    whenOn,
+    addSessionRoutes(router) {
+      addSessionRoutes(router, {
+        sessions,
+        throttle,
+        acceptsToken,
+        credential: "read token",
+        guard: bearer,
+        before: whenOn,
       });
-      ctx.status = 303;
-      ctx.redirect("/");
-      return;
-    }
-    const cookie = ctx.cookies.get(READ_COOKIE);
-    const fromCookie = cookie === undefined ? undefined : Buffer.from(cookie, "base64url").toString();
-    if (fromQuery === undefined && (accepted(bearer(ctx)) || accepted(fromCookie))) {
-      await next();
-      return;
-    }
-    ctx.status = 401;
-    ctx.set("WWW-Authenticate", 'Bearer realm="plant-receiver read side"');
-    ctx.body = {
-      error: 401,
-      message: `Read token required: send Authorization: Bearer <read token>, or open /?${READ_TOKEN_PARAM}=<read token> in a browser`,
-    };
+    },
   };
 }

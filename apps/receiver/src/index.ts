@@ -1,5 +1,5 @@
+export { createHttpServer, type HttpServerOptions } from "@plant-store/app-shell";
 export { type AppDeps, createApp, WEBHOOK_PATH } from "./create-app.js";
-export { createHttpServer, type HttpServerOptions } from "./create-http-server.js";
 export { createMetrics, type Metrics } from "./create-metrics.js";
 export {
   createPlantEvents,
@@ -9,7 +9,7 @@ export {
   type StreamRefusal,
 } from "./create-plant-events.js";
 export { createPostgresPlantStore } from "./create-postgres-plant-store.js";
-export { createReadAccess, READ_COOKIE, READ_TOKEN_PARAM } from "./create-read-access.js";
+export { createReadAccess, type ReadAccess, type ReadAccessOptions } from "./create-read-access.js";
 export { createSqlitePlantStore } from "./create-sqlite-plant-store.js";
 export {
   CONFIG_SOURCES,
@@ -24,7 +24,7 @@ export {
   type ReceiverConfig,
 } from "./load-config.js";
 export { openStorage, type Storage, type StorageOptions } from "./open-storage.js";
-export { PAGE_HTML } from "./page-html.js";
+export { PAGE_HEADERS, PAGE_HTML } from "./page-html.js";
 export { PlantNotStorableError } from "./plant-not-storable-error.js";
 export type { PlantStore, ReceivedPlant } from "./plant-store.js";
 export { MAX_LOGGED_STRING, truncateForLog } from "./truncate-for-log.js";

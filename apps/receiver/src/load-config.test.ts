@@ -100,21 +100,28 @@ describe("loadConfig", () => {
     const config = loadConfig({
       token: ["t"],
       secret: [secret],
-      readToken: ["r1,r2", "r3"],
+      readToken: ["read-token-one-0001,read-token-two-0002", "read-token-three-003"],
       maxEventStreams: "50",
       maxEventStreamsPerClient: "5",
     });
     expect(config).toMatchObject({
-      readTokens: ["r1", "r2", "r3"],
+      readTokens: ["read-token-one-0001", "read-token-two-0002", "read-token-three-003"],
       maxEventStreams: 50,
       maxEventStreamsPerClient: 5,
     });
     expect(() =>
-      loadConfig({ token: ["t"], secret: [secret], readToken: ["has space"], maxEventStreams: "0" }),
+      loadConfig({
+        token: ["t"],
+        secret: [secret],
+        readToken: ["has space in a long read token", "x"],
+        maxEventStreams: "0",
+      }),
     ).toThrow(
       expect.objectContaining({
         problems: [
           "--read-token (PLANT_RECEIVER_READ_TOKENS) (value 1): must be printable ASCII without spaces",
+          // A 1-character read token was taken without a word: guessed in moments, throttle or not.
+          "--read-token (PLANT_RECEIVER_READ_TOKENS) (value 2): must be at least 16 characters",
           "--max-event-streams (PLANT_RECEIVER_MAX_EVENT_STREAMS): must be at least 1",
         ],
       }),

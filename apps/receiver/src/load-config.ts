@@ -103,8 +103,9 @@ const ConfigSchema = z
       .max(65535, "must be 0 to 65535"),
     host: z.string().trim().min(1, "must not be empty"),
     tokens: list.pipe(z.array(TOKEN).min(1, "at least one bearer token is required")),
-    // Optional: without one the read side (/, /plants, /events, /metrics) is off.
-    readTokens: list.pipe(z.array(TOKEN)),
+    // Optional: without one the read side (/, /plants, /events, /metrics) is off. At least 16
+    // characters, like the store's admin token: a short one is guessed whatever slows the guessing.
+    readTokens: list.pipe(z.array(TOKEN.min(16, "must be at least 16 characters"))),
     secrets: list.pipe(
       z
         .array(

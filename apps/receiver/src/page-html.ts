@@ -1,21 +1,6 @@
-/**
- * The live page: plain HTML and a few lines of script, no build step. It loads `/plants` each time
- * its `/events` stream opens (the first time and after every reconnect), never before: a plant stored
- * before the stream is open is in that list, one stored after it comes as an event, and webhook ids
- * already shown are skipped, so none is lost or shown twice. Plants are placed by arrival time, newest
- * first, whichever way they come. Text goes in through `textContent` only: plant names are untrusted.
- *
- * Below the plants, each recent delivery's details (webhook id, attempt, duplicate, status, time to
- * answer) and the refused requests by status code come from `/deliveries`, polled every 2 s and after
- * every plant event: the details are a small in-memory snapshot, not a stream.
- */
-export const PAGE_HTML = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Plant receiver</title>
-<style>
+import { createHash } from "node:crypto";
+
+const STYLE = `
   body { font: 16px/1.5 system-ui, sans-serif; margin: 2rem auto; max-width: 40rem; padding: 0 1rem; color: #1b3a1b; }
   h1 { font-size: 1.5rem; }
   #status { font-size: .875rem; color: #666; }
@@ -25,38 +10,73 @@ export const PAGE_HTML = `<!doctype html>
   li.new { animation: flash 1.5s ease-out; }
   .tag { font-size: .75rem; background: #e8f5e9; border-radius: .75rem; padding: .1rem .5rem; margin-left: .5rem; }
   .meta { display: block; font-size: .75rem; color: #777; }
+  .muted { color: #777; font-size: .8rem; }
   table { border-collapse: collapse; width: 100%; font-size: .8rem; }
   th, td { text-align: left; padding: .25rem .4rem; border-bottom: 1px solid #dde5dd; }
   td.id { word-break: break-all; }
   h2 { font-size: 1.1rem; margin-top: 2rem; }
   #refused li { display: inline-block; border: 0; margin-right: 1rem; padding: 0; }
   @keyframes flash { from { background: #fff59d; } to { background: transparent; } }
-</style>
-</head>
-<body>
-<h1>Received plants</h1>
-<p id="status" data-state="connecting">Connecting…</p>
-<p id="empty">No plants yet.</p>
-<ul id="plants"></ul>
-<h2>Recent deliveries</h2>
-<table>
-  <thead><tr><th>Webhook id</th><th>Attempt</th><th>Duplicate</th><th>Status</th><th>Handled in</th><th>At</th></tr></thead>
-  <tbody id="deliveries"></tbody>
-</table>
-<h2>Refused requests</h2>
-<p id="no-refused">None.</p>
-<ul id="refused"></ul>
-<script>
+`;
+
+/**
+ * The live page's script. It signs in without a read token in any URL: a single-use code from a
+ * `#code=` link (a fragment, never sent to the server), or the read token typed into its form, is
+ * exchanged (`POST /sessions`) for a session kept in this tab's sessionStorage and sent as
+ * `Authorization: Bearer` on every request. That is why the stream is read with `fetch`, not
+ * `EventSource`, which cannot send a header.
+ *
+ * It loads `/plants` each time its `/events` stream opens (the first time and after every reconnect),
+ * never before: a plant stored before the stream is open is in that list, one stored after it comes
+ * as an event, and webhook ids already shown are skipped, so none is lost or shown twice. Plants are
+ * placed by arrival time, newest first, whichever way they come. Text goes in through `textContent`
+ * only, after `show()` makes control, bidirectional and invisible characters visible: plant names are
+ * untrusted. Below the plants, each recent delivery's details and the refused requests by status code
+ * come from `/deliveries`, polled every 2 s and after every plant event.
+ */
+const SCRIPT = String.raw`
 (function () {
-  var list = document.getElementById("plants");
-  var status = document.getElementById("status");
-  var empty = document.getElementById("empty");
+  "use strict";
+  var KEY = "plant-receiver-session";
+  var $ = function (id) { return document.getElementById(id); };
+  var list = $("plants");
   var seen = new Set();
+  var streamOpen = false;
+  var stream = null;
+  var retry = null;
+  var timer = null;
+  var polling = false;
+
+  function session() { return sessionStorage.getItem(KEY); }
+
+  // Control characters, line and paragraph separators, bidirectional controls and invisible
+  // characters shown as \u escapes: a name can neither hide, reorder nor break lines.
+  function show(value) {
+    return String(value).replace(/[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g, function (c) {
+      return "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0");
+    });
+  }
+
+  function setStatus(state, text) {
+    $("status").dataset.state = state;
+    $("status").textContent = text;
+    document.body.dataset.live = state;
+  }
+
+  function authorized(path, init) {
+    var options = init || {};
+    options.headers = Object.assign({ authorization: "Bearer " + session() }, options.headers || {});
+    return fetch(path, options).then(function (response) {
+      if (response.status === 401) { signOut("Your session has ended; sign in again."); throw new Error("401"); }
+      if (!response.ok) throw new Error("HTTP " + response.status);
+      return response;
+    });
+  }
 
   function render(plant, fresh) {
     if (seen.has(plant.webhookId)) return;
     seen.add(plant.webhookId);
-    empty.hidden = true;
+    $("empty").hidden = true;
     var at = Date.parse(plant.receivedAt);
     var item = document.createElement("li");
     item.dataset.webhookId = plant.webhookId;
@@ -65,12 +85,12 @@ export const PAGE_HTML = `<!doctype html>
     if (fresh) item.className = "new";
     var name = document.createElement("strong");
     name.className = "name";
-    name.textContent = plant.name;
+    name.textContent = show(plant.name);
     item.appendChild(name);
     if (plant.tag) {
       var tag = document.createElement("span");
       tag.className = "tag";
-      tag.textContent = plant.tag;
+      tag.textContent = show(plant.tag);
       item.appendChild(tag);
     }
     var meta = document.createElement("span");
@@ -83,25 +103,16 @@ export const PAGE_HTML = `<!doctype html>
     list.insertBefore(item, next);
   }
 
-  function setStatus(state, text) {
-    status.dataset.state = state;
-    status.textContent = text;
-    document.body.dataset.live = state;
-  }
-
   // Only once the stream is open: a plant stored between loading the list and opening the stream
   // would be in neither. Also after a reconnect, for the plants stored while it was down.
   function load() {
-    fetch("/plants?limit=100")
-      .then(function (response) {
-        if (!response.ok) throw new Error("HTTP " + response.status);
-        return response.json();
-      })
+    authorized("/plants?limit=100")
+      .then(function (response) { return response.json(); })
       .then(function (body) {
         body.plants.forEach(function (plant) { render(plant, false); });
-        if (source.readyState === EventSource.OPEN) setStatus("live", "Live: new plants appear as they arrive.");
+        if (streamOpen) setStatus("live", "Live: new plants appear as they arrive.");
       })
-      .catch(function () { setStatus("error", "Could not load the plants received so far."); });
+      .catch(function (error) { if (error.message !== "401") setStatus("error", "Could not load the plants received so far."); });
   }
 
   function cell(row, text, className) {
@@ -110,22 +121,18 @@ export const PAGE_HTML = `<!doctype html>
     if (className) td.className = className;
     row.appendChild(td);
   }
-  var polling = false;
   function details() {
-    if (polling) return;
+    if (polling || !session()) return;
     polling = true;
-    fetch("/deliveries")
-      .then(function (response) {
-        if (!response.ok) throw new Error("HTTP " + response.status);
-        return response.json();
-      })
+    authorized("/deliveries")
+      .then(function (response) { return response.json(); })
       .then(function (body) {
         var rows = body.deliveries.map(function (entry) {
           var row = document.createElement("tr");
           row.dataset.webhookId = entry.webhookId;
           row.dataset.attempt = String(entry.attempt);
           row.dataset.duplicate = String(entry.duplicate);
-          cell(row, entry.webhookId, "id");
+          cell(row, show(entry.webhookId), "id");
           cell(row, entry.attempt + (entry.attemptSource === "seen" ? " (seen here)" : ""), "attempt");
           cell(row, entry.duplicate ? "duplicate" : "new", "duplicate");
           cell(row, String(entry.status), "status");
@@ -133,10 +140,10 @@ export const PAGE_HTML = `<!doctype html>
           cell(row, new Date(entry.handledAt).toLocaleTimeString(), "at");
           return row;
         });
-        document.getElementById("deliveries").replaceChildren.apply(document.getElementById("deliveries"), rows);
+        $("deliveries").replaceChildren.apply($("deliveries"), rows);
         var codes = Object.keys(body.refused).sort();
-        document.getElementById("no-refused").hidden = codes.length > 0;
-        document.getElementById("refused").replaceChildren.apply(document.getElementById("refused"), codes.map(function (code) {
+        $("no-refused").hidden = codes.length > 0;
+        $("refused").replaceChildren.apply($("refused"), codes.map(function (code) {
           var item = document.createElement("li");
           item.dataset.status = code;
           item.textContent = code + ": " + body.refused[code];
@@ -146,15 +153,156 @@ export const PAGE_HTML = `<!doctype html>
       .catch(function () { /* the plants' status line tells about the connection */ })
       .finally(function () { polling = false; });
   }
-  details();
-  setInterval(details, 2000);
 
-  var source = new EventSource("/events");
-  source.addEventListener("open", load);
-  source.addEventListener("error", function () { setStatus("reconnecting", "Disconnected; reconnecting…"); });
-  source.addEventListener("plant", function (event) { render(JSON.parse(event.data), true); details(); });
+  // One server-sent event: its lines up to the blank line that ends it.
+  function dispatch(block) {
+    var name = "message";
+    var data = [];
+    block.split("\n").forEach(function (line) {
+      if (line.indexOf("event:") === 0) name = line.slice(6).trim();
+      else if (line.indexOf("data:") === 0) data.push(line.slice(5).replace(/^ /, ""));
+    });
+    if (name === "plant" && data.length) { render(JSON.parse(data.join("\n")), true); details(); }
+  }
+
+  // The /events stream, read with fetch so it can carry the session; reconnects 2 s after it ends.
+  function connect() {
+    clearTimeout(retry);
+    var controller = new AbortController();
+    stream = controller;
+    authorized("/events", { signal: controller.signal, headers: { accept: "text/event-stream" } })
+      .then(function (response) {
+        streamOpen = true;
+        load();
+        var reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+        var buffer = "";
+        function pump() {
+          return reader.read().then(function (chunk) {
+            if (chunk.done) throw new Error("stream ended");
+            buffer = (buffer + chunk.value).replace(/\r\n?/g, "\n");
+            var blocks = buffer.split("\n\n");
+            buffer = blocks.pop();
+            blocks.forEach(dispatch);
+            return pump();
+          });
+        }
+        return pump();
+      })
+      .catch(function () {
+        streamOpen = false;
+        if (controller.signal.aborted || !session()) return;
+        setStatus("reconnecting", "Disconnected; reconnecting…");
+        retry = setTimeout(connect, 2000);
+      });
+  }
+
+  // A sign-in code or the read token, posted (never in a URL), for a session of this tab.
+  function exchange(credential) {
+    return fetch("/sessions", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(credential) })
+      .then(function (response) {
+        return response.text().then(function (text) {
+          var data = text ? JSON.parse(text) : null;
+          if (!response.ok) throw new Error((data && data.message) || "HTTP " + response.status);
+          return data.session;
+        });
+      });
+  }
+  function signIn(value) {
+    sessionStorage.setItem(KEY, value);
+    $("login").hidden = true;
+    $("main").hidden = false;
+    setStatus("connecting", "Connecting…");
+    connect();
+    details();
+    clearInterval(timer);
+    timer = setInterval(details, 2000);
+  }
+  function signOut(message, end) {
+    var ended = session();
+    if (end && ended) fetch("/sessions/current", { method: "DELETE", headers: { authorization: "Bearer " + ended } }).catch(function () {});
+    sessionStorage.removeItem(KEY);
+    clearInterval(timer);
+    clearTimeout(retry);
+    if (stream) stream.abort();
+    streamOpen = false;
+    $("main").hidden = true;
+    $("login").hidden = false;
+    $("login-message").textContent = show(message || "");
+    setStatus("signed-out", "Signed out.");
+  }
+
+  $("login").addEventListener("submit", function (event) {
+    event.preventDefault();
+    var value = $("read-token").value;
+    $("read-token").value = "";
+    if (!value) return;
+    exchange({ token: value }).then(signIn, function (error) { signOut(error.message, false); });
+  });
+  $("sign-out").addEventListener("click", function () { signOut("", true); });
+
+  // A sign-in link (#code=…): the code is taken off the address bar at once and spent on a session.
+  var fragment = new URLSearchParams(location.hash.slice(1));
+  if (location.hash) history.replaceState(null, "", location.pathname + location.search);
+  if (fragment.get("code")) {
+    exchange({ code: fragment.get("code") }).then(signIn, function (error) {
+      signOut("This sign-in link cannot be used (" + error.message + "); ask for a new one or enter the read token.", false);
+    });
+  } else if (session()) signIn(session());
+  else signOut("", false);
 })();
-</script>
+`;
+
+const BODY = `
+<h1>Received plants</h1>
+<p id="status" data-state="signed-out"></p>
+<form id="login" hidden>
+  <label>Read token <input id="read-token" type="password" autocomplete="off" required></label>
+  <button type="submit">Open</button>
+  <span id="login-message" class="muted"></span>
+  <p class="muted">The token is exchanged for a session of this tab (kept in sessionStorage, sent as <code>Authorization: Bearer</code>); the token itself is not kept.</p>
+</form>
+<div id="main" hidden>
+<p><button type="button" id="sign-out">Sign out</button></p>
+<p id="empty">No plants yet.</p>
+<ul id="plants"></ul>
+<h2>Recent deliveries</h2>
+<table>
+  <thead><tr><th>Webhook id</th><th>Attempt</th><th>Duplicate</th><th>Status</th><th>Handled in</th><th>At</th></tr></thead>
+  <tbody id="deliveries"></tbody>
+</table>
+<h2>Refused requests</h2>
+<p id="no-refused">None.</p>
+<ul id="refused"></ul>
+</div>
+`;
+
+const hash = (text: string) => `'sha256-${createHash("sha256").update(text).digest("base64")}'`;
+
+/** The live page: one static document, no data in it (everything comes from the read side). */
+export const PAGE_HTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Plant receiver</title>
+<style>${STYLE}</style>
+</head>
+<body>${BODY}<script>${SCRIPT}</script>
 </body>
 </html>
 `;
+
+/**
+ * Served with the page, as the store's page is: a CSP allowing exactly this page's own script and style
+ * (by hash) and requests to its own origin, no framing by anyone (`frame-ancestors 'none'`, and
+ * `X-Frame-Options` for older browsers), no MIME sniffing, no Referer. Without them another local page
+ * could frame the live page.
+ */
+export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  "Content-Type": "text/html; charset=utf-8",
+  "Content-Security-Policy": `default-src 'none'; script-src ${hash(SCRIPT)}; style-src ${hash(STYLE)}; connect-src 'self'; img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+  "X-Frame-Options": "DENY",
+  "Cache-Control": "no-store",
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "no-referrer",
+});

@@ -2,8 +2,9 @@
 export const MAX_LOGGED_STRING = 200;
 
 /**
- * Cuts a client-supplied string for a log line, saying how long it was. A plant name may be up to
- * 1 MiB: logged in full at info level, a few such plants fill disks and drown log pipelines.
+ * Cuts a client-supplied string for a log line, saying how long it was. The contract limits a plant's
+ * name to 200 characters (up to 400 UTF-16 units), but what a log line carries should not depend on
+ * every caller having checked that first: unbounded text at info level fills disks.
  */
 export function truncateForLog(value: string, max = MAX_LOGGED_STRING): string {
   if (value.length <= max) return value;

@@ -10,7 +10,5 @@ export class AdminError extends Error {
   }
 }
 
-export const unauthorized = () =>
-  new AdminError(401, "ERR_UNAUTHORIZED", "Missing or wrong admin token (Authorization: Bearer <token>)");
 export const notFound = (what: string) => new AdminError(404, "ERR_NOT_FOUND", `${what} not found`);
 export const invalidInput = (message: string) => new AdminError(400, "ERR_INVALID_INPUT", message);

@@ -1,10 +1,16 @@
 import { DELIVERY_STATUSES, MAX_IDEMPOTENCY_KEY_LENGTH } from "@plant-store/sender";
-import { BearerTokenSchema, WebhookSecretSchema } from "@plant-store/types";
+import {
+  BearerTokenSchema,
+  MAX_PLANT_NAME_LENGTH,
+  MAX_PLANT_TAG_LENGTH,
+  WebhookSecretSchema,
+} from "@plant-store/types";
 import { z } from "zod";
 
+// The contract's limits: a plant the store takes is one every receiver takes.
 export const AddPlantInputSchema = z.strictObject({
-  name: z.string().trim().min(1).max(200),
-  tag: z.string().trim().min(1).max(100).optional(),
+  name: z.string().trim().min(1).max(MAX_PLANT_NAME_LENGTH),
+  tag: z.string().trim().min(1).max(MAX_PLANT_TAG_LENGTH).optional(),
 });
 
 /** An `Idempotency-Key`: what a header can carry, within what the queue keeps. */
@@ -30,7 +36,10 @@ export const EndpointUrlSchema = z
       return username === "" && password === "";
     },
     { message: "must not contain credentials (user:password@): the bearer token is sent as --token / token" },
-  );
+  )
+  // Port 0 can never be connected to: refused when it is set, not found out at every attempt. Every
+  // other port stays allowed (see the README's Security section for why the guard checks addresses).
+  .refine((url) => !URL.canParse(url) || new URL(url).port !== "0", { message: "must not use port 0" });
 
 /**
  * The bearer token sent to an endpoint: the receiver's rule (visible ASCII), so a token that could never

@@ -1,5 +1,14 @@
 import Router from "@koa/router";
-import { createErrorBoundary, mountRouter } from "@plant-store/app-shell";
+import {
+  type AuthThrottle,
+  addSessionRoutes,
+  type BrowserSessions,
+  createAuthThrottle,
+  createBearerGuard,
+  createBrowserSessions,
+  createErrorBoundary,
+  mountRouter,
+} from "@plant-store/app-shell";
 import {
   EndpointNotFoundError,
   InvalidEndpointError,
@@ -9,11 +18,11 @@ import {
 import { generateWebhookSecret } from "@plant-store/types";
 import Koa from "koa";
 import type { Logger } from "pino";
-import type { Registry } from "prom-client";
+import { Counter, type Registry } from "prom-client";
 import type { z } from "zod";
 import { addListenRoutes } from "./add-listen-routes.js";
 import { addOperatorRoutes } from "./add-operator-routes.js";
-import { invalidInput, notFound, unauthorized } from "./admin-error.js";
+import { AdminError, invalidInput, notFound } from "./admin-error.js";
 import {
   AddEndpointInputSchema,
   AddPlantInputSchema,
@@ -23,9 +32,10 @@ import {
   ReplayInputSchema,
   UpdateEndpointInputSchema,
 } from "./admin-inputs.js";
-import { checkAdminToken } from "./check-admin-token.js";
 import type { ListenRelay } from "./create-listen-relay.js";
 import { formatZodError } from "./format-zod-error.js";
+import { isAdminToken } from "./is-admin-token.js";
+import { MAX_ENDPOINTS } from "./max-endpoints.js";
 import type { PlantCatalog } from "./plant-catalog.js";
 import { presentAttempt, presentDeliveries, presentEndpoint, presentPlant } from "./present.js";
 import { readJsonBody } from "./read-json-body.js";
@@ -45,15 +55,33 @@ export interface AdminAppOptions {
   checkTarget?: (url: string) => Promise<unknown>;
   /** Called after writes that create due work, so this process's worker starts at once. */
   wake?: () => void;
+  /** The page's sessions and sign-in codes; default, sessions signed for the admin token. */
+  sessions?: BrowserSessions;
+  /** Slows down clients presenting wrong credentials; default 20 at once, then one a second. */
+  throttle?: AuthThrottle;
+  /** Endpoints the store takes at most through `POST /endpoints`; default MAX_ENDPOINTS (1,000). */
+  maxEndpoints?: number;
   /** `plant-store listen`'s sessions and relay; without it the listen routes are not there. */
   listen?: { relay: ListenRelay; timeoutMs: number };
 }
 
-function parse<T extends z.ZodType>(schema: T, value: unknown, what: string): z.infer<T> {
+/**
+ * What anyone may ask for without the admin credential: the static page, health and metrics, signing
+ * in, and `listen`'s relay (its own check: the temporary endpoint's bearer token, in constant time).
+ */
+function isPublic(method: string, path: string): boolean {
+  if (path === "/healthz" || path === "/metrics" || path === "/") return true;
+  if (path.startsWith("/relay/")) return true;
+  return path === "/sessions" && method === "POST";
+}
+
+/** `root` names a problem of the whole value: `(body)` for a JSON body; a header or an id has no fields. */
+function parse<T extends z.ZodType>(schema: T, value: unknown, what: string, root?: string): z.infer<T> {
   const result = schema.safeParse(value);
-  if (!result.success) throw invalidInput(formatZodError(`Invalid ${what}`, result.error));
+  if (!result.success) throw invalidInput(formatZodError(`Invalid ${what}`, result.error, root));
   return result.data;
 }
+const BODY = "(body)";
 
 /**
  * The Plant Store's admin API (documented in apps/sender/admin-openapi.json). The first middleware is the
@@ -65,6 +93,22 @@ export function createAdminApp(options: AdminAppOptions): Koa {
   const wake = options.wake ?? (() => undefined);
   const app = new Koa();
   const router = new Router();
+  const refusals = new Counter({
+    name: "plant_store_admin_auth_refusals_total",
+    help: "Admin API requests refused for their credential: wrong (401) or from a client slowed down (429)",
+    labelNames: ["outcome"] as const,
+    registers: [options.registry],
+  });
+  const sessions = options.sessions ?? createBrowserSessions({ tokens: [options.adminToken] });
+  const throttle =
+    options.throttle ??
+    createAuthThrottle({
+      credential: "admin token",
+      ...(logger ? { logger } : {}),
+      count: (outcome) => refusals.inc({ outcome }),
+    });
+  const acceptsToken = (candidate: string) => isAdminToken(candidate, options.adminToken);
+  const maxEndpoints = options.maxEndpoints ?? MAX_ENDPOINTS;
 
   app.use(
     createErrorBoundary({
@@ -91,28 +135,26 @@ export function createAdminApp(options: AdminAppOptions): Koa {
     ctx.type = options.registry.contentType;
     ctx.body = await options.registry.metrics();
   });
-  // The store page holds no data: it asks for the admin token and calls the routes below with it.
+  // The store page holds no data: it signs in (POST /sessions) and calls the routes below with its session.
   router.get("/", (ctx) => {
     ctx.set(STORE_PAGE_HEADERS);
     ctx.body = STORE_PAGE_HTML;
   });
 
+  // Every path but the public ones needs the token or a page's session, checked before any router
+  // looks at it: a wrong method or an unknown path without one is a 401 like any other, where the
+  // routers' 405 (with its Allow list) and 404 used to map the API for anyone.
+  const guard = createBearerGuard({
+    acceptsToken,
+    sessions,
+    throttle,
+    realm: "plant-store admin",
+    message: "Missing or wrong admin token (Authorization: Bearer <token>)",
+  });
+  app.use((ctx, next) => (isPublic(ctx.method, ctx.path) ? next() : guard(ctx, next)));
+
   const admin = new Router();
-  admin.use(async (ctx, next) => {
-    if (!checkAdminToken(ctx.get("authorization") || undefined, options.adminToken)) throw unauthorized();
-    await next();
-  });
-  // The router answers OPTIONS itself (its Allow list), before any route's middleware: without this
-  // the API's layout was readable without the token. Only /healthz and /metrics are public.
-  app.use(async (ctx, next) => {
-    if (
-      ctx.method === "OPTIONS" &&
-      !["/healthz", "/metrics"].includes(ctx.path) &&
-      !checkAdminToken(ctx.get("authorization") || undefined, options.adminToken)
-    )
-      throw unauthorized();
-    await next();
-  });
+  addSessionRoutes(admin, { sessions, throttle, acceptsToken, credential: "admin token" });
 
   admin.get("/plants", async (ctx) => {
     ctx.body = { plants: (await plants.list(1000)).map(presentPlant) };
@@ -120,13 +162,20 @@ export function createAdminApp(options: AdminAppOptions): Koa {
   // With an Idempotency-Key, a client retrying after a timeout gets the first answer again (same plant,
   // nothing queued twice); the same key with another body is a 409.
   admin.post("/plants", async (ctx) => {
-    const header = ctx.get("idempotency-key");
-    const key = header === "" ? undefined : parse(IdempotencyKeySchema, header, "Idempotency-Key header");
-    const input = parse(AddPlantInputSchema, await readJsonBody(ctx.req), "plant");
+    // Node strips the spaces around a header's value: a key of spaces only arrives as "", which is a key
+    // sent (and refused), not the same as no header at all.
+    const header = ctx.req.headers["idempotency-key"];
+    if (header === "")
+      throw invalidInput(
+        "Invalid Idempotency-Key header: must not be empty or only spaces; send no header for no key",
+      );
+    const key =
+      header === undefined ? undefined : parse(IdempotencyKeySchema, header, "Idempotency-Key header");
+    const input = parse(AddPlantInputSchema, await readJsonBody(ctx.req), "plant", BODY);
     const { plant, queued, replayed } = await plants.add(input, key);
     if (!replayed) wake();
     ctx.status = 201;
-    if (replayed) ctx.set("idempotent-replayed", "true");
+    if (replayed) ctx.set("Idempotency-Replayed", "true");
     ctx.body = { plant: presentPlant(plant), queued };
   });
 
@@ -134,7 +183,15 @@ export function createAdminApp(options: AdminAppOptions): Koa {
     ctx.body = { endpoints: (await outbox.listEndpoints()).map(presentEndpoint) };
   });
   admin.post("/endpoints", async (ctx) => {
-    const input = parse(AddEndpointInputSchema, await readJsonBody(ctx.req), "endpoint");
+    const input = parse(AddEndpointInputSchema, await readJsonBody(ctx.req), "endpoint", BODY);
+    // Counted through the Outbox's public listing; two adds at the same moment may both pass at the
+    // cap's edge, so it is a bound on growth, not an exact number.
+    if ((await outbox.listEndpoints()).length >= maxEndpoints)
+      throw new AdminError(
+        409,
+        "ERR_TOO_MANY_ENDPOINTS",
+        `The store already has ${maxEndpoints} endpoints, the most it takes: remove one first`,
+      );
     if (options.checkTarget) {
       try {
         await options.checkTarget(input.url);
@@ -165,7 +222,7 @@ export function createAdminApp(options: AdminAppOptions): Koa {
   // Secrets stay unreadable: the answer shows how many there are, never their values.
   admin.patch("/endpoints/:id", async (ctx) => {
     const id = parse(IdSchema, ctx.params.id, "id");
-    const input = parse(UpdateEndpointInputSchema, await readJsonBody(ctx.req), "endpoint update");
+    const input = parse(UpdateEndpointInputSchema, await readJsonBody(ctx.req), "endpoint update", BODY);
     // Token and secrets change together, in one transaction.
     const endpoint = await outbox.updateEndpoint(id, {
       ...(input.token === undefined ? {} : { token: input.token }),
@@ -180,7 +237,7 @@ export function createAdminApp(options: AdminAppOptions): Koa {
   });
 
   admin.get("/deliveries", async (ctx) => {
-    const query = parse(ListDeliveriesQuerySchema, ctx.query, "query");
+    const query = parse(ListDeliveriesQuerySchema, ctx.query, "query", "(query)");
     const deliveries = await outbox.listDeliveries({
       limit: query.limit,
       ...(query.status ? { status: query.status } : {}),
@@ -203,7 +260,7 @@ export function createAdminApp(options: AdminAppOptions): Koa {
     ctx.body = { delivery: shown };
   });
   admin.post("/replay", async (ctx) => {
-    const input = parse(ReplayInputSchema, await readJsonBody(ctx.req), "replay");
+    const input = parse(ReplayInputSchema, await readJsonBody(ctx.req), "replay", BODY);
     try {
       const queued = await outbox.replay(input.endpointId, new Date(input.since));
       wake();

@@ -61,6 +61,11 @@ export async function openStore(target: string, options: OpenStoreOptions = {}):
   const { createSqliteOutbox } = await import("@plant-store/sender/sqlite");
   const { createSqlitePlantCatalog } = await import("./create-sqlite-plant-catalog.js");
   const outbox = createSqliteOutbox(target, secretsCipher ? { secretsCipher } : {});
+  // Every connection the store opens zeroes what it deletes or rewrites. Without it each update of an
+  // endpoint row (the worker's failing-since, a rotation) left the row's old copy in the page's free
+  // space, and `endpoints re-encrypt` run beside a running `serve` left values under the old key in
+  // the file. FAST would leave freelist pages as they were; ON costs a little more writing.
+  outbox.db.pragma("secure_delete = ON");
   try {
     const plants = createSqlitePlantCatalog(outbox);
     return {

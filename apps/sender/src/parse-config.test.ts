@@ -19,6 +19,9 @@ const valid = {
   disableAfter: "5d",
   pollInterval: "1s",
   retention: "30d",
+  headersTimeout: "10s",
+  requestTimeout: "30s",
+  maxConnectionsPerClient: "64",
 };
 
 describe("parseConfig with the serve schema", () => {
@@ -58,6 +61,29 @@ describe("parseConfig with the serve schema", () => {
     expect(message).toContain("--lease (PLANT_STORE_LEASE)");
     expect(message).toContain("--per-endpoint-concurrency (PLANT_STORE_PER_ENDPOINT_CONCURRENCY)");
     expect(message).not.toContain("short");
+  });
+
+  it("defaults the admin port's timeouts to the receiver's and caps connections per client", () => {
+    const defaults = Object.fromEntries(
+      serveCommand()
+        .options.filter((option) =>
+          ["--headers-timeout", "--request-timeout", "--max-connections-per-client"].includes(
+            option.long ?? "",
+          ),
+        )
+        .map((option) => [option.attributeName(), option.defaultValue]),
+    );
+    expect(parseConfig(ServeConfigSchema, { ...valid, ...defaults })).toMatchObject({
+      headersTimeout: 10_000,
+      requestTimeout: 2 * DELIVERY_TIMEOUT_MS,
+      maxConnectionsPerClient: 64,
+    });
+    expect(() => parseConfig(ServeConfigSchema, { ...valid, headersTimeout: "31s" })).toThrow(
+      "--headers-timeout (PLANT_STORE_HEADERS_TIMEOUT): must not be longer than --request-timeout",
+    );
+    expect(() => parseConfig(ServeConfigSchema, { ...valid, maxConnectionsPerClient: "0" })).toThrow(
+      "--max-connections-per-client (PLANT_STORE_MAX_CONNECTIONS_PER_CLIENT)",
+    );
   });
 
   it("refuses a lease that an attempt could outlast", () => {

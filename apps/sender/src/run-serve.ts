@@ -1,5 +1,5 @@
 import type { AddressInfo } from "node:net";
-import { type DeliveryAttempted, logPoolError } from "@plant-store/app-shell";
+import { createHttpServer, type DeliveryAttempted, logPoolError } from "@plant-store/app-shell";
 import { createDeliveryClient, createRetryPolicy, createSsrfGuard, createWorker } from "@plant-store/sender";
 import type { Logger } from "pino";
 import { createAdminApp } from "./create-admin-app.js";
@@ -71,7 +71,13 @@ export async function runServe(config: ServeConfig, logger: Logger): Promise<Run
     wake: () => worker.wake(),
     listen: { relay, timeoutMs: config.timeout },
   });
-  const server = app.listen(config.port, config.host);
+  const server = createHttpServer(app, {
+    headersTimeoutMs: config.headersTimeout,
+    requestTimeoutMs: config.requestTimeout,
+    maxConnectionsPerClient: config.maxConnectionsPerClient,
+    logger,
+  });
+  server.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);

@@ -8,6 +8,19 @@ const duration = durationSetting();
 
 const positiveInt = z.coerce.number().int().min(1).max(1000);
 
+/**
+ * The admin port's defences. The timeouts are the receiver's: 10 s for a request head, twice the
+ * contract's 15 s for a whole request. 64 connections per client leave room for a browser (6 per host),
+ * scripts and the ingest benchmark's 50, while a client holding more would starve the process of the
+ * file descriptors its deliveries need (400 idle sockets under a 200-descriptor limit made every
+ * attempt fail with EMFILE).
+ */
+export const ADMIN_SERVER_DEFAULTS = {
+  headersTimeout: "10s",
+  requestTimeout: `${(2 * DELIVERY_TIMEOUT_MS) / 1000}s`,
+  maxConnectionsPerClient: "64",
+} as const;
+
 /** Everything `serve` needs, validated at once. */
 export const ServeConfigSchema = z
   .object({
@@ -35,6 +48,15 @@ export const ServeConfigSchema = z
     disableAfter: duration,
     pollInterval: duration,
     retention: durationSetting({ min: 1000 }),
+    // The admin port's defences, the receiver's values: a client trickling its request is cut off.
+    headersTimeout: durationSetting({ min: 1, max: 3_600_000 }),
+    requestTimeout: durationSetting({ min: 1, max: 3_600_000 }),
+    maxConnectionsPerClient: z.coerce.number().int().min(1).max(100_000),
+  })
+  // Node refuses a headers timeout longer than the whole-request timeout.
+  .refine((config) => config.headersTimeout <= config.requestTimeout, {
+    message: "must not be longer than --request-timeout",
+    path: ["headersTimeout"],
   })
   .refine((config) => config.lease > 2 * config.timeout, {
     // A claim must outlast a wait for a free slot plus the attempt, or a second worker could take it mid-attempt.

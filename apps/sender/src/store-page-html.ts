@@ -24,9 +24,10 @@ const STYLE = `
 `;
 
 /**
- * The store page's script. It holds no data of its own: it asks for the admin token once (or takes it
- * from a `#token=` fragment, which browsers never send to the server), keeps it in this tab's
- * sessionStorage, and polls the admin JSON API with `Authorization: Bearer`. Rows are keyed by id and
+ * The store page's script. It holds no data of its own, and never keeps the admin token: it exchanges
+ * a single-use sign-in code from a `#code=` link (a fragment, which browsers never send to the server),
+ * or the token typed into its form, for a session (`POST /sessions`), keeps the session in this tab's
+ * sessionStorage, and polls the admin JSON API with `Authorization: Bearer <session>`. Rows are keyed by id and
  * replaced only when their data changed, so buttons stay put between polls. Every value from the API
  * goes in through `textContent` after `show()`, which makes control characters visible: endpoint URLs,
  * reasons, errors and above all the receivers' answers are untrusted text.
@@ -34,7 +35,7 @@ const STYLE = `
 const SCRIPT = String.raw`
 (function () {
   "use strict";
-  var KEY = "plant-store-admin-token";
+  var KEY = "plant-store-session";
   var POLL_MS = 1000;
   var $ = function (id) { return document.getElementById(id); };
   var expanded = new Set();
@@ -42,11 +43,14 @@ const SCRIPT = String.raw`
   var polling = false;
   var timer = null;
 
-  // Control characters (NUL included) shown as \u escapes, so hostile text can neither hide nor break lines.
+  // Control characters (NUL included), line and paragraph separators, bidirectional controls
+  // (U+061C, U+200E-F, U+202A-E, U+2066-9) and invisible characters (U+00AD, U+180E, U+200B-D,
+  // U+2060-4, U+FEFF) shown as \u escapes, so hostile text can neither hide, reorder nor break lines:
+  // a URL ending "?x=\u202Egnp.exe" must not read as one ending in ".png".
   function show(value, max) {
     var text = value === null || value === undefined ? "" : String(value);
     if (max && text.length > max) text = text.slice(0, max) + "…";
-    return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, function (c) {
+    return text.replace(/[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g, function (c) {
       if (c === "\n") return "\n";
       return "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0");
     });
@@ -63,7 +67,7 @@ const SCRIPT = String.raw`
     return node;
   }
   function when(iso) { return iso ? new Date(iso).toLocaleString() : "—"; }
-  function token() { return sessionStorage.getItem(KEY); }
+  function session() { return sessionStorage.getItem(KEY); }
 
   function setStatus(state, text) {
     $("status").dataset.state = state;
@@ -76,13 +80,13 @@ const SCRIPT = String.raw`
   }
 
   function api(method, path, body) {
-    var headers = { authorization: "Bearer " + token() };
+    var headers = { authorization: "Bearer " + session() };
     if (body !== undefined) headers["content-type"] = "application/json";
     return fetch(path, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body) })
       .then(function (response) {
         return response.text().then(function (text) {
           var data = text ? JSON.parse(text) : null;
-          if (response.status === 401) { signOut("The admin token was refused; enter it again."); throw new Error("401"); }
+          if (response.status === 401) { signOut("Your session has ended; sign in again.", false); throw new Error("401"); }
           if (!response.ok) throw new Error((data && data.message) || "HTTP " + response.status);
           return data;
         });
@@ -252,7 +256,7 @@ const SCRIPT = String.raw`
   }
 
   function poll() {
-    if (!token()) return Promise.resolve();
+    if (!session()) return Promise.resolve();
     if (polling) return Promise.resolve();
     polling = true;
     var filter = $("filter").value;
@@ -276,6 +280,17 @@ const SCRIPT = String.raw`
       .finally(function () { polling = false; });
   }
 
+  // A sign-in code or the admin token, posted (never in a URL), for a session of this tab.
+  function exchange(credential) {
+    return fetch("/sessions", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(credential) })
+      .then(function (response) {
+        return response.text().then(function (text) {
+          var data = text ? JSON.parse(text) : null;
+          if (!response.ok) throw new Error((data && data.message) || "HTTP " + response.status);
+          return data.session;
+        });
+      });
+  }
   function signIn(value) {
     sessionStorage.setItem(KEY, value);
     $("login").hidden = true;
@@ -285,12 +300,14 @@ const SCRIPT = String.raw`
     clearInterval(timer);
     timer = setInterval(poll, POLL_MS);
   }
-  function signOut(message) {
+  function signOut(message, end) {
+    var ended = session();
+    if (end && ended) fetch("/sessions/current", { method: "DELETE", headers: { authorization: "Bearer " + ended } }).catch(function () {});
     sessionStorage.removeItem(KEY);
     clearInterval(timer);
     $("main").hidden = true;
     $("login").hidden = false;
-    $("login-message").textContent = message || "";
+    $("login-message").textContent = show(message || "");
     setStatus("signed-out", "Signed out.");
   }
 
@@ -298,9 +315,10 @@ const SCRIPT = String.raw`
     event.preventDefault();
     var value = $("token").value;
     $("token").value = "";
-    if (value) signIn(value);
+    if (!value) return;
+    exchange({ token: value }).then(signIn, function (error) { signOut(error.message, false); });
   });
-  $("sign-out").addEventListener("click", function () { signOut(""); });
+  $("sign-out").addEventListener("click", function () { signOut("", true); });
   $("filter").addEventListener("change", poll);
   $("replay").addEventListener("submit", function (event) {
     event.preventDefault();
@@ -312,12 +330,18 @@ const SCRIPT = String.raw`
     });
   });
 
-  // A token in the fragment (#token=…) is taken once and removed from the address bar and history.
-  var fragment = new URLSearchParams(location.hash.slice(1)).get("token");
-  if (fragment) history.replaceState(null, "", location.pathname + location.search);
-  if (fragment) signIn(fragment);
-  else if (token()) signIn(token());
-  else signOut("");
+  // A sign-in link (#code=…): the code is taken off the address bar at once and spent on a session.
+  // A link carrying the admin token itself is refused: the browser's history has kept it already.
+  var fragment = new URLSearchParams(location.hash.slice(1));
+  if (location.hash) history.replaceState(null, "", location.pathname + location.search);
+  if (fragment.get("code")) {
+    exchange({ code: fragment.get("code") }).then(signIn, function (error) {
+      signOut("This sign-in link cannot be used (" + error.message + "); ask for a new one or enter the admin token.", false);
+    });
+  } else if (fragment.get("token")) {
+    signOut("Links carrying the admin token are refused: a browser keeps them in its history. Enter the token here, or open a sign-in link (POST /login-codes).", false);
+  } else if (session()) signIn(session());
+  else signOut("", false);
 })();
 `;
 
@@ -328,7 +352,7 @@ const BODY = `
   <label>Admin token <input id="token" type="password" autocomplete="off" required></label>
   <button type="submit">Open</button>
   <span id="login-message" class="muted"></span>
-  <p class="muted">The token stays in this tab only (sessionStorage) and is sent as <code>Authorization: Bearer</code> to the admin API.</p>
+  <p class="muted">The token is exchanged for a session of this tab (kept in sessionStorage, sent as <code>Authorization: Bearer</code>); the token itself is not kept.</p>
 </form>
 <div id="main" hidden>
   <p><button type="button" id="sign-out">Sign out</button></p>

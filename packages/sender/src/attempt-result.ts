@@ -6,7 +6,7 @@ export interface AttemptResult {
   error: string | null;
   startedAt: Date;
   durationMs: number;
-  /** The first bytes of the answer, decoded as UTF-8. */
+  /** The first bytes of the answer, decoded as UTF-8; NUL and bytes that are not UTF-8 read as U+FFFD. */
   responseBody: string;
   /** The answer's `Retry-After`, as a delay in ms. */
   retryAfterMs?: number;

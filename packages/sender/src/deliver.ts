@@ -4,6 +4,7 @@ import type { AttemptResult } from "./attempt-result.js";
 import type { DeliveryClient } from "./create-delivery-client.js";
 import type { ResolvedTarget } from "./create-ssrf-guard.js";
 import { parseRetryAfter } from "./parse-retry-after.js";
+import { responseExcerpt } from "./response-excerpt.js";
 import type { DeliveryHeaders } from "./sign-delivery.js";
 
 export interface DeliveryMessage {
@@ -86,7 +87,7 @@ export async function deliver(
         error,
         startedAt,
         durationMs: elapsed(),
-        responseBody: Buffer.concat(chunks).subarray(0, client.maxResponseBytes).toString("utf8"),
+        responseBody: responseExcerpt(Buffer.concat(chunks).subarray(0, client.maxResponseBytes)),
       };
       if (error === null && retryAfterMs !== undefined) result.retryAfterMs = retryAfterMs;
       resolve(result);

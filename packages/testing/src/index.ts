@@ -1,6 +1,7 @@
 export { endConnections } from "./end-connections.js";
 export { getFreePort } from "./get-free-port.js";
 export { launchChromium } from "./launch-chromium.js";
+export { launchPersistentChromium } from "./launch-persistent-chromium.js";
 export { parseHandledCount } from "./parse-handled-count.js";
 export { openRaw, parseRawAnswer, type RawAnswer, type RawConnection, trickle } from "./raw-request.js";
 export {

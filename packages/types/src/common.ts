@@ -17,6 +17,8 @@ export { InvalidTraceparentError } from "./invalid-traceparent-error.js";
 export {
   DELIVERY_TIMEOUT_MS,
   MAX_BODY_BYTES,
+  MAX_PLANT_NAME_LENGTH,
+  MAX_PLANT_TAG_LENGTH,
   MAX_SIGNATURE_HEADER_LENGTH,
   MAX_WEBHOOK_ID_LENGTH,
   MIN_SECRET_BYTES,

@@ -33,8 +33,8 @@ describe("normaliseJsonSchema", () => {
     expect(normaliseJsonSchema(componentJsonSchema("NewPlant"))).toStrictEqual({
       type: "object",
       properties: {
-        name: { type: "string", minLength: 1, pattern: "^[^\\u0000]*$" },
-        tag: { type: "string", pattern: "^[^\\u0000]*$" },
+        name: { type: "string", minLength: 1, maxLength: 200, pattern: "^[^\\u0000]*$" },
+        tag: { type: "string", maxLength: 100, pattern: "^[^\\u0000]*$" },
         id: { type: "integer", minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER },
       },
       required: ["id", "name"],

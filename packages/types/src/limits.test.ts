@@ -3,11 +3,14 @@ import { describe, expect, it } from "vitest";
 import {
   DELIVERY_TIMEOUT_MS,
   MAX_BODY_BYTES,
+  MAX_PLANT_NAME_LENGTH,
+  MAX_PLANT_TAG_LENGTH,
   MAX_SIGNATURE_HEADER_LENGTH,
   MAX_WEBHOOK_ID_LENGTH,
   MIN_SECRET_BYTES,
   TIMESTAMP_TOLERANCE_SECONDS,
 } from "./limits.js";
+import { PlantSchema } from "./plant.js";
 import { generateWebhookSecret, InvalidWebhookSecretError, parseWebhookSecret } from "./webhook-secret.js";
 import { WebhookSecretSchema } from "./webhook-secret-schema.js";
 
@@ -26,6 +29,7 @@ describe("limits agree with the spec", () => {
       `\`webhook-timestamp\` must be within ${TIMESTAMP_TOLERANCE_SECONDS} seconds of the receiver's clock in either direction; ` +
       `the Plant Store waits at most ${DELIVERY_TIMEOUT_MS / 1000} seconds for an answer per attempt; ` +
       `\`webhook-id\` is at most ${MAX_WEBHOOK_ID_LENGTH} and \`webhook-signature\` at most ${MAX_SIGNATURE_HEADER_LENGTH} characters; ` +
+      `a plant's \`name\` is at most ${MAX_PLANT_NAME_LENGTH} and its \`tag\` at most ${MAX_PLANT_TAG_LENGTH} characters (Unicode code points); ` +
       `a signing secret decodes to at least ${MIN_SECRET_BYTES} bytes (the Plant Store generates ${parseWebhookSecret(generateWebhookSecret()).length}).`;
     const paragraph = webhook.description.split("\n\n").find((part) => part.startsWith("Limits:"));
     expect(paragraph).toBe(limits);
@@ -50,6 +54,13 @@ describe("limits agree with the spec", () => {
   it("states the timestamp tolerance on the webhook-timestamp header", () => {
     const timestamp = webhook.parameters.find((parameter) => parameter.name === "webhook-timestamp");
     expect(timestamp?.description).toContain(`more than ${TIMESTAMP_TOLERANCE_SECONDS} seconds`);
+  });
+
+  it("uses the plant's length limits in the Plant schema and its descriptions", () => {
+    expect(schemas.Plant.properties.name.maxLength).toBe(MAX_PLANT_NAME_LENGTH);
+    expect(schemas.Plant.properties.name.description).toContain(`1 to ${MAX_PLANT_NAME_LENGTH} characters`);
+    expect(schemas.Plant.properties.tag.maxLength).toBe(MAX_PLANT_TAG_LENGTH);
+    expect(schemas.Plant.properties.tag.description).toContain(`at most ${MAX_PLANT_TAG_LENGTH} characters`);
   });
 
   it("uses the header length limits in the header schemas and their descriptions", () => {
@@ -81,6 +92,15 @@ describe("the spec's signed test vectors use the same limits", () => {
 });
 
 describe("limits are the ones enforced", () => {
+  it("PlantSchema takes a name of MAX_PLANT_NAME_LENGTH code points and a tag of MAX_PLANT_TAG_LENGTH, one more of either is refused", () => {
+    // Astral characters: two UTF-16 units each, one character by the contract (JSON Schema counts code points).
+    const name = "🌿".repeat(MAX_PLANT_NAME_LENGTH);
+    const tag = "t".repeat(MAX_PLANT_TAG_LENGTH);
+    expect(PlantSchema.safeParse({ name, tag }).success).toBe(true);
+    const long = PlantSchema.safeParse({ name: `${name}a`, tag: `${tag}a` });
+    expect(long.error?.issues.map((issue) => issue.path.join("."))).toEqual(["name", "tag"]);
+  });
+
   const secretOf = (bytes: number) => `whsec_${Buffer.alloc(bytes, 7).toString("base64")}`;
 
   it("parseWebhookSecret accepts MIN_SECRET_BYTES of key and refuses one byte fewer", () => {

@@ -15,6 +15,16 @@ export const MAX_WEBHOOK_ID_LENGTH = 256;
 /** Longest accepted `webhook-signature` header (room for many rotated secrets). */
 export const MAX_SIGNATURE_HEADER_LENGTH = 4096;
 
+/**
+ * Longest plant `name`, in characters (Unicode code points, as JSON Schema counts). What the Plant Store
+ * has always allowed; without a limit a receiver stored names of 1 MiB, and listing 1,000 of them took
+ * a gigabyte.
+ */
+export const MAX_PLANT_NAME_LENGTH = 200;
+
+/** Longest plant `tag`, in characters (Unicode code points). What the Plant Store has always allowed. */
+export const MAX_PLANT_TAG_LENGTH = 100;
+
 /** How long the Plant Store waits for a receiver's answer per attempt. */
 export const DELIVERY_TIMEOUT_MS = 15_000;
 

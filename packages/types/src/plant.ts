@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_PLANT_NAME_LENGTH, MAX_PLANT_TAG_LENGTH } from "./limits.js";
 
 /**
  * No NUL (U+0000): PostgreSQL text cannot hold it (`invalid byte sequence for encoding "UTF8":
@@ -13,8 +14,8 @@ const withoutNul = () => z.string().regex(/^[^\u0000]*$/, "must not contain the 
  * receiver must keep accepting payloads it does not fully know (the spec says so too).
  */
 export const PlantSchema = z.looseObject({
-  name: withoutNul().min(1),
-  tag: withoutNul().optional(),
+  name: withoutNul().min(1).max(MAX_PLANT_NAME_LENGTH),
+  tag: withoutNul().max(MAX_PLANT_TAG_LENGTH).optional(),
 });
 
 export type Plant = z.infer<typeof PlantSchema>;

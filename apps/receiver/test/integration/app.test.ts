@@ -170,8 +170,28 @@ describe("plant-receiver as a process (SQLite)", () => {
     }
   });
 
-  it("logs at most 200 characters of a plant's name, however long it is", async () => {
-    const name = `Long-${"n".repeat(1_048_000)}`;
+  it("refuses a name or tag longer than the contract allows with 400 naming the field, and stores nothing", async () => {
+    // 1 MiB names were stored: a /plants?limit=1000 over 60 of them answered 63 MB.
+    for (const [field, plant] of [
+      ["name", { id: 901, name: `Long-${"n".repeat(1_048_000)}` }],
+      ["name", { id: 902, name: "n".repeat(201) }],
+      ["tag", { id: 903, name: "Long tag", tag: "t".repeat(101) }],
+    ] as const) {
+      const id = `msg_${crypto.randomUUID()}`;
+      const response = await deliver(app.url, { token, secret, id, body: JSON.stringify(plant) });
+      expect(response.status).toBe(400);
+      expect(await json(response)).toEqual({
+        error: 400,
+        message: `Invalid NewPlant: ${field}: Too big: expected string to have <=${field === "name" ? 200 : 100} characters`,
+      });
+    }
+    const { plants } = await json<{ plants: { id: number }[] }>(await app.read("/plants?limit=1000"));
+    expect(plants.filter((plant) => plant.id >= 901 && plant.id <= 903)).toEqual([]);
+  });
+
+  it("logs at most 200 UTF-16 units of a plant's name, and stores the name in full", async () => {
+    // The longest name the contract allows, in characters that take two UTF-16 units each.
+    const name = "🌿".repeat(200);
     const id = `msg_${crypto.randomUUID()}`;
     expect(
       (await deliver(app.url, { token, secret, id, body: JSON.stringify({ id: 900, name }) })).status,
@@ -181,10 +201,7 @@ describe("plant-receiver as a process (SQLite)", () => {
       10_000,
     );
     const line = app.lines.find((l) => l.includes(id) && l.includes('"plant received"')) ?? "";
-    // A line of about 1 MiB per plant before.
-    expect(line.length).toBeLessThan(600);
-    expect(JSON.parse(line).name).toBe(`Long-${"n".repeat(195)}… (${name.length} UTF-16 units in all)`);
-    // Stored and listed in full all the same.
+    expect(JSON.parse(line).name).toBe(`${"🌿".repeat(100)}… (400 UTF-16 units in all)`);
     const { plants } = await json<{ plants: { name: string }[] }>(await app.read("/plants?limit=1"));
     expect(plants[0]?.name).toBe(name);
   });

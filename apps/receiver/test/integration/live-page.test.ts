@@ -5,7 +5,7 @@ import { getFreePort, launchChromium } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import type { Browser, Page, Route } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deliver, type RunningApp, startApp } from "../fixtures/start-app.js";
+import { deliver, READ_TOKEN, type RunningApp, startApp } from "../fixtures/start-app.js";
 
 const dir = mkdtempSync(join(tmpdir(), "plant-receiver-page-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -59,7 +59,7 @@ describe("the live page in headless Chromium", () => {
     expect((await deliver(app.url, { token, secret, body: before })).status).toBe(200);
 
     const page = await browser.newPage();
-    await page.goto(app.livePageUrl);
+    await page.goto(await app.signInLink());
     await page.locator("li", { hasText: "Already here" }).waitFor();
     await page.locator('body[data-live="live"]').waitFor();
 
@@ -95,7 +95,7 @@ describe("the live page in headless Chromium", () => {
       listAnswered.fire();
     });
     const events = await holdEvents(page, 1);
-    await page.goto(app.livePageUrl, { waitUntil: "domcontentloaded" });
+    await page.goto(await app.signInLink(), { waitUntil: "domcontentloaded" });
     await events.held;
     // A page that asks for the list without waiting for its stream has asked by now (its script
     // has run): let that answer be taken before the plant is stored.
@@ -125,7 +125,7 @@ describe("the live page in headless Chromium", () => {
     const page = await browser.newPage();
     try {
       const events = await holdEvents(page, 2);
-      await page.goto(first.livePageUrl);
+      await page.goto(await first.signInLink());
       await page.locator('body[data-live="live"]').waitFor();
       // The server goes away (ending the stream), and comes back on the same port and file.
       expect(await first.stop()).toBe(0);
@@ -150,7 +150,7 @@ describe("the live page in headless Chromium", () => {
 
   it("shows each delivery's details and counts refused requests by code", async () => {
     const page = await browser.newPage();
-    await page.goto(app.livePageUrl);
+    await page.goto(await app.signInLink());
     await page.locator('body[data-live="live"]').waitFor();
     const id = `msg_${crypto.randomUUID()}`;
     const body = JSON.stringify({ id: 5, name: "Detailed dracaena" });
@@ -173,9 +173,41 @@ describe("the live page in headless Chromium", () => {
     await page.close();
   });
 
+  it("signs in with the read token typed into its form, and shows bidi and invisible characters as escapes", async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${app.url}/`);
+    await page.locator("#login").waitFor();
+    await page.fill("#read-token", "not-the-read-token-0000");
+    await page.click('#login button[type="submit"]');
+    await page.locator("#login-message", { hasText: "read token is wrong" }).waitFor();
+    await page.fill("#read-token", READ_TOKEN);
+    await page.click('#login button[type="submit"]');
+    await page.locator('body[data-live="live"]').waitFor();
+    const name = "Fern\u202Egnp.exe\u200B";
+    expect((await deliver(app.url, { token, secret, body: JSON.stringify({ id: 6, name }) })).status).toBe(
+      200,
+    );
+    const item = page.locator("li", { hasText: "gnp.exe" });
+    await item.waitFor();
+    expect(await item.locator(".name").textContent()).toBe("Fern\\u202egnp.exe\\u200b");
+    // The tab keeps a session, never the read token.
+    const kept = await page.evaluate(() => {
+      const storage = (
+        globalThis as unknown as {
+          sessionStorage: { length: number; key(i: number): string; getItem(k: string): string };
+        }
+      ).sessionStorage;
+      return Array.from({ length: storage.length }, (_, i) => storage.getItem(storage.key(i)));
+    });
+    expect(kept).toHaveLength(1);
+    expect(kept).not.toContain(READ_TOKEN);
+    await context.close();
+  });
+
   it("ends the stream on shutdown so the process still exits 0", async () => {
     const page = await browser.newPage();
-    await page.goto(app.livePageUrl);
+    await page.goto(await app.signInLink());
     await page.locator('body[data-live="live"]').waitFor();
     expect(await app.stop()).toBe(0);
     // Had the open stream held server.close() up, the 10 s fallback would have cut it and said so.

@@ -9,7 +9,7 @@ import { DELIVERY_TIMEOUT_MS } from "@plant-store/types";
 import { Command, Option } from "commander";
 import { parseConfig } from "../parse-config.js";
 import { runServe } from "../run-serve.js";
-import { ServeConfigSchema } from "../serve-config.js";
+import { ADMIN_SERVER_DEFAULTS, ServeConfigSchema } from "../serve-config.js";
 import { dbOption, encryptionKeyFileOption } from "./db-option.js";
 import { flagOption } from "./flag-option.js";
 import { readFlag } from "./read-flag.js";
@@ -76,6 +76,30 @@ export function serveCommand(): Command {
       )
         .env("PLANT_STORE_RETENTION")
         .default("30d"),
+    )
+    .addOption(
+      new Option(
+        "--headers-timeout <duration>",
+        "cut off an admin-port client that has not sent its request head within this time (408)",
+      )
+        .env("PLANT_STORE_HEADERS_TIMEOUT")
+        .default(ADMIN_SERVER_DEFAULTS.headersTimeout),
+    )
+    .addOption(
+      new Option(
+        "--request-timeout <duration>",
+        "cut off an admin-port client that has not sent its whole request within this time (408)",
+      )
+        .env("PLANT_STORE_REQUEST_TIMEOUT")
+        .default(ADMIN_SERVER_DEFAULTS.requestTimeout),
+    )
+    .addOption(
+      new Option(
+        "--max-connections-per-client <n>",
+        "open admin-port connections one client address (IPv6: one /64) may hold; more are closed at once",
+      )
+        .env("PLANT_STORE_MAX_CONNECTIONS_PER_CLIENT")
+        .default(ADMIN_SERVER_DEFAULTS.maxConnectionsPerClient),
     )
     .addOption(
       new Option(

@@ -1,5 +1,5 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import type { Server } from "node:http";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,6 +19,7 @@ describe("the admin API, checked against admin-openapi.json", () => {
   let server: Server;
   let base: string;
   let woken = 0;
+  const registry = new Registry();
 
   beforeAll(async () => {
     store = await openStore(join(dir, "store.db"));
@@ -27,7 +28,7 @@ describe("the admin API, checked against admin-openapi.json", () => {
       outbox,
       plants: store.plants,
       adminToken,
-      registry: new Registry(),
+      registry,
       wake: () => {
         woken += 1;
       },
@@ -56,20 +57,100 @@ describe("the admin API, checked against admin-openapi.json", () => {
     return { status: response.status, body: text ? JSON.parse(text) : undefined };
   }
 
-  it("answers OPTIONS on the admin routes only with the admin token", async () => {
-    for (const path of ["/plants", "/endpoints", "/deliveries/1", "/nowhere"]) {
-      const anonymous = await call("OPTIONS", path, undefined, "");
-      expect(anonymous, path).toEqual({
-        status: 401,
-        body: { error: 401, message: "Missing or wrong admin token (Authorization: Bearer <token>)" },
+  it("answers 401 without the token whatever the method or path, so the API cannot be mapped without it", async () => {
+    // A wrong method used to answer 405 with an Allow list, and an unknown path 404, before the token
+    // was looked at: real paths and their methods could be told from the rest.
+    for (const [method, path] of [
+      ["OPTIONS", "/plants"],
+      ["PUT", "/plants"],
+      ["GET", "/endpoints/1"],
+      ["OPTIONS", "/deliveries/1"],
+      ["DELETE", "/deliveries"],
+      ["GET", "/nowhere"],
+      ["GET", "/sessions"],
+      ["POST", "/login-codes"],
+    ] as const) {
+      const anonymous = await fetch(`${base}${path}`, { method });
+      expect(anonymous.status, `${method} ${path}`).toBe(401);
+      expect(anonymous.headers.get("allow"), `${method} ${path}`).toBeNull();
+      expect(await anonymous.json()).toEqual({
+        error: 401,
+        message: "Missing or wrong admin token (Authorization: Bearer <token>)",
       });
     }
+    // With the token, the same requests are told apart as before.
+    expect((await call("PUT", "/plants")).status).toBe(405);
+    expect((await call("GET", "/nowhere")).status).toBe(404);
     const allowed = await fetch(`${base}/plants`, {
       method: "OPTIONS",
       headers: { authorization: `Bearer ${adminToken}` },
     });
     expect(allowed.status).toBe(200);
     expect(allowed.headers.get("allow")).toContain("POST");
+  });
+
+  /** GET `path` from `localAddress` (any of 127/8 is this host): one client among several. */
+  function getFrom(localAddress: string, path: string, token: string) {
+    const { port } = new URL(base);
+    return new Promise<{ status: number; retryAfter: string | undefined; body: string }>(
+      (resolve, reject) => {
+        const req = request(
+          { host: "127.0.0.1", port, path, localAddress, headers: { authorization: `Bearer ${token}` } },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on("data", (chunk: Buffer) => chunks.push(chunk));
+            res.on("end", () =>
+              resolve({
+                status: res.statusCode ?? 0,
+                retryAfter: res.headers["retry-after"],
+                body: Buffer.concat(chunks).toString("utf8"),
+              }),
+            );
+          },
+        );
+        req.on("error", reject);
+        req.end();
+      },
+    );
+  }
+
+  it("slows down a client guessing the token: 20 wrong ones, then 429 with Retry-After, the right one too", async () => {
+    const statuses: number[] = [];
+    for (let guess = 0; guess < 25; guess++)
+      statuses.push((await getFrom("127.0.5.1", "/plants", `guess-${guess}-0123456789`)).status);
+    // Before, 7,800 guesses a second from one client were all answered 401.
+    expect(statuses).toEqual([...Array(20).fill(401), ...Array(5).fill(429)]);
+    const right = await getFrom("127.0.5.1", "/plants", adminToken);
+    expect(right.status).toBe(429);
+    expect(Number(right.retryAfter)).toBeGreaterThanOrEqual(1);
+    expectDocumented("get", "/plants", right.status, JSON.parse(right.body));
+    // Another client is not slowed down by the first.
+    expect((await getFrom("127.0.5.2", "/plants", adminToken)).status).toBe(200);
+    const metrics = await registry.metrics();
+    expect(metrics).toContain('plant_store_admin_auth_refusals_total{outcome="wrong"} 20');
+    expect(metrics).toContain('plant_store_admin_auth_refusals_total{outcome="throttled"} 6');
+  });
+
+  it("signs a page in with a single-use code or the admin token, as documented, and the session works every route", async () => {
+    const issued = await call("POST", "/login-codes");
+    expectDocumented("post", "/login-codes", issued.status, issued.body);
+    const exchange = (credential: unknown) => call("POST", "/sessions", credential, "");
+    const opened = await exchange({ code: issued.body.code });
+    expect(opened.status).toBe(201);
+    expectDocumented("post", "/sessions", opened.status, opened.body);
+    const again = await exchange({ code: issued.body.code });
+    expectDocumented("post", "/sessions", again.status, again.body);
+    expect(again.status).toBe(401);
+    const { session } = opened.body as { session: string };
+    const listed = await call("GET", "/endpoints", undefined, session);
+    expectDocumented("get", "/endpoints", listed.status, listed.body);
+    const denied = await call("POST", "/login-codes", undefined, session);
+    expectDocumented("post", "/login-codes", denied.status, denied.body);
+    const byToken = await exchange({ token: adminToken });
+    expectDocumented("post", "/sessions", byToken.status, byToken.body);
+    const closed = await call("DELETE", "/sessions/current", undefined, session);
+    expectDocumented("delete", "/sessions/current", closed.status, closed.body);
+    expect((await call("GET", "/endpoints", undefined, session)).status).toBe(401);
   });
 
   it("answers healthz without a token", async () => {
@@ -102,6 +183,25 @@ describe("the admin API, checked against admin-openapi.json", () => {
     expectDocumented("get", "/endpoints", listed.status, listed.body);
     expect(listed.body.endpoints).toHaveLength(2);
     expect(JSON.stringify(listed.body)).not.toMatch(/tok-1|tok-2|whsec_/);
+  });
+
+  it("refuses an endpoint on port 0 with 400, and takes any other port (22, 6379, 8443)", async () => {
+    const refused = await call("POST", "/endpoints", {
+      url: "http://receiver.example:0/plant/webhook",
+      token: "t",
+    });
+    expect(refused).toEqual({
+      status: 400,
+      body: { error: 400, message: "Invalid endpoint: url: must not use port 0" },
+    });
+    for (const port of [22, 6379, 8443]) {
+      const added = await call("POST", "/endpoints", {
+        url: `https://port.example:${port}/hook`,
+        token: "t",
+      });
+      expect(added.status, String(port)).toBe(201);
+      expect((await call("DELETE", `/endpoints/${added.body.endpoint.id}`)).status).toBe(204);
+    }
   });
 
   it("rotates an endpoint's token and secrets with PATCH, validating strictly and never echoing them", async () => {
@@ -257,11 +357,19 @@ describe("the admin API, checked against admin-openapi.json", () => {
         Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>
       >,
     )) {
-      // Neither the listen relay nor a listen answer touches the database: they pass messages in memory.
+      // The page's sign-in lives in this process's memory, and neither the listen relay nor a listen answer
+      // touches the database (they pass messages in memory).
       if (
-        ["/healthz", "/metrics", "/", "/relay/{session}", "/listen/{session}/answers/{request}"].includes(
-          path,
-        )
+        [
+          "/healthz",
+          "/metrics",
+          "/",
+          "/login-codes",
+          "/sessions",
+          "/sessions/current",
+          "/relay/{session}",
+          "/listen/{session}/answers/{request}",
+        ].includes(path)
       )
         continue;
       for (const [method, operation] of Object.entries(item)) {
@@ -394,6 +502,46 @@ describe("the admin API, checked against admin-openapi.json", () => {
           if (example !== undefined) expectDocumented(method, path, Number(status), example);
         }
       }
+    }
+  });
+});
+
+describe("the admin API's cap on endpoints", () => {
+  it("refuses an endpoint beyond maxEndpoints with 409 and the Error body, until one is removed", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "plant-store-cap-"));
+    const store = await openStore(join(dir, "store.db"));
+    const adminToken = "admin-token-0123456789";
+    const server = createAdminApp({
+      outbox: store.outbox,
+      plants: store.plants,
+      adminToken,
+      registry: new Registry(),
+      maxEndpoints: 2,
+    }).listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const headers = { authorization: `Bearer ${adminToken}`, "content-type": "application/json" };
+    const add = (n: number) =>
+      fetch(`${base}/endpoints`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ url: `https://receiver${n}.example/plant/webhook`, token: "tok" }),
+      });
+    try {
+      expect((await add(1)).status).toBe(201);
+      expect((await add(2)).status).toBe(201);
+      const refused = await add(3);
+      const body = (await refused.json()) as { message: string };
+      expect(refused.status).toBe(409);
+      expectDocumented("post", "/endpoints", refused.status, body);
+      expect(body.message).toBe("The store already has 2 endpoints, the most it takes: remove one first");
+      expect(await store.outbox.listEndpoints()).toHaveLength(2);
+      expect((await fetch(`${base}/endpoints/1`, { method: "DELETE", headers })).status).toBe(204);
+      expect((await add(3)).status).toBe(201);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

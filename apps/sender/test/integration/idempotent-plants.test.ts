@@ -69,7 +69,8 @@ describe.each([
     });
     return {
       status: response.status,
-      replayed: response.headers.get("idempotent-replayed"),
+      // The header the API documents (admin-openapi.json); it used to be sent as `idempotent-replayed`.
+      replayed: response.headers.get("idempotency-replayed"),
       body: (await response.json()) as { plant: { id: number; webhookId: string }; queued: number },
     };
   }
@@ -85,6 +86,7 @@ describe.each([
     );
     expect(answers[0]?.body.queued).toBe(2);
     expect(answers.filter((answer) => answer.replayed === null)).toHaveLength(1);
+    expect(answers.filter((answer) => answer.replayed === "true")).toHaveLength(9);
     const webhookId = answers[0]?.body.plant.webhookId;
     const deliveries = await store.outbox.listDeliveries({ limit: 1000 });
     expect(deliveries.filter((delivery) => delivery.webhookId === webhookId)).toHaveLength(2);
@@ -110,7 +112,25 @@ describe.each([
     expect(two.body.plant.id).not.toBe(one.body.plant.id);
     const bad = await addPlant({ name: "Bad key" }, "k".repeat(256));
     expect(bad.status).toBe(400);
-    expect(JSON.stringify(bad.body)).toContain("Idempotency-Key");
+    // A header's problem is named as the header's, never as the body's.
+    expect(bad.body).toEqual({
+      error: 400,
+      message: "Invalid Idempotency-Key header: Too big: expected string to have <=255 characters",
+    });
+  });
+
+  it("refuses an Idempotency-Key of spaces only (sent, so not the same as no key) with a 400, and adds nothing", async () => {
+    const before = (await store.plants.list(1000)).length;
+    for (const key of ["   ", "\t"]) {
+      const refused = await addPlant({ name: "Blank key" }, key);
+      expect(refused.status, JSON.stringify(key)).toBe(400);
+      expect(refused.body).toEqual({
+        error: 400,
+        message:
+          "Invalid Idempotency-Key header: must not be empty or only spaces; send no header for no key",
+      });
+    }
+    expect((await store.plants.list(1000)).length).toBe(before);
   });
   it("adds plants that arrive together in one transaction (group commit), a refused one leaving the others in", async () => {
     const names = Array.from({ length: 10 }, (_, index) => `Grouped ${_name} ${index}`);

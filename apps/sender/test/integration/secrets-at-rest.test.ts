@@ -3,7 +3,13 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { encryptionKeyId } from "@plant-store/sender";
-import { startPostgres, startTestReceiver, type TestPostgres, type TestReceiver } from "@plant-store/testing";
+import {
+  startPostgres,
+  startTestReceiver,
+  type TestPostgres,
+  type TestReceiver,
+  waitFor,
+} from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import Database from "better-sqlite3";
 import pg from "pg";
@@ -200,6 +206,60 @@ describe("plant-store with an encryption key (SQLite)", () => {
       await store.stop();
     }
   });
+});
+
+describe("plant-store re-encrypting (SQLite) while serve runs and its worker writes endpoint rows", () => {
+  it("leaves no value under the old key anywhere in the files", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "plant-store-rotate-live-"));
+    const db = join(dir, "store.db");
+    const oldKey = randomBytes(32);
+    const newKey = randomBytes(32);
+    const withOld = { PLANT_STORE_ENCRYPTION_KEY: oldKey.toString("hex") };
+    const both = { PLANT_STORE_ENCRYPTION_KEY: `${newKey.toString("hex")},${oldKey.toString("hex")}` };
+    const oldValue = `enc:v1:${encryptionKeyId(oldKey)}:`;
+    const files = () =>
+      readdirSync(dir)
+        .map((name) => readFileSync(join(dir, name)).toString("latin1"))
+        .join("\n");
+    // Nothing listens on port 9 here: every attempt fails, and each failure rewrites its endpoint's row
+    // (failing since, last failure), which leaves the row's old copy, old-key values and all, behind.
+    for (const path of ["/a", "/b"])
+      await json(
+        ["endpoints", "add", `http://127.0.0.1:9${path}`, "--token", `token${path}`, "--db", db],
+        withOld,
+      );
+    // The README's rotation: the new key first, serve restarted with it, re-encrypt, then the old key goes.
+    const store = await startStore(
+      ["--db", db, "--allow-private-targets", "--retry-schedule", "0,20ms,20ms,20ms,20ms"],
+      { ...ADMIN, ...both },
+    );
+    try {
+      for (let plant = 0; plant < 2; plant++)
+        await json(["plants", "add", "--name", `Rotated ${plant}`, "--db", db], both);
+      const failed = () => {
+        const handle = new Database(db, { readonly: true });
+        try {
+          return handle
+            .prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'failed'")
+            .get() as {
+            n: number;
+          };
+        } finally {
+          handle.close();
+        }
+      };
+      await waitFor(() => (failed().n === 4 ? true : undefined), 30_000);
+      expect(files()).toContain(oldValue);
+      expect(await json(["endpoints", "re-encrypt", "--db", db], both)).toEqual({
+        reencrypted: 2,
+        endpoints: 2,
+      });
+    } finally {
+      await store.stop();
+    }
+    expect(files()).not.toContain(oldValue);
+    rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
 });
 
 describe("plant-store without an encryption key", () => {

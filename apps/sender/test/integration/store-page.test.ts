@@ -70,18 +70,22 @@ describe("the store page in headless Chromium", () => {
     await admin("POST", "/plants", { name: "Page-tested pothos" });
 
     const page = await browser.newPage();
-    // The token travels in the fragment, which the browser never sends; the page keeps it for this tab.
-    await page.goto(`${store.url}/#token=${adminToken}`);
-    expect(page.url()).not.toContain(adminToken);
+    // A single-use sign-in code travels in the fragment, which the browser never sends; the page spends
+    // it on a session for this tab and takes it off the address bar.
+    const { code } = await admin<{ code: string }>("POST", "/login-codes");
+    await page.goto(`${store.url}/#code=${code}`);
+    await page.locator("#main").waitFor();
+    expect(page.url()).toBe(`${store.url}/`);
     const row = page.locator('tr[data-delivery-id][data-status="failed"]');
     await row.waitFor();
     await row.locator('button[data-action="attempts"]').click();
     const first = page.locator('tr.attempt[data-attempt="1"]');
     await first.waitFor();
     expect(await first.getAttribute("data-status")).toBe("503");
-    // The receiver's answer is shown as text, control characters made visible, never as markup.
+    // The receiver's answer is shown as text, control characters made visible, never as markup; its
+    // NUL was recorded as U+FFFD (text a database can hold).
     const answer = (await first.locator(".answer").textContent()) ?? "";
-    expect(answer).toContain("<b>down</b>\\u0000 for\\u2028maintenance");
+    expect(answer).toContain("<b>down</b>\uFFFD for\\u2028maintenance");
     expect(await page.locator("tr.attempt img, tr.attempt b").count()).toBe(0);
     expect(
       await page.evaluate(
@@ -121,7 +125,7 @@ describe("the store page in headless Chromium", () => {
     await page.locator("#login").waitFor();
     await page.fill("#token", "not-the-admin-token");
     await page.click('#login button[type="submit"]');
-    await page.locator("#login-message", { hasText: "refused" }).waitFor();
+    await page.locator("#login-message", { hasText: "admin token is wrong" }).waitFor();
     await page.fill("#token", adminToken);
     await page.click('#login button[type="submit"]');
 
@@ -159,10 +163,69 @@ describe("the store page in headless Chromium", () => {
       .locator(`tr[data-delivery-id][data-status="delivered"]:has(td:nth-child(4):text-is("${endpoint.id}"))`)
       .waitFor();
 
-    // A reload keeps the tab's token: no second prompt.
+    // A reload keeps the tab's session: no second prompt. The tab holds a session, never the token.
     await page.reload();
     await row.waitFor();
     expect(await page.locator("#login").isHidden()).toBe(true);
+    const kept = await page.evaluate(() => {
+      const storage = (
+        globalThis as unknown as {
+          sessionStorage: { length: number; key(i: number): string; getItem(k: string): string };
+        }
+      ).sessionStorage;
+      return Array.from({ length: storage.length }, (_, i) => storage.getItem(storage.key(i)));
+    });
+    expect(kept).toHaveLength(1);
+    expect(kept).not.toContain(adminToken);
+    // Signing out ends the session on the server too.
+    await page.click("#sign-out");
+    await page.locator("#login").waitFor();
+    const ended = await fetch(`${store.url}/endpoints`, { headers: { authorization: `Bearer ${kept[0]}` } });
+    expect(ended.status).toBe(401);
+    await context.close();
+  });
+
+  it("refuses a used sign-in code and a link carrying the admin token, asking for the token instead", async () => {
+    const { code } = await admin<{ code: string }>("POST", "/login-codes");
+    expect(
+      (
+        await fetch(`${store.url}/sessions`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ code }),
+        })
+      ).status,
+    ).toBe(201);
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${store.url}/#code=${code}`);
+    await page.locator("#login-message", { hasText: "cannot be used" }).waitFor();
+    expect(await page.locator("#main").isHidden()).toBe(true);
+    expect(page.url()).toBe(`${store.url}/`);
+    // A page of its own: the same document with another fragment would not run the script again.
+    const legacy = await context.newPage();
+    await legacy.goto(`${store.url}/#token=${adminToken}`);
+    await legacy
+      .locator("#login-message", { hasText: "Links carrying the admin token are refused" })
+      .waitFor();
+    expect(legacy.url()).toBe(`${store.url}/`);
+    expect(await legacy.locator("#main").isHidden()).toBe(true);
+    await context.close();
+  });
+
+  it("shows bidirectional controls and invisible characters in an endpoint's URL as \\u escapes", async () => {
+    // Rendered as they are, U+202E made "…?x=\u202Egnp.exe" read as ending in "exe.png".
+    const hidden = "\u202Egnp.exe\u202C\u200B\u2066\uFEFF\u061C\u00AD";
+    await admin("POST", "/endpoints", { url: `${receiverUrl}?x=${hidden}`, token: "receiver-token" });
+    const { code } = await admin<{ code: string }>("POST", "/login-codes");
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${store.url}/#code=${code}`);
+    const cell = page.locator("#endpoints td.wrap", { hasText: "gnp.exe" });
+    await cell.waitFor();
+    const text = (await cell.textContent()) ?? "";
+    expect(text).toContain("?x=\\u202egnp.exe\\u202c\\u200b\\u2066\\ufeff\\u061c\\u00ad");
+    expect(text).not.toMatch(/[\u202a-\u202e\u2066-\u2069\u200b-\u200f\ufeff\u061c\u00ad]/);
     await context.close();
   });
 });

@@ -1,20 +1,28 @@
 import { createServer, type Server, type ServerResponse, STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
-import type { ReceiverLogger } from "@plant-store/receiver";
 import type Koa from "koa";
+import { clientKey } from "./client-key.js";
+import { createSampledWarning, type WarningLogger } from "./create-sampled-warning.js";
 
 export interface HttpServerOptions {
   /** Longest time for a client to send its request head. */
   headersTimeoutMs: number;
   /** Longest time for a client to send its whole request (head and body). */
   requestTimeoutMs: number;
-  logger: ReceiverLogger;
+  /**
+   * Open connections one client (an IPv4 address, an IPv6 /64) may hold; a connection beyond them is
+   * closed as soon as it is accepted. Each open connection holds a file descriptor, which the process
+   * also needs for its own outgoing connections and files. Default: no cap.
+   */
+  maxConnectionsPerClient?: number;
+  logger: WarningLogger;
 }
 
 /**
- * The HTTP server around the Koa app, with timeouts that cut off clients trickling headers or bodies
- * (slowloris), and the spec's error body (instead of Node's empty one) for requests Node refuses
- * before Koa sees them: malformed, oversized heads, timeouts.
+ * The HTTP server around a Koa app, with timeouts that cut off clients trickling headers or bodies
+ * (slowloris), an optional cap on connections per client, and the spec's error body (instead of Node's
+ * empty one) for requests Node refuses before Koa sees them: malformed, oversized heads, timeouts.
  */
 export function createHttpServer(app: Koa, options: HttpServerOptions): Server {
   const server = createServer(
@@ -33,10 +41,36 @@ export function createHttpServer(app: Koa, options: HttpServerOptions): Server {
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) =>
     answerClientError(error, socket, options.logger),
   );
+  const cap = options.maxConnectionsPerClient;
+  if (cap !== undefined) capConnectionsPerClient(server, cap, options.logger);
   return server;
 }
 
-function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, logger: ReceiverLogger): void {
+function capConnectionsPerClient(server: Server, cap: number, logger: WarningLogger): void {
+  if (!Number.isInteger(cap) || cap < 1)
+    throw new RangeError(`maxConnectionsPerClient must be a whole number of at least 1, got ${cap}`);
+  const open = new Map<string, number>();
+  const refused = createSampledWarning(logger, "connection refused: too many open from one client");
+  server.on("close", () => refused.flush());
+  server.on("connection", (socket: Socket) => {
+    const client = clientKey(socket.remoteAddress);
+    const count = (open.get(client) ?? 0) + 1;
+    if (count > cap) {
+      // Closed before a byte is read: the descriptor is back at once, and no answer costs anything.
+      socket.destroy();
+      refused.note({ client, open: cap });
+      return;
+    }
+    open.set(client, count);
+    socket.once("close", () => {
+      const left = (open.get(client) ?? 1) - 1;
+      if (left > 0) open.set(client, left);
+      else open.delete(client);
+    });
+  });
+}
+
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, logger: WarningLogger): void {
   const code = error.code ?? "ERR_UNKNOWN";
   // Never log `error` itself: its `rawPacket` holds the client's bytes, tokens and signatures included.
   const started = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
