@@ -4,6 +4,7 @@ import { generateWebhookSecret, WebhookSecretSchema } from "@plant-store/types";
 import { Argument, Command, Option } from "commander";
 import { z } from "zod";
 import { AddEndpointInputSchema, IdSchema } from "../admin-inputs.js";
+import { MAX_ENDPOINTS } from "../max-endpoints.js";
 import { parseConfig } from "../parse-config.js";
 import { presentEndpoint } from "../present.js";
 import {
@@ -51,6 +52,11 @@ export function endpointsCommand(): Command {
       });
       const generated = input.secret === undefined ? generateWebhookSecret() : undefined;
       await withStore(opts, async ({ outbox }) => {
+        // The same bound as POST /endpoints (counted through the listing; a bound on growth, not exact).
+        if ((await outbox.listEndpoints()).length >= MAX_ENDPOINTS)
+          throw new ConfigError([
+            `The store already has ${MAX_ENDPOINTS} endpoints, the most it takes: remove one first`,
+          ]);
         const endpoint = await outbox.addEndpoint({
           url: input.url,
           token: input.token,
