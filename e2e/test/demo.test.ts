@@ -142,16 +142,6 @@ describe("pnpm demo", () => {
       expect(endpoints).toHaveLength(1);
       expect(endpoints[0]?.succeeded).toBe(3);
       expect(endpoints[0]?.attempts).toBeGreaterThanOrEqual(3);
-      // The printed check command passes against the demo's receiver, as printed (after the counts above:
-      // it adds plants of its own).
-      const check = /pnpm receiver check (.+)\n/.exec(stdout)?.[1]?.split(" ") ?? [];
-      const checked = await run(process.execPath, [
-        resolveAppCli("plant-receiver", import.meta.url),
-        "check",
-        ...check,
-      ]);
-      expect(checked.stdout).toContain("the receiver conforms");
-      expect(stdout).toMatch(/pnpm sender listen --forward-to \S+ --store http:\S+ --admin-token \S+\n/);
 
       // Both printed links open their page in a browser with a profile on disk, as a user's is. They
       // carry a single-use code, never a token: afterwards neither token is anywhere in its History
@@ -199,6 +189,16 @@ describe("pnpm demo", () => {
       } finally {
         rmSync(profile, { recursive: true, force: true });
       }
+      // The printed check command passes against the demo's receiver, as printed (after the page's count above:
+      // it adds plants of its own).
+      const check = /pnpm receiver check (.+)\n/.exec(stdout)?.[1]?.split(" ") ?? [];
+      const checked = await run(process.execPath, [
+        resolveAppCli("plant-receiver", import.meta.url),
+        "check",
+        ...check,
+      ]);
+      expect(checked.stdout).toContain("the receiver conforms");
+      expect(stdout).toMatch(/pnpm sender listen --forward-to \S+ --store http:\S+ --admin-token \S+\n/);
 
       process.kill(-(child.pid as number), "SIGINT");
       expect(await exit, `${stdout}\n${stderr}`).toStrictEqual({ code: 0, signal: null });
