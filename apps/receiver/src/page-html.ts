@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { renderStaticPage } from "@plant-store/app-shell";
 
 const STYLE = `
   body { font: 16px/1.5 system-ui, sans-serif; margin: 2rem auto; max-width: 40rem; padding: 0 1rem; color: #1b3a1b; }
@@ -276,33 +276,10 @@ const BODY = `
 </div>
 `;
 
-const hash = (text: string) => `'sha256-${createHash("sha256").update(text).digest("base64")}'`;
+const page = renderStaticPage({ title: "Plant receiver", style: STYLE, body: BODY, script: SCRIPT });
 
-/** The live page: one static document, no data in it (everything comes from the read side). */
-export const PAGE_HTML = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Plant receiver</title>
-<style>${STYLE}</style>
-</head>
-<body>${BODY}<script>${SCRIPT}</script>
-</body>
-</html>
-`;
+/** The live page: one static document, no data in it. */
+export const PAGE_HTML = page.html;
 
-/**
- * Served with the page, as the store's page is: a CSP allowing exactly this page's own script and style
- * (by hash) and requests to its own origin, no framing by anyone (`frame-ancestors 'none'`, and
- * `X-Frame-Options` for older browsers), no MIME sniffing, no Referer. Without them another local page
- * could frame the live page.
- */
-export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-  "Content-Type": "text/html; charset=utf-8",
-  "Content-Security-Policy": `default-src 'none'; script-src ${hash(SCRIPT)}; style-src ${hash(STYLE)}; connect-src 'self'; img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
-  "X-Frame-Options": "DENY",
-  "Cache-Control": "no-store",
-  "X-Content-Type-Options": "nosniff",
-  "Referrer-Policy": "no-referrer",
-});
+/** Served with the page (see `renderStaticPage`). */
+export const PAGE_HEADERS = page.headers;

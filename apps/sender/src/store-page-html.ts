@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { renderStaticPage } from "@plant-store/app-shell";
 
 const STYLE = `
   body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5rem auto; max-width: 72rem; padding: 0 1rem; color: #1b2a1b; }
@@ -380,30 +380,10 @@ const BODY = `
 </div>
 `;
 
-const hash = (text: string) => `'sha256-${createHash("sha256").update(text).digest("base64")}'`;
+const page = renderStaticPage({ title: "Plant Store", style: STYLE, body: BODY, script: SCRIPT });
 
-/** The store page: one static document, no data in it (everything comes from the admin API). */
-export const STORE_PAGE_HTML = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Plant Store</title>
-<style>${STYLE}</style>
-</head>
-<body>${BODY}<script>${SCRIPT}</script>
-</body>
-</html>
-`;
+/** The store page: one static document, no data in it. */
+export const STORE_PAGE_HTML = page.html;
 
-/**
- * Served with the page. The CSP allows exactly this page's own script and style (by hash) and requests
- * to this origin: should a hostile value ever reach the DOM as markup, it could run nothing.
- */
-export const STORE_PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-  "Content-Type": "text/html; charset=utf-8",
-  "Content-Security-Policy": `default-src 'none'; script-src ${hash(SCRIPT)}; style-src ${hash(STYLE)}; connect-src 'self'; img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
-  "Cache-Control": "no-store",
-  "X-Content-Type-Options": "nosniff",
-  "Referrer-Policy": "no-referrer",
-});
+/** Served with the page (see `renderStaticPage`). */
+export const STORE_PAGE_HEADERS = page.headers;

@@ -2,6 +2,7 @@ import { OUTBOX_NOTIFY_CHANNEL } from "./outbox.js";
 import { POSTGRES_SCHEMA } from "./postgres-schema.js";
 import { CLAIMED_COLUMNS } from "./queue/claimed-columns.js";
 import type { ClaimPlan, ColumnType, Dialect, QueueContext } from "./queue/dialect.js";
+import { messageTable } from "./queue/message-table.js";
 import { count, type Operation, row, rows } from "./queue/operation.js";
 import type { ClaimedRow } from "./queue/rows.js";
 import { join, param, raw, type Sql, sql } from "./queue/sql.js";
@@ -93,21 +94,7 @@ export const postgresDialect: Dialect = {
   // The message, one delivery per active endpoint, and a NOTIFY that PostgreSQL holds until the
   // transaction commits (the caller's, when it passed its client), in one statement.
   *insertMessages(ctx, messages) {
-    const input = postgresDialect.table(
-      "input",
-      [
-        ["webhook_id", "text"],
-        ["idempotency_key", "text"],
-        ["payload", "text"],
-        ["traceparent", "text"],
-      ],
-      messages.map((message) => [
-        message.webhookId,
-        message.idempotencyKey,
-        message.payload,
-        message.traceparent,
-      ]),
-    );
+    const input = messageTable(postgresDialect, messages);
     return yield* rows(
       sql`WITH m AS (
           INSERT INTO webhook_messages (webhook_id, idempotency_key, payload, created_at, traceparent)

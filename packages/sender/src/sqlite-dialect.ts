@@ -1,5 +1,6 @@
 import { CLAIMED_COLUMNS } from "./queue/claimed-columns.js";
 import type { Dialect, InsertedMessage } from "./queue/dialect.js";
+import { messageTable } from "./queue/message-table.js";
 import { count, row, rows, wake } from "./queue/operation.js";
 import type { ClaimedRow } from "./queue/rows.js";
 import { param, raw, sql } from "./queue/sql.js";
@@ -58,21 +59,7 @@ export const sqliteDialect: Dialect = {
     }
     const inserted = yield* rows<{ id: number; webhook_id: string }>(
       sql`INSERT INTO webhook_messages (webhook_id, idempotency_key, payload, created_at, traceparent)
-          SELECT webhook_id, idempotency_key, payload, ${ctx.now}, traceparent FROM ${sqliteDialect.table(
-            "input",
-            [
-              ["webhook_id", "text"],
-              ["idempotency_key", "text"],
-              ["payload", "text"],
-              ["traceparent", "text"],
-            ],
-            messages.map((message) => [
-              message.webhookId,
-              message.idempotencyKey,
-              message.payload,
-              message.traceparent,
-            ]),
-          )} WHERE true ORDER BY n
+          SELECT webhook_id, idempotency_key, payload, ${ctx.now}, traceparent FROM ${messageTable(sqliteDialect, messages)} WHERE true ORDER BY n
           ON CONFLICT DO NOTHING RETURNING id, webhook_id`,
     );
     if (inserted.length === 0) return [];
