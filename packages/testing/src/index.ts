@@ -19,4 +19,5 @@ export {
   startTestReceiver,
   type TestReceiver,
 } from "./start-test-receiver.js";
+export { type ThreeWebhooksEvents, threeWebhooksDocument } from "./three-webhooks-document.js";
 export { waitFor } from "./wait-for.js";

@@ -8,7 +8,7 @@ export type {
   WebhookSignatureHeaders,
   WebhookVerifierOptions,
 } from "./create-signing-core.js";
-export { type Delivery, DeliverySchema, NEW_PLANT_EVENT } from "./delivery.js";
+export { type Delivery, DeliverySchema, NEW_PLANT_EVENT, type PlantStoreEvents } from "./delivery.js";
 export { equalAt } from "./equal-at.js";
 export { type ErrorBody, ErrorBodySchema } from "./error-body.js";
 export { formatDuration } from "./format-duration.js";
@@ -27,12 +27,21 @@ export {
 export { type NewPlant, NewPlantSchema } from "./new-plant.js";
 export { InvalidDurationError, parseDuration } from "./parse-duration.js";
 export { type Plant, PlantSchema } from "./plant.js";
+export { PLANT_STORE_WEBHOOKS } from "./plant-store-webhooks.js";
 export {
   formatTraceparent,
   parseTraceparent,
   TRACEPARENT_HEADER,
   type Traceparent,
 } from "./traceparent.js";
+export { UnknownEventTypeError } from "./unknown-event-type-error.js";
+export {
+  createWebhookCatalog,
+  defineWebhookCatalog,
+  type WebhookCatalog,
+  type WebhookDefinition,
+  type WebhookDocument,
+} from "./webhook-catalog.js";
 export type { SignedBody } from "./webhook-crypto.js";
 export { webhookHeaderChecks } from "./webhook-header-checks.js";
 export {

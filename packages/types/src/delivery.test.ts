@@ -27,9 +27,9 @@ describe("DeliverySchema", () => {
 });
 
 describe("NEW_PLANT_EVENT", () => {
-  it("names the contract's one event, a literal that never changes without a new contract version", () => {
-    const event: "plant.new" = NEW_PLANT_EVENT;
-    expect(event).toBe("plant.new");
+  it("names the contract's one event by its operationId in the document", () => {
+    const event: "newPlant" = NEW_PLANT_EVENT;
+    expect(event).toBe("newPlant");
   });
 });
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { NewPlant } from "./new-plant.js";
 import { parseTraceparent } from "./traceparent.js";
 import { WebhookIdSchema } from "./webhook-headers.js";
 
@@ -20,5 +21,13 @@ export const DeliverySchema = z.object({
 
 export type Delivery = z.infer<typeof DeliverySchema>;
 
-/** Name of the one event type this contract defines. */
-export const NEW_PLANT_EVENT = "plant.new" as const;
+/**
+ * The event type of the one webhook this contract defines: its `operationId` in the document, as every
+ * webhook's event type is (`createWebhookCatalog`).
+ */
+export const NEW_PLANT_EVENT = "newPlant" as const;
+
+/** The contract's event types and their payloads: what `createWebhookCatalog(openapi)` holds, typed. */
+export interface PlantStoreEvents extends Record<string, unknown> {
+  newPlant: NewPlant;
+}
