@@ -50,6 +50,7 @@ async function attempt(
       body: delivery.body,
       secrets: delivery.endpoint.secrets,
       token: delivery.endpoint.token,
+      eventType: delivery.eventType,
     });
     const result = await deliver(client, delivery.endpoint.url, {
       body: delivery.body,

@@ -1,7 +1,15 @@
 import { EventEmitter } from "node:events";
+import type { WebhookCatalog } from "@plant-store/types";
 import pg from "pg";
 import { createSecretCodec } from "./create-secret-codec.js";
-import { type EnqueueResult, type MessageInput, OUTBOX_NOTIFY_CHANNEL, type Outbox } from "./outbox.js";
+import {
+  type EnqueueResult,
+  type EventMap,
+  type MessageInput,
+  OUTBOX_NOTIFY_CHANNEL,
+  type Outbox,
+  type UntypedMessage,
+} from "./outbox.js";
 import { POSTGRES_NOW, postgresDialect } from "./postgres-dialect.js";
 import { createOutbox } from "./queue/create-outbox.js";
 import type { Driver } from "./queue/driver.js";
@@ -13,7 +21,13 @@ import { withTransaction } from "./with-transaction.js";
 
 const DEADLOCK_DETECTED = "40P01";
 
-export interface PostgresOutboxOptions {
+export interface PostgresOutboxOptions<Events extends EventMap = EventMap> {
+  /**
+   * The webhooks this outbox sends (`createWebhookCatalog(document)`, or `PLANT_STORE_WEBHOOKS`): every
+   * message must have one of their event types and a payload its schema accepts (`InvalidPayloadError`,
+   * before anything is written), and an endpoint's subscriptions must each match one of them.
+   */
+  catalog?: WebhookCatalog<Events>;
   /**
    * Longest wait for a lock (a table locked by someone else) before a statement fails, in ms;
    * default 5000. Only used when the outbox opens its own pool from a URL.
@@ -46,9 +60,12 @@ export interface PostgresEnqueueOptions {
 }
 
 /** The queue as seen through PostgreSQL: `enqueue` can join the caller's transaction. */
-export interface PostgresOutbox extends Outbox {
-  enqueue(message: MessageInput, options?: PostgresEnqueueOptions): Promise<EnqueueResult>;
-  enqueueMany(messages: readonly MessageInput[], options?: PostgresEnqueueOptions): Promise<EnqueueResult[]>;
+export interface PostgresOutbox<Events extends EventMap = EventMap> extends Outbox<Events> {
+  enqueue(message: MessageInput<Events>, options?: PostgresEnqueueOptions): Promise<EnqueueResult>;
+  enqueueMany(
+    messages: ReadonlyArray<MessageInput<Events>>,
+    options?: PostgresEnqueueOptions,
+  ): Promise<EnqueueResult[]>;
 }
 
 type Queryable = Pick<pg.ClientBase, "query">;
@@ -82,10 +99,10 @@ async function runOperation<R>(client: Queryable, operation: Operation<R>): Prom
  * no delivery is held by two workers at once; `NOTIFY` (delivered on commit) wakes every process
  * when work is added.
  */
-export async function createPostgresOutbox(
+export async function createPostgresOutbox<Events extends EventMap = EventMap>(
   poolOrUrl: pg.Pool | string,
-  options: PostgresOutboxOptions = {},
-): Promise<PostgresOutbox> {
+  options: PostgresOutboxOptions<Events> = {},
+): Promise<PostgresOutbox<Events>> {
   const owned = typeof poolOrUrl === "string";
   const pool =
     typeof poolOrUrl === "string"
@@ -150,7 +167,11 @@ export async function createPostgresOutbox(
       if (owned) await pool.end();
     },
   };
-  const { context, ...outbox } = createOutbox(driver, createSecretCodec(options.secretsCipher));
+  const { context, ...outbox } = createOutbox(
+    driver,
+    createSecretCodec(options.secretsCipher),
+    options.catalog as WebhookCatalog | undefined,
+  );
   // A schema upgrade's DDL can deadlock against a running process recording an attempt: tried again.
   for (let attempt = 1; ; attempt++) {
     try {
@@ -166,7 +187,8 @@ export async function createPostgresOutbox(
   }
   return {
     ...outbox,
-    enqueue: (message, enqueueOptions) => outbox.enqueue(message, enqueueOptions?.client),
-    enqueueMany: (messages, enqueueOptions) => outbox.enqueueMany(messages, enqueueOptions?.client),
-  };
+    enqueue: (message, enqueueOptions) => outbox.enqueue(message as UntypedMessage, enqueueOptions?.client),
+    enqueueMany: (messages, enqueueOptions) =>
+      outbox.enqueueMany(messages as readonly UntypedMessage[], enqueueOptions?.client),
+  } as PostgresOutbox<Events>;
 }

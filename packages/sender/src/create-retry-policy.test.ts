@@ -127,4 +127,24 @@ describe("createRetryPolicy", () => {
       ),
     );
   });
+
+  it("fails at once on an answer named final, keeping the schedule for the others; none by default", () => {
+    const final = createRetryPolicy({ schedule: "0,10s,1m", jitter: 0, finalStatuses: [400, 422] });
+    for (const status of [400, 422])
+      expect(final.decide({ result: result(status), roundAttempts: 1 })).toEqual({
+        outcome: "failed",
+        endpointSucceeded: false,
+      });
+    expect(final.decide({ result: result(500), roundAttempts: 1 })).toMatchObject({ outcome: "retrying" });
+    expect(final.decide({ result: result(null), roundAttempts: 1 })).toMatchObject({ outcome: "retrying" });
+    expect(final.decide({ result: result(410), roundAttempts: 1 })).toMatchObject({ outcome: "disabled" });
+    expect(final.finalStatuses).toEqual([400, 422]);
+    expect(createRetryPolicy().finalStatuses).toEqual([]);
+    expect(decide(400, 1)).toMatchObject({ outcome: "retrying" });
+    for (const finalStatuses of [[200], [99], [600], [1.5], [204]])
+      expect(() => createRetryPolicy({ finalStatuses })).toThrow(
+        expect.objectContaining({ code: "ERR_INVALID_RETRY_POLICY" }),
+      );
+    expect(() => createRetryPolicy({ finalStatuses: [100, 599, 300] })).not.toThrow();
+  });
 });

@@ -1,6 +1,7 @@
 import type { AttemptOutcome } from "./attempt-outcome.js";
 import type { AttemptResult } from "./attempt-result.js";
 import { createRetrySchedule } from "./create-retry-schedule.js";
+import { InvalidRetryPolicyError } from "./invalid-retry-policy-error.js";
 import { isSuccessStatus } from "./is-success-status.js";
 
 export interface RetryPolicyOptions {
@@ -15,6 +16,12 @@ export interface RetryPolicyOptions {
    * decides when it records a failed attempt, from the endpoint as stored then (see `failureGapMs`).
    */
   disableAfterMs?: number;
+  /**
+   * Answers that end a delivery at once, `failed`, instead of being retried (say `[400, 413, 422]`: the
+   * receiver refuses this payload, and will refuse it every time). Default none: as Standard Webhooks
+   * says, every answer but a 2xx is retried on the schedule (and 410 Gone disables the endpoint).
+   */
+  finalStatuses?: readonly number[];
   /** Source of randomness in [0, 1); default Math.random. */
   random?: () => number;
 }
@@ -42,6 +49,8 @@ export interface RetryPolicy {
   readonly schedule: readonly number[];
   readonly maxRetryAfterMs: number;
   readonly disableAfterMs: number;
+  /** Answers that fail a delivery at once (`RetryPolicyOptions.finalStatuses`). */
+  readonly finalStatuses: readonly number[];
   /**
    * Failures further apart than this are not one continuous run: twice the longest wait the policy can
    * put between two attempts (the last jittered delay, or `maxRetryAfterMs`). A longer silence means
@@ -70,6 +79,15 @@ export function createRetryPolicy(options: RetryPolicyOptions = {}): RetryPolicy
   const maxRetryAfterMs = options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS;
   const disableAfterMs = options.disableAfterMs ?? DEFAULT_DISABLE_AFTER_MS;
   const random = options.random ?? Math.random;
+  const finalStatuses = Object.freeze([...(options.finalStatuses ?? [])]);
+  if (
+    finalStatuses.some(
+      (status) => !Number.isInteger(status) || status < 100 || status > 599 || isSuccessStatus(status),
+    )
+  )
+    throw new InvalidRetryPolicyError(
+      "finalStatuses must be HTTP statuses 100 to 599, not a 2xx (those deliver)",
+    );
   const failureGapMs = 2 * Math.max(Math.max(...schedule) * (1 + jitter), maxRetryAfterMs);
 
   function delayBefore(attempt: number): number {
@@ -81,6 +99,7 @@ export function createRetryPolicy(options: RetryPolicyOptions = {}): RetryPolicy
     schedule,
     maxRetryAfterMs,
     disableAfterMs,
+    finalStatuses,
     failureGapMs,
     delayBefore,
     decide({ result, roundAttempts }) {
@@ -88,7 +107,8 @@ export function createRetryPolicy(options: RetryPolicyOptions = {}): RetryPolicy
       if (result.status === 410) {
         return { outcome: "disabled", endpointSucceeded: false, disableEndpoint: "410 Gone" };
       }
-      if (roundAttempts >= schedule.length) return { outcome: "failed", endpointSucceeded: false };
+      if (roundAttempts >= schedule.length || finalStatuses.includes(result.status ?? 0))
+        return { outcome: "failed", endpointSucceeded: false };
       const retryInMs =
         result.retryAfterMs === undefined
           ? delayBefore(roundAttempts + 1)

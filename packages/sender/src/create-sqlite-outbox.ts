@@ -1,7 +1,8 @@
 import { EventEmitter } from "node:events";
+import type { WebhookCatalog } from "@plant-store/types";
 import Database from "better-sqlite3";
 import { createSecretCodec } from "./create-secret-codec.js";
-import type { EnqueueResult, MessageInput, Outbox } from "./outbox.js";
+import type { EnqueueResult, EventMap, MessageInput, Outbox, UntypedMessage } from "./outbox.js";
 import { OutboxBusyError } from "./outbox-busy-error.js";
 import { OutboxInTransactionError } from "./outbox-in-transaction-error.js";
 import { prepareMessage } from "./prepare-message.js";
@@ -15,7 +16,13 @@ import type { SecretsCipher } from "./secrets-cipher.js";
 import { sqliteDialect } from "./sqlite-dialect.js";
 import { traceEnqueue } from "./trace-enqueue.js";
 
-export interface SqliteOutboxOptions {
+export interface SqliteOutboxOptions<Events extends EventMap = EventMap> {
+  /**
+   * The webhooks this outbox sends (`createWebhookCatalog(document)`, or `PLANT_STORE_WEBHOOKS`): every
+   * message must have one of their event types and a payload its schema accepts (`InvalidPayloadError`,
+   * before anything is written), and an endpoint's subscriptions must each match one of them.
+   */
+  catalog?: WebhookCatalog<Events>;
   /**
    * `"NORMAL"` (default): WAL commits are not synced, so a power loss can roll back the last
    * transactions (a process crash cannot). `"FULL"`: every commit is synced before it returns.
@@ -37,7 +44,7 @@ export interface SqliteOutboxOptions {
 }
 
 /** The queue as seen through SQLite: it can also enqueue synchronously, inside the caller's transaction. */
-export interface SqliteOutbox extends Outbox {
+export interface SqliteOutbox<Events extends EventMap = EventMap> extends Outbox<Events> {
   /** The handle the outbox writes through (the caller's, or one it opened from a path). */
   readonly db: Database.Database;
   /**
@@ -47,7 +54,7 @@ export interface SqliteOutbox extends Outbox {
    * than committing its own rows without the message. The asynchronous methods refuse to run while that
    * transaction is open (`OutboxInTransactionError`).
    */
-  enqueueSync(message: MessageInput): EnqueueResult;
+  enqueueSync(message: MessageInput<Events>): EnqueueResult;
 }
 
 /** Runs an operation to its end synchronously, each statement prepared once per handle. */
@@ -87,10 +94,10 @@ function createStatementRunner(db: Database.Database) {
  * Given the caller's `Database`, `enqueueSync` called inside the caller's `db.transaction(...)` is part of
  * that transaction: rolled back with it, visible to workers only once it commits.
  */
-export function createSqliteOutbox(
+export function createSqliteOutbox<Events extends EventMap = EventMap>(
   pathOrDb: string | Database.Database,
-  options: SqliteOutboxOptions = {},
-): SqliteOutbox {
+  options: SqliteOutboxOptions<Events> = {},
+): SqliteOutbox<Events> {
   const owned = typeof pathOrDb === "string";
   const db = typeof pathOrDb === "string" ? new Database(pathOrDb) : pathOrDb;
   db.pragma("journal_mode = WAL");
@@ -202,7 +209,8 @@ export function createSqliteOutbox(
       if (owned) db.close();
     },
   };
-  const { context, ...outbox } = createOutbox(driver, createSecretCodec(options.secretsCipher));
+  const catalog = options.catalog as WebhookCatalog | undefined;
+  const { context, ...outbox } = createOutbox(driver, createSecretCodec(options.secretsCipher), catalog);
   runSync(migrateSchema(context()));
 
   /** Refuses at once, not as a rejection the caller's synchronous transaction would never see. */
@@ -218,7 +226,7 @@ export function createSqliteOutbox(
     ...outbox,
     db,
     enqueueSync(message) {
-      const prepared = prepareMessage(message);
+      const prepared = prepareMessage(message as UntypedMessage, catalog);
       const [result] = traceEnqueue([prepared.webhookId], (traceparents) =>
         runSync(enqueueMessages(context(), [prepared], traceparents)),
       );

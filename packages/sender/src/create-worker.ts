@@ -19,8 +19,11 @@ import type { Outbox } from "./outbox.js";
 import { releaseDeliveries } from "./release-deliveries.js";
 import type { SenderLogger } from "./sender-logger.js";
 
+/** What a worker uses of an outbox (typed or not). */
+export type WorkerOutbox = Pick<Outbox, "claimDue" | "recordAttempts" | "release" | "sweep" | "onWork">;
+
 export interface WorkerOptions {
-  outbox: Outbox;
+  outbox: WorkerOutbox;
   /** Default: `createDeliveryClient({ maxSockets: concurrency })` (closed on stop). */
   client?: DeliveryClient;
   /** Default: `createRetryPolicy()`. */

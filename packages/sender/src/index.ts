@@ -41,7 +41,7 @@ export {
   type SsrfGuard,
   type SsrfGuardOptions,
 } from "./create-ssrf-guard.js";
-export { createWorker, type Worker, type WorkerOptions } from "./create-worker.js";
+export { createWorker, type Worker, type WorkerOptions, type WorkerOutbox } from "./create-worker.js";
 export { DeliveryClientNotLoadedError } from "./delivery-client-not-loaded-error.js";
 export { DnsTimeoutError } from "./dns-timeout-error.js";
 export { EncryptionKeyRequiredError } from "./encryption-key-required-error.js";
@@ -49,7 +49,9 @@ export { IdempotencyConflictError } from "./idempotency-conflict-error.js";
 export { InvalidEncryptionKeyError } from "./invalid-encryption-key-error.js";
 export { InvalidEndpointError } from "./invalid-endpoint-error.js";
 export { InvalidMessageError } from "./invalid-message-error.js";
+export { InvalidPayloadError, type PayloadIssue } from "./invalid-payload-error.js";
 export { InvalidRetentionError } from "./invalid-retention-error.js";
+export { InvalidRetryPolicyError } from "./invalid-retry-policy-error.js";
 export { newWebhookId } from "./new-webhook-id.js";
 export {
   type AddEndpointInput,
@@ -67,6 +69,7 @@ export {
   type EndpointStatus,
   type EnqueueResult,
   type EnsuredEndpoint,
+  type EventMap,
   type ListDeliveriesOptions,
   MAX_ENDPOINT_SECRETS,
   type MessageInput,
@@ -79,6 +82,8 @@ export {
   type RotatedSecret,
   type SweepOptions,
   type SweepResult,
+  type TypedMessage,
+  type UntypedMessage,
 } from "./outbox.js";
 export { OutboxBusyError } from "./outbox-busy-error.js";
 export { EndpointNotFoundError } from "./outbox-errors.js";

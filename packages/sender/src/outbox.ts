@@ -14,13 +14,42 @@ export interface Endpoint {
   failingSince: Date | null;
   /** When the endpoint last failed (a run of failures further apart than the policy's gap starts over). */
   lastFailureAt: Date | null;
+  /**
+   * The event types it receives (`orderCreated`; a trailing `*` matches a prefix, `order*`), or null
+   * for every message: what an endpoint has unless it was given a list.
+   */
+  eventTypes: string[] | null;
   createdAt: Date;
 }
 
 export type EndpointStatus = "active" | "disabled";
 
-/** What a caller queues: the JSON body every subscribed endpoint receives. */
-export interface MessageInput {
+/**
+ * What a caller queues: the JSON body every subscribed endpoint receives. Typed by event type when the
+ * outbox is (`Outbox<Events>`: event type → payload type, e.g. `PlantStoreEvents`); untyped, any payload
+ * with or without a type.
+ */
+export type MessageInput<Events extends EventMap = EventMap> = string extends keyof Events
+  ? UntypedMessage
+  : { [Type in keyof Events & string]: TypedMessage<Type, Events[Type]> }[keyof Events & string];
+
+/** Event type → payload type. */
+export type EventMap = Record<string, unknown>;
+
+/** A message of one event type. */
+export interface TypedMessage<Type extends string, Payload> extends UntypedMessage {
+  eventType: Type;
+  payload: Payload;
+}
+
+/** A message as an untyped outbox takes it. */
+export interface UntypedMessage {
+  /**
+   * Its event type: only the endpoints subscribed to it receive it (those without a list receive every
+   * message), each attempt says it in a `webhook-event-type` header, and an outbox given a catalog checks
+   * the payload against the type's schema. Without one, only endpoints without a list receive it.
+   */
+  eventType?: string;
   /** The JSON body to send: serialised once, so every endpoint and every attempt gets the same bytes. */
   payload: unknown;
   /** The `webhook-id` to send (Standard Webhooks id rules); default a fresh `msg_<uuid>`. */
@@ -47,6 +76,7 @@ export interface EnqueueResult {
 export interface MessageRecord {
   id: number;
   webhookId: string;
+  eventType: string | null;
   idempotencyKey: string | null;
   /** The exact bytes sent. */
   payload: string;
@@ -64,6 +94,8 @@ export interface DeliveryRecord {
   messageId: number;
   endpointId: number;
   webhookId: string;
+  /** Its message's event type (null for a message queued without one). */
+  eventType: string | null;
   status: DeliveryStatus;
   /** Attempts made over the delivery's whole life (replays included). */
   attemptCount: number;
@@ -159,6 +191,8 @@ export interface AddEndpointInput {
   token: string;
   /** 1 to `MAX_ENDPOINT_SECRETS` signing secrets (`whsec_` or `whsk_`): each signs every attempt. */
   secrets: string[];
+  /** The event types it receives (a trailing `*` matches a prefix); absent or null: every message. */
+  eventTypes?: string[] | null;
 }
 
 /** What `ensureEndpoint` found or made. */
@@ -174,6 +208,8 @@ export interface EnsuredEndpoint {
 export interface EndpointChanges {
   url?: string;
   token?: string;
+  /** Its new subscriptions; null: every message again. */
+  eventTypes?: string[] | null;
   /** Replaces the whole list (1 to `MAX_ENDPOINT_SECRETS`; duplicates dropped). */
   secrets?: string[];
 }
@@ -187,6 +223,7 @@ export interface RotatedSecret {
 
 export interface ListDeliveriesOptions {
   status?: DeliveryStatus;
+  eventType?: string;
   endpointId?: number;
   messageId?: number;
   limit?: number;
@@ -234,11 +271,11 @@ export interface SweepResult {
  * due deliveries under a lease, so a crashed worker's claim expires and another takes it. It knows
  * nothing of what the payload means.
  */
-export interface Outbox {
+export interface Outbox<Events extends EventMap = EventMap> {
   /** Queues one message for every active endpoint. */
-  enqueue(message: MessageInput): Promise<EnqueueResult>;
+  enqueue(message: MessageInput<Events>): Promise<EnqueueResult>;
   /** Several messages in one transaction, one result per message in order; all or none. */
-  enqueueMany(messages: readonly MessageInput[]): Promise<EnqueueResult[]>;
+  enqueueMany(messages: ReadonlyArray<MessageInput<Events>>): Promise<EnqueueResult[]>;
   getMessage(id: number): Promise<MessageRecord | undefined>;
   addEndpoint(input: AddEndpointInput): Promise<Endpoint>;
   /**

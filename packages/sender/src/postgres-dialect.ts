@@ -68,6 +68,9 @@ export const postgresDialect: Dialect = {
     const names = [...columns.map(([name]) => name), "n"].join(", ");
     return sql`unnest(${join(arrays, ", ")}) WITH ORDINALITY AS ${raw(alias)}(${raw(names)})`;
   },
+  subscribes: (eventTypes, eventType) =>
+    sql`(${eventTypes} IS NULL OR EXISTS (SELECT 1 FROM json_array_elements_text(${eventTypes}::json) AS t(v)
+      WHERE t.v = ${eventType} OR (right(t.v, 1) = '*' AND starts_with(${eventType}, left(t.v, -1)))))`,
   forUpdate: raw(" FOR UPDATE"),
   skipLocked: raw(" FOR UPDATE SKIP LOCKED"),
   *lock(key) {
@@ -97,13 +100,15 @@ export const postgresDialect: Dialect = {
     const input = messageTable(postgresDialect, messages);
     return yield* rows(
       sql`WITH m AS (
-          INSERT INTO webhook_messages (webhook_id, idempotency_key, payload, created_at, traceparent)
-          SELECT webhook_id, idempotency_key, payload, ${ctx.now}, traceparent FROM ${input} ORDER BY n
-          ON CONFLICT DO NOTHING RETURNING id, webhook_id, created_at
+          INSERT INTO webhook_messages (webhook_id, event_type, idempotency_key, payload, created_at, traceparent)
+          SELECT webhook_id, event_type, idempotency_key, payload, ${ctx.now}, traceparent FROM ${input} ORDER BY n
+          ON CONFLICT DO NOTHING RETURNING id, webhook_id, event_type, created_at
         ), d AS (
-          INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, status, next_attempt_at, created_at, updated_at)
-          SELECT m.id, e.id, m.webhook_id, 'pending', m.created_at, m.created_at, m.created_at
-          FROM m CROSS JOIN webhook_endpoints e WHERE e.status = 'active' ORDER BY m.id, e.id RETURNING message_id
+          INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, event_type, status, next_attempt_at, created_at, updated_at)
+          SELECT m.id, e.id, m.webhook_id, m.event_type, 'pending', m.created_at, m.created_at, m.created_at
+          FROM m CROSS JOIN webhook_endpoints e
+          WHERE e.status = 'active' AND ${postgresDialect.subscribes(raw("e.event_types"), raw("m.event_type"))}
+          ORDER BY m.id, e.id RETURNING message_id
         ), n AS (
           SELECT pg_notify(${param(OUTBOX_NOTIFY_CHANNEL, "text")}, '') FROM (SELECT 1 FROM d LIMIT 1) AS any_delivery
         )

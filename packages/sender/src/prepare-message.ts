@@ -1,13 +1,16 @@
-import { MAX_BODY_BYTES, WebhookIdSchema } from "@plant-store/types";
+import { MAX_BODY_BYTES, type WebhookCatalog, WebhookIdSchema } from "@plant-store/types";
+import { EVENT_TYPE_PATTERN } from "./event-type-pattern.js";
 import { InvalidMessageError } from "./invalid-message-error.js";
+import { InvalidPayloadError } from "./invalid-payload-error.js";
 import { newWebhookId } from "./new-webhook-id.js";
-import type { MessageInput } from "./outbox.js";
+import type { UntypedMessage } from "./outbox.js";
 
 /** Longest idempotency key kept. */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
 /** A message as both stores write it: the body serialised once, the id chosen, the key checked. */
 export interface PreparedMessage {
+  eventType: string | null;
   payload: string;
   webhookId: string;
   idempotencyKey: string | null;
@@ -31,7 +34,30 @@ function serialise(payload: unknown): string {
  * an id receivers would refuse or a key that cannot be stored is the caller's mistake, reported at once
  * instead of failing on every attempt for days.
  */
-export function prepareMessage(message: MessageInput): PreparedMessage {
+export function prepareMessage(message: UntypedMessage, catalog?: WebhookCatalog): PreparedMessage {
+  const { eventType } = message;
+  if (eventType !== undefined && (typeof eventType !== "string" || !EVENT_TYPE_PATTERN.test(eventType)))
+    throw new InvalidMessageError(
+      "eventType must be 1 to 200 letters, digits or _ . : / - (an operationId, say)",
+    );
+  if (catalog) {
+    if (eventType === undefined || !catalog.has(eventType))
+      throw new InvalidMessageError(
+        `eventType must be one of this outbox's webhooks (${catalog.eventTypes.join(", ")})`,
+      );
+    const checked = catalog.safeParse(eventType, message.payload);
+    if (!checked.success) {
+      const issues = checked.error.issues.map((issue) => ({
+        path: issue.path.map(String).join("."),
+        message: issue.message,
+      }));
+      throw new InvalidPayloadError(
+        `The ${eventType} payload is refused: ${issues.map((issue) => `${issue.path || "(payload)"}: ${issue.message}`).join("; ")}`,
+        eventType,
+        issues,
+      );
+    }
+  }
   const payload = serialise(message.payload);
   const bytes = Buffer.byteLength(payload);
   if (bytes > MAX_BODY_BYTES)
@@ -50,5 +76,10 @@ export function prepareMessage(message: MessageInput): PreparedMessage {
     throw new InvalidMessageError(
       `idempotencyKey must be a string of 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`,
     );
-  return { payload, webhookId: message.webhookId ?? newWebhookId(), idempotencyKey: key ?? null };
+  return {
+    eventType: eventType ?? null,
+    payload,
+    webhookId: message.webhookId ?? newWebhookId(),
+    idempotencyKey: key ?? null,
+  };
 }

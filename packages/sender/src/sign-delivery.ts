@@ -1,5 +1,6 @@
 import {
   signWebhook,
+  WEBHOOK_EVENT_TYPE_HEADER,
   WEBHOOK_ID_HEADER,
   WEBHOOK_SIGNATURE_HEADER,
   WEBHOOK_TIMESTAMP_HEADER,
@@ -13,6 +14,8 @@ export interface SignDeliveryInput {
   /** The endpoint's keys: `whsec_` secrets sign `v1,`, `whsk_` ed25519 keys sign `v1a,` (one signature each). */
   secrets: readonly string[];
   token: string;
+  /** The message's event type, sent as `webhook-event-type` (nothing is sent for a message without one). */
+  eventType?: string | null;
 }
 
 export type DeliveryHeaders = Record<
@@ -22,7 +25,7 @@ export type DeliveryHeaders = Record<
   | "authorization"
   | "content-type",
   string
->;
+> & { [WEBHOOK_EVENT_TYPE_HEADER]?: string };
 
 /**
  * The headers of one attempt: Standard Webhooks signatures (v1 for `whsec_`, v1a for `whsk_`, from
@@ -31,7 +34,7 @@ export type DeliveryHeaders = Record<
  */
 export function signDelivery(input: SignDeliveryInput): DeliveryHeaders {
   const timestamp = input.timestamp ?? Math.floor(Date.now() / 1000);
-  return {
+  const headers: DeliveryHeaders = {
     "content-type": "application/json",
     [WEBHOOK_ID_HEADER]: input.webhookId,
     [WEBHOOK_TIMESTAMP_HEADER]: String(timestamp),
@@ -43,4 +46,6 @@ export function signDelivery(input: SignDeliveryInput): DeliveryHeaders {
     }),
     authorization: `Bearer ${input.token}`,
   };
+  if (input.eventType) headers[WEBHOOK_EVENT_TYPE_HEADER] = input.eventType;
+  return headers;
 }

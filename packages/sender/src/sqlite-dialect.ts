@@ -23,6 +23,9 @@ export const sqliteDialect: Dialect = {
     const picked = columns.map(([name], index) => `json_extract(value, '$[${index}]') AS ${name}`).join(", ");
     return sql`(SELECT ${raw(picked)}, key + 1 AS n FROM json_each(${JSON.stringify(rows)})) AS ${raw(alias)}`;
   },
+  subscribes: (types, type) =>
+    sql`(${types} IS NULL OR EXISTS (SELECT 1 FROM json_each(${types}) AS t WHERE t.value = ${type}
+      OR (substr(t.value, -1) = '*' AND substr(${type}, 1, length(t.value) - 1) = substr(t.value, 1, length(t.value) - 1))))`,
   forUpdate: raw(""),
   skipLocked: raw(""),
   *lock() {},
@@ -43,36 +46,40 @@ export const sqliteDialect: Dialect = {
     const [only] = messages;
     if (messages.length === 1 && only !== undefined) {
       const inserted = yield* row<{ id: number }>(
-        sql`INSERT INTO webhook_messages (webhook_id, idempotency_key, payload, created_at, traceparent)
-            VALUES (${only.webhookId}, ${only.idempotencyKey}, ${only.payload}, ${ctx.now}, ${only.traceparent})
+        sql`INSERT INTO webhook_messages (webhook_id, event_type, idempotency_key, payload, created_at, traceparent)
+            VALUES (${only.webhookId}, ${only.eventType}, ${only.idempotencyKey}, ${only.payload}, ${ctx.now}, ${only.traceparent})
             ON CONFLICT DO NOTHING RETURNING id`,
       );
       if (inserted === undefined) return [];
+      // The subscription test written out (not spliced in), so the statement's text is rendered once.
       const deliveries = yield* count(
-        sql`INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, status, next_attempt_at, created_at, updated_at)
-            SELECT m.id, e.id, m.webhook_id, 'pending', m.created_at, m.created_at, m.created_at
+        sql`INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, event_type, status, next_attempt_at, created_at, updated_at)
+            SELECT m.id, e.id, m.webhook_id, m.event_type, 'pending', m.created_at, m.created_at, m.created_at
             FROM webhook_messages m CROSS JOIN webhook_endpoints e
-            WHERE m.id = ${inserted.id} AND e.status = 'active' ORDER BY e.id`,
+            WHERE m.id = ${inserted.id} AND e.status = 'active'
+              AND (e.event_types IS NULL OR EXISTS (SELECT 1 FROM json_each(e.event_types) AS t WHERE t.value = m.event_type
+                OR (substr(t.value, -1) = '*' AND substr(m.event_type, 1, length(t.value) - 1) = substr(t.value, 1, length(t.value) - 1))))
+            ORDER BY e.id`,
       );
       if (deliveries > 0) yield* wake();
       return [{ id: inserted.id, webhook_id: only.webhookId, deliveries }];
     }
     const inserted = yield* rows<{ id: number; webhook_id: string }>(
-      sql`INSERT INTO webhook_messages (webhook_id, idempotency_key, payload, created_at, traceparent)
-          SELECT webhook_id, idempotency_key, payload, ${ctx.now}, traceparent FROM ${messageTable(sqliteDialect, messages)} WHERE true ORDER BY n
+      sql`INSERT INTO webhook_messages (webhook_id, event_type, idempotency_key, payload, created_at, traceparent)
+          SELECT webhook_id, event_type, idempotency_key, payload, ${ctx.now}, traceparent FROM ${messageTable(sqliteDialect, messages)} WHERE true ORDER BY n
           ON CONFLICT DO NOTHING RETURNING id, webhook_id`,
     );
     if (inserted.length === 0) return [];
     const deliveries = new Map<number, number>();
     for (const { message_id } of yield* rows<{ message_id: number }>(
-      sql`INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, status, next_attempt_at, created_at, updated_at)
-          SELECT m.id, e.id, m.webhook_id, 'pending', m.created_at, m.created_at, m.created_at
+      sql`INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, event_type, status, next_attempt_at, created_at, updated_at)
+          SELECT m.id, e.id, m.webhook_id, m.event_type, 'pending', m.created_at, m.created_at, m.created_at
           FROM webhook_messages m CROSS JOIN webhook_endpoints e
           WHERE ${isIn(
             raw("m.id"),
             inserted.map((message) => message.id),
             "bigint",
-          )} AND e.status = 'active'
+          )} AND e.status = 'active' AND ${sqliteDialect.subscribes(raw("e.event_types"), raw("m.event_type"))}
           ORDER BY m.id, e.id RETURNING message_id`,
     ))
       deliveries.set(message_id, (deliveries.get(message_id) ?? 0) + 1);

@@ -45,6 +45,7 @@ export {
 export type { SignedBody } from "./webhook-crypto.js";
 export { webhookHeaderChecks } from "./webhook-header-checks.js";
 export {
+  WEBHOOK_EVENT_TYPE_HEADER,
   WEBHOOK_ID_HEADER,
   WEBHOOK_SIGNATURE_HEADER,
   WEBHOOK_TIMESTAMP_HEADER,

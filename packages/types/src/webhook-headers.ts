@@ -4,6 +4,12 @@ import { MAX_SIGNATURE_HEADER_LENGTH, MAX_WEBHOOK_ID_LENGTH } from "./limits.js"
 export const WEBHOOK_ID_HEADER = "webhook-id";
 export const WEBHOOK_TIMESTAMP_HEADER = "webhook-timestamp";
 export const WEBHOOK_SIGNATURE_HEADER = "webhook-signature";
+/**
+ * The event type of a delivery (`newPlant`), sent beside the Standard Webhooks headers when the message
+ * has one. Not covered by the signature: a receiver checks the body against that type's schema, and
+ * de-duplicates by `webhook-id`, as for every delivery.
+ */
+export const WEBHOOK_EVENT_TYPE_HEADER = "webhook-event-type";
 
 /** Printable ASCII without spaces, 1 to 256 characters. */
 export const WebhookIdSchema = z

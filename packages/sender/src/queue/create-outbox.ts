@@ -1,3 +1,4 @@
+import type { WebhookCatalog } from "@plant-store/types";
 import type { SecretCodec } from "../create-secret-codec.js";
 import type { EnqueueResult, MessageInput, Outbox } from "../outbox.js";
 import { prepareMessage } from "../prepare-message.js";
@@ -40,8 +41,17 @@ export interface JoinableOutbox<Join> extends Outbox {
  * The outbox, written once: every method is one operation of `queue/operations`, run in a transaction of
  * its own (writes) or statement by statement (reads) through the database's driver.
  */
-export function createOutbox<Join>(driver: Driver<Join>, codec: SecretCodec): JoinableOutbox<Join> {
-  const context = (): QueueContext => ({ dialect: driver.dialect, now: driver.now(), codec });
+export function createOutbox<Join>(
+  driver: Driver<Join>,
+  codec: SecretCodec,
+  catalog?: WebhookCatalog,
+): JoinableOutbox<Join> {
+  const context = (): QueueContext => ({
+    dialect: driver.dialect,
+    now: driver.now(),
+    codec,
+    ...(catalog ? { catalog } : {}),
+  });
   const write = <R>(operation: (ctx: QueueContext) => Operation<R>, join?: Join) =>
     driver.transaction(operation(context()), join);
   const read = <R>(operation: (ctx: QueueContext) => Operation<R>) => driver.read(operation(context()));
@@ -49,7 +59,7 @@ export function createOutbox<Join>(driver: Driver<Join>, codec: SecretCodec): Jo
   async function enqueueMany(messages: readonly MessageInput[], join?: Join): Promise<EnqueueResult[]> {
     if (messages.length === 0) return [];
     // Every message is checked before anything is written.
-    const prepared = messages.map(prepareMessage);
+    const prepared = messages.map((message) => prepareMessage(message, catalog));
     // One message is one statement (a refused one wrote nothing), so it needs no transaction of its own;
     // a batch may have to take back what it inserted, before anyone can see it.
     const run = prepared.length === 1 ? driver.statements.bind(driver) : driver.transaction.bind(driver);

@@ -1,3 +1,4 @@
+import type { WebhookCatalog } from "@plant-store/types";
 import type { SecretCodec } from "../create-secret-codec.js";
 import type { Operation } from "./operation.js";
 import type { ClaimedRow } from "./rows.js";
@@ -20,6 +21,7 @@ export interface ClaimPlan {
 /** One message as `insertMessages` writes it. */
 export interface MessageToInsert {
   webhookId: string;
+  eventType: string | null;
   idempotencyKey: string | null;
   payload: string;
   traceparent: string | null;
@@ -69,6 +71,11 @@ export interface Dialect {
   readonly forUpdate: Sql;
   /** `forUpdate` that passes over rows another transaction holds instead of waiting for them. */
   readonly skipLocked: Sql;
+  /**
+   * Whether an endpoint whose subscriptions are `eventTypes` (a JSON array column, or NULL for every
+   * message) takes a message of `eventType`: an entry equal to it, or ending in `*` and a prefix of it.
+   */
+  subscribes(eventTypes: Sql, eventType: Sql): Sql;
   /** Serialises the transactions that take the same key until they end (one writer at a time on SQLite anyway). */
   lock(key: number): Operation<void>;
   /** Whether the table exists and has the column (schema upgrades). */
@@ -102,4 +109,6 @@ export interface QueueContext {
    */
   readonly now: Sql;
   readonly codec: SecretCodec;
+  /** The outbox's webhooks, when it was given them: what messages and subscriptions are checked against. */
+  readonly catalog?: WebhookCatalog;
 }

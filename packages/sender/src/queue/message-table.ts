@@ -1,18 +1,20 @@
 import type { Dialect, MessageToInsert } from "./dialect.js";
 import type { Sql } from "./sql.js";
 
-/** Messages to insert as the dialect's row set `input` (webhook_id, idempotency_key, payload, traceparent, n). */
+/** Messages to insert as the dialect's row set `input` (webhook_id, event_type, idempotency_key, payload, traceparent, n). */
 export function messageTable(dialect: Dialect, messages: readonly MessageToInsert[]): Sql {
   return dialect.table(
     "input",
     [
       ["webhook_id", "text"],
+      ["event_type", "text"],
       ["idempotency_key", "text"],
       ["payload", "text"],
       ["traceparent", "text"],
     ],
     messages.map((message) => [
       message.webhookId,
+      message.eventType,
       message.idempotencyKey,
       message.payload,
       message.traceparent,

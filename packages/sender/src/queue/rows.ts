@@ -20,6 +20,7 @@ type NullableNum = number | string | null;
 export interface MessageRow {
   id: Num;
   webhook_id: string;
+  event_type?: string | null;
   idempotency_key: string | null;
   payload: string;
   created_at: Num;
@@ -35,6 +36,7 @@ export interface EndpointRow {
   disabled_reason: string | null;
   failing_since: NullableNum;
   last_failure_at: NullableNum;
+  event_types?: string | null;
   created_at: Num;
 }
 
@@ -43,6 +45,7 @@ export interface DeliveryRow {
   message_id: Num;
   endpoint_id: Num;
   webhook_id: string;
+  event_type?: string | null;
   status: string;
   attempt_count: Num;
   round_attempts: Num;
@@ -86,6 +89,7 @@ export interface ClaimedRow extends DeliveryRow {
   e_disabled_reason: string | null;
   e_failing_since: NullableNum;
   e_last_failure_at: NullableNum;
+  e_event_types: string | null;
   e_created_at: Num;
 }
 
@@ -97,6 +101,7 @@ export function toMessage(row: MessageRow): MessageRecord {
   return {
     id: Number(row.id),
     webhookId: row.webhook_id,
+    eventType: row.event_type ?? null,
     idempotencyKey: row.idempotency_key,
     payload: row.payload,
     createdAt: date(row.created_at),
@@ -117,6 +122,7 @@ export function toEndpoint(row: EndpointRow, open: (stored: string) => string = 
     disabledReason: row.disabled_reason,
     failingSince: row.failing_since === null ? null : date(row.failing_since),
     lastFailureAt: row.last_failure_at === null ? null : date(row.last_failure_at),
+    eventTypes: row.event_types ? (JSON.parse(row.event_types) as string[]) : null,
     createdAt: date(row.created_at),
   };
 }
@@ -127,6 +133,7 @@ export function toDelivery(row: DeliveryRow): DeliveryRecord {
     messageId: Number(row.message_id),
     endpointId: Number(row.endpoint_id),
     webhookId: row.webhook_id,
+    eventType: row.event_type ?? null,
     status: row.status as DeliveryStatus,
     attemptCount: Number(row.attempt_count),
     roundAttempts: Number(row.round_attempts),
@@ -185,6 +192,7 @@ export function toClaimed(rows: readonly ClaimedRow[], open: (stored: string) =>
           disabled_reason: row.e_disabled_reason,
           failing_since: row.e_failing_since,
           last_failure_at: row.e_last_failure_at,
+          event_types: row.e_event_types,
           created_at: row.e_created_at,
         },
         open,

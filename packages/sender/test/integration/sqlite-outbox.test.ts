@@ -100,7 +100,7 @@ describe("SQLite outbox and other processes", () => {
 });
 
 describe("SQLite outbox made before trace contexts were kept", () => {
-  it("gains the traceparent column on open: old messages claim without one, new ones keep theirs", async () => {
+  it("gains the traceparent and event type columns on open: old messages claim without them, new ones keep theirs", async () => {
     const dir = mkdtempSync(join(tmpdir(), "sender-sqlite-trace-"));
     const file = join(dir, "store.db");
     try {
@@ -113,7 +113,9 @@ describe("SQLite outbox made before trace contexts were kept", () => {
       await before.close();
       // The 0.2 layout: no traceparent column (and no schema version), and a message queued then.
       const db = new Database(file);
-      db.exec("ALTER TABLE webhook_messages DROP COLUMN traceparent; DROP TABLE webhook_schema");
+      db.exec(`ALTER TABLE webhook_messages DROP COLUMN traceparent; DROP TABLE webhook_schema;
+        ALTER TABLE webhook_messages DROP COLUMN event_type; ALTER TABLE webhook_deliveries DROP COLUMN event_type;
+        ALTER TABLE webhook_endpoints DROP COLUMN event_types`);
       db.exec(`INSERT INTO webhook_messages (webhook_id, payload, created_at) VALUES ('msg_old', '{}', 0);
         INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, status, next_attempt_at, created_at, updated_at)
         VALUES (1, 1, 'msg_old', 'pending', 0, 0, 0)`);
@@ -128,6 +130,12 @@ describe("SQLite outbox made before trace contexts were kept", () => {
         expect(parseTraceparent(stored)).toBeDefined();
         const [claimed] = await outbox.claimDue({ workerId: "me", limit: 10, leaseMs: 60_000 });
         expect(claimed?.traceparent).toBe(stored);
+        // Its endpoint, made before event types, takes every message: typed ones too.
+        expect((await outbox.getEndpoint(1))?.eventTypes).toBeNull();
+        expect(old?.eventType).toBeNull();
+        expect(await outbox.enqueue({ eventType: "orderCreated", payload: { id: 3 } })).toMatchObject({
+          deliveries: 1,
+        });
       } finally {
         await outbox.close();
       }

@@ -7,11 +7,13 @@ import { checkEndpointInput } from "./check-endpoint-input.js";
 import { sealEndpointValues } from "./seal-endpoint-values.js";
 
 export function* addEndpoint(ctx: QueueContext, input: AddEndpointInput): Operation<Endpoint> {
-  const { url, token, secrets } = checkEndpointInput(input);
+  const { url, token, secrets, eventTypes } = checkEndpointInput(input, ctx.catalog);
   const sealed = yield* sealEndpointValues(ctx, { token, secrets });
   const added = yield* row<EndpointRow>(
-    sql`INSERT INTO webhook_endpoints (url, token, secrets, created_at)
-        VALUES (${url}, ${sealed.token ?? null}, ${sealed.secrets ?? null}, ${ctx.now}) RETURNING *`,
+    sql`INSERT INTO webhook_endpoints (url, token, secrets, event_types, created_at)
+        VALUES (${url}, ${sealed.token ?? null}, ${sealed.secrets ?? null}, ${
+          eventTypes ? JSON.stringify(eventTypes) : null
+        }, ${ctx.now}) RETURNING *`,
   );
   return toEndpoint(added as EndpointRow, ctx.codec.open);
 }

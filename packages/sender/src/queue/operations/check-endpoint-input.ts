@@ -1,13 +1,52 @@
-import { BearerTokenSchema, WebhookSecretSchema } from "@plant-store/types";
+import { BearerTokenSchema, type WebhookCatalog, WebhookSecretSchema } from "@plant-store/types";
+import { EVENT_TYPE_PATTERN } from "../../event-type-pattern.js";
 import { InvalidEndpointError } from "../../invalid-endpoint-error.js";
 import { type EndpointChanges, MAX_ENDPOINT_SECRETS } from "../../outbox.js";
 
+/** Most event types one endpoint lists. */
+const MAX_EVENT_TYPES = 100;
+
+/** An entry of a subscription: an event type, or a prefix of one ending in `*` (`*` alone: every one). */
+const subscribesTo = (entry: string) =>
+  entry === "*" || EVENT_TYPE_PATTERN.test(entry.endsWith("*") ? entry.slice(0, -1) : entry);
+
 /**
  * Checks an endpoint's new values before anything is written, so that nothing is stored that could never
- * be sent (a token with a line break) or verified (a secret that is not `whsec_`/`whsk_`); the secrets
- * come back without duplicates, in the order given.
+ * be sent (a token with a line break), verified (a secret that is not `whsec_`/`whsk_`) or matched (an
+ * event type the outbox's webhooks do not have: a typo would silently receive nothing); the secrets and
+ * event types come back without duplicates, in the order given.
  */
-export function checkEndpointInput<C extends EndpointChanges>(changes: C): C {
+export function checkEndpointInput<C extends EndpointChanges>(changes: C, catalog?: WebhookCatalog): C {
+  let checked = changes;
+  if (changes.eventTypes !== undefined && changes.eventTypes !== null) {
+    const eventTypes = [...new Set(changes.eventTypes)];
+    if (eventTypes.length === 0 || eventTypes.length > MAX_EVENT_TYPES)
+      throw new InvalidEndpointError(
+        `An endpoint lists 1 to ${MAX_EVENT_TYPES} event types (none listed, null: every message)`,
+      );
+    const malformed = eventTypes.find((entry) => !subscribesTo(entry));
+    if (malformed !== undefined)
+      throw new InvalidEndpointError(
+        "Each event type is letters, digits or _ . : / - (1 to 200), or a prefix of one ending in *",
+      );
+    const unmatched = catalog
+      ? eventTypes.find(
+          (entry) =>
+            !catalog.eventTypes.some((type) =>
+              entry.endsWith("*") ? type.startsWith(entry.slice(0, -1)) : type === entry,
+            ),
+        )
+      : undefined;
+    if (unmatched !== undefined)
+      throw new InvalidEndpointError(
+        `${JSON.stringify(unmatched)} matches none of this outbox's webhooks (${catalog?.eventTypes.join(", ")})`,
+      );
+    checked = { ...changes, eventTypes };
+  }
+  return checkValues(checked);
+}
+
+function checkValues<C extends EndpointChanges>(changes: C): C {
   if (changes.url !== undefined && !URL.canParse(changes.url))
     throw new InvalidEndpointError("url must be an absolute URL");
   if (changes.token !== undefined && !BearerTokenSchema.safeParse(changes.token).success)

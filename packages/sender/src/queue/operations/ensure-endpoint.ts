@@ -11,23 +11,31 @@ import { updateEndpoint } from "./update-endpoint.js";
 const ENSURE_LOCK = 0x706c6565;
 
 /**
- * The endpoint with this URL (the oldest, should there be several), made to have this token and these
- * secrets; added when there is none. Its status is left alone: a service restarting must not re-enable an
+ * The endpoint with this URL (the oldest, should there be several), made to have this token, these
+ * secrets and these subscriptions; added when there is none. Its status is left alone: a service restarting must not re-enable an
  * endpoint an operator or the store disabled.
  */
 export function* ensureEndpoint(ctx: QueueContext, input: AddEndpointInput): Operation<EnsuredEndpoint> {
-  const checked = checkEndpointInput(input);
+  const checked = checkEndpointInput(input, ctx.catalog);
   yield* ctx.dialect.lock(ENSURE_LOCK);
   const found = yield* row<EndpointRow>(
     sql`SELECT * FROM webhook_endpoints WHERE url = ${checked.url} ORDER BY id LIMIT 1${ctx.dialect.forUpdate}`,
   );
   if (!found) return { endpoint: yield* addEndpoint(ctx, checked), created: true, updated: false };
   const endpoint = toEndpoint(found, ctx.codec.open);
+  const sameList = (a: readonly string[] | null, b: readonly string[] | null) =>
+    a === b ||
+    (a !== null && b !== null && a.length === b.length && a.every((item, index) => item === b[index]));
+  const eventTypes = checked.eventTypes ?? null;
   const same =
     endpoint.token === checked.token &&
-    endpoint.secrets.length === checked.secrets.length &&
-    endpoint.secrets.every((secret, index) => secret === checked.secrets[index]);
+    sameList(endpoint.secrets, checked.secrets) &&
+    sameList(endpoint.eventTypes, eventTypes);
   if (same) return { endpoint, created: false, updated: false };
-  const updated = yield* updateEndpoint(ctx, endpoint.id, { token: checked.token, secrets: checked.secrets });
+  const updated = yield* updateEndpoint(ctx, endpoint.id, {
+    token: checked.token,
+    secrets: checked.secrets,
+    eventTypes,
+  });
   return { endpoint: updated ?? endpoint, created: false, updated: true };
 }

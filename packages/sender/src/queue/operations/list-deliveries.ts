@@ -7,6 +7,7 @@ import { join, type Sql, sql } from "../sql.js";
 export function* listDeliveries(options: ListDeliveriesOptions): Operation<DeliveryRecord[]> {
   const where: Sql[] = [sql`true`];
   if (options.status !== undefined) where.push(sql`status = ${options.status}`);
+  if (options.eventType !== undefined) where.push(sql`event_type = ${options.eventType}`);
   if (options.endpointId !== undefined) where.push(sql`endpoint_id = ${options.endpointId}`);
   if (options.messageId !== undefined) where.push(sql`message_id = ${options.messageId}`);
   const found = yield* rows<DeliveryRow>(

@@ -8,8 +8,19 @@ import { raw, sql } from "../sql.js";
  * open, never locked or altered: DDL takes locks (even `CREATE INDEX IF NOT EXISTS` takes a SHARE lock on
  * PostgreSQL) that a running process recording an attempt would deadlock against.
  * 1: the shared schema (one unique key per message and endpoint on both databases, endpoints by URL).
+ * 2: event types: a message's (copied to its deliveries) and the ones an endpoint subscribes to.
  */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
+
+/** Columns added since the first schema, each added to a database that lacks it. */
+const ADDED_COLUMNS: ReadonlyArray<readonly [table: string, column: string, type: string]> = [
+  // 0.3: messages queued before carry no trace context (NULL).
+  ["webhook_messages", "traceparent", "TEXT"],
+  // 2: messages queued before have no type (NULL), and endpoints made before take every message (NULL).
+  ["webhook_messages", "event_type", "TEXT"],
+  ["webhook_deliveries", "event_type", "TEXT"],
+  ["webhook_endpoints", "event_types", "TEXT"],
+];
 
 /** Serialises schema upgrades when several processes open one database at once. */
 export const SCHEMA_LOCK = 0x706c616e;
@@ -34,8 +45,9 @@ export function* migrateSchema(ctx: QueueContext): Operation<void> {
   yield* dialect.lock(SCHEMA_LOCK);
   if ((yield* schemaVersion(ctx)) >= SCHEMA_VERSION) return;
   yield* dialect.createSchema();
-  if (!(yield* dialect.hasColumn("webhook_messages", "traceparent")))
-    yield* count(sql`ALTER TABLE webhook_messages ADD COLUMN traceparent TEXT`);
+  for (const [table, column, type] of ADDED_COLUMNS)
+    if (!(yield* dialect.hasColumn(table, column)))
+      yield* count(raw(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`));
   if (yield* dialect.hasColumn("deliveries", "plant_id")) {
     // The oldest 0.1 databases lack it.
     if (!(yield* dialect.hasColumn("endpoints", "last_failure_at")))

@@ -12,11 +12,16 @@ export function* updateEndpoint(
   id: number,
   changes: EndpointChanges,
 ): Operation<Endpoint | undefined> {
-  const checked = checkEndpointInput(changes);
+  const checked = checkEndpointInput(changes, ctx.catalog);
   const sealed = yield* sealEndpointValues(ctx, checked);
+  // null is a change too (every message again): only an absent list leaves it as it is.
+  const { eventTypes } = checked;
   const updated = yield* row<EndpointRow>(
     sql`UPDATE webhook_endpoints SET url = COALESCE(${checked.url ?? null}, url),
-          token = COALESCE(${sealed.token ?? null}, token), secrets = COALESCE(${sealed.secrets ?? null}, secrets)
+          token = COALESCE(${sealed.token ?? null}, token), secrets = COALESCE(${sealed.secrets ?? null}, secrets),
+          event_types = CASE WHEN ${eventTypes === undefined ? 0 : 1} = 1 THEN ${
+            eventTypes ? JSON.stringify(eventTypes) : null
+          } ELSE event_types END
         WHERE id = ${id} RETURNING *`,
   );
   return updated ? toEndpoint(updated, ctx.codec.open) : undefined;
