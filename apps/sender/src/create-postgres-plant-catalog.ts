@@ -1,5 +1,6 @@
 import { type BatchOutcome, createBatcher, newWebhookId } from "@plant-store/sender";
 import { type PostgresOutbox, withTransaction } from "@plant-store/sender/postgres";
+import { NEW_PLANT_EVENT, type PlantStoreEvents } from "@plant-store/types";
 import type pg from "pg";
 import { IdempotencyConflictError } from "./idempotency-conflict-error.js";
 import { InvalidPlantError } from "./invalid-plant-error.js";
@@ -16,7 +17,7 @@ const MIGRATION_LOCK = 0x706c6174;
 /** Plants in the outbox's PostgreSQL database: the plant and its message commit in one transaction. */
 export async function createPostgresPlantCatalog(
   pool: pg.Pool,
-  outbox: PostgresOutbox,
+  outbox: PostgresOutbox<PlantStoreEvents>,
 ): Promise<PlantCatalog> {
   await withTransaction(pool, async (client) => {
     // A complete schema is only looked at: DDL, even IF NOT EXISTS, takes locks a running store would wait on.
@@ -88,6 +89,7 @@ export async function createPostgresPlantCatalog(
       ).rows.map((row) => Number(row.id));
       const queued = await outbox.enqueueMany(
         fresh.map((added, index) => ({
+          eventType: NEW_PLANT_EVENT,
           payload: added.payloadFor(ids[index] as number),
           webhookId: added.webhookId,
         })),

@@ -1,5 +1,6 @@
 import { type BatchOutcome, createBatcher, newWebhookId } from "@plant-store/sender";
 import type { SqliteOutbox } from "@plant-store/sender/sqlite";
+import { NEW_PLANT_EVENT, type PlantStoreEvents } from "@plant-store/types";
 import { IdempotencyConflictError } from "./idempotency-conflict-error.js";
 import { InvalidPlantError } from "./invalid-plant-error.js";
 import { newPlantPayload } from "./new-plant-payload.js";
@@ -9,7 +10,7 @@ import { requestHash } from "./request-hash.js";
 import { LEGACY_PLANTS_MIGRATION, storePlantsSchema } from "./store-plants-schema.js";
 
 /** Plants in the outbox's own SQLite file: the plant and its message commit together. */
-export function createSqlitePlantCatalog(outbox: SqliteOutbox): PlantCatalog {
+export function createSqlitePlantCatalog(outbox: SqliteOutbox<PlantStoreEvents>): PlantCatalog {
   const { db } = outbox;
   db.transaction(() => {
     db.exec(storePlantsSchema("INTEGER PRIMARY KEY AUTOINCREMENT"));
@@ -48,7 +49,11 @@ export function createSqlitePlantCatalog(outbox: SqliteOutbox): PlantCatalog {
     ) as {
       id: number;
     };
-    const { deliveries } = outbox.enqueueSync({ payload: payloadFor(id), webhookId });
+    const { deliveries } = outbox.enqueueSync({
+      eventType: NEW_PLANT_EVENT,
+      payload: payloadFor(id),
+      webhookId,
+    });
     return {
       plant: toCatalogPlant(setQueued.get(deliveries, id) as PlantRow),
       queued: deliveries,

@@ -1,10 +1,15 @@
 import type { Outbox, SecretsCipher } from "@plant-store/sender";
+import { PLANT_STORE_WEBHOOKS } from "@plant-store/types";
 import type { PlantCatalog } from "./plant-catalog.js";
 import { preparePrivateSqliteFile } from "./prepare-private-sqlite-file.js";
 
 export const isPostgresUrl = (target: string) => /^postgres(ql)?:\/\//.test(target);
 
-/** The store's database: the delivery queue and the store's own plants, side by side. */
+/**
+ * The store's database: the delivery queue and the store's own plants, side by side. The queue knows the
+ * contract's webhooks (`PLANT_STORE_WEBHOOKS`): every message is a New Plant checked against its schema,
+ * and a subscription must name it.
+ */
 export interface Store {
   outbox: Outbox;
   plants: PlantCatalog;
@@ -39,6 +44,7 @@ export async function openStore(target: string, options: OpenStoreOptions = {}):
     pool.on("error", (error) => onError?.(error));
     try {
       const outbox = await createPostgresOutbox(pool, {
+        catalog: PLANT_STORE_WEBHOOKS,
         ...(onError ? { onError } : {}),
         ...(secretsCipher ? { secretsCipher } : {}),
       });
@@ -60,7 +66,10 @@ export async function openStore(target: string, options: OpenStoreOptions = {}):
   preparePrivateSqliteFile(target);
   const { createSqliteOutbox } = await import("@plant-store/sender/sqlite");
   const { createSqlitePlantCatalog } = await import("./create-sqlite-plant-catalog.js");
-  const outbox = createSqliteOutbox(target, secretsCipher ? { secretsCipher } : {});
+  const outbox = createSqliteOutbox(target, {
+    catalog: PLANT_STORE_WEBHOOKS,
+    ...(secretsCipher ? { secretsCipher } : {}),
+  });
   // Every connection the store opens zeroes what it deletes or rewrites. Without it each update of an
   // endpoint row (the worker's failing-since, a rotation) left the row's old copy in the page's free
   // space, and `endpoints re-encrypt` run beside a running `serve` left values under the old key in
