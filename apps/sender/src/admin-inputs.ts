@@ -78,11 +78,9 @@ export const EventTypesSchema = z
   .nullable();
 
 /** One of the store's event types, exactly (a filter of the deliveries list). */
-export const EventTypeSchema = z
-  .string()
-  .refine((type) => STORE_EVENT_TYPES.includes(type), {
-    message: `must be one of the store's event types (${storeEventTypes})`,
-  });
+export const EventTypeSchema = z.string().refine((type) => STORE_EVENT_TYPES.includes(type), {
+  message: `must be one of the store's event types (${storeEventTypes})`,
+});
 
 export const AddEndpointInputSchema = z.strictObject({
   url: EndpointUrlSchema,
