@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { waitFor } from "@plant-store/testing";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serveCommand } from "../../src/commands/serve-command.js";
 import { parseConfig } from "../../src/parse-config.js";
 import { type RunningStore, runServe } from "../../src/run-serve.js";
 import { ServeConfigSchema } from "../../src/serve-config.js";
@@ -47,24 +48,18 @@ describe("serve --final-statuses against a receiver answering 400", () => {
 
   /** Starts a store with these serve settings, adds the receiver and a plant, and answers the delivery once attempted. */
   async function deliverOnce(name: string, settings: Record<string, string>): Promise<Delivery> {
+    // What `serve` runs with when given nothing else: its own defaults, --final-statuses's (none) included.
+    const defaults = Object.fromEntries(
+      serveCommand().options.map((option) => [option.attributeName(), option.defaultValue]),
+    );
     const config = parseConfig(ServeConfigSchema, {
+      ...defaults,
       db: join(dir, `${name}.db`),
       port: "0",
-      host: "127.0.0.1",
       adminToken,
       allowPrivateTargets: true,
       // A second attempt an hour later: a delivery that is retried stays pending for the whole test.
       retrySchedule: "0,1h",
-      concurrency: "2",
-      perEndpointConcurrency: "2",
-      lease: "60s",
-      timeout: "5s",
-      disableAfter: "5d",
-      pollInterval: "1s",
-      retention: "30d",
-      headersTimeout: "10s",
-      requestTimeout: "30s",
-      maxConnectionsPerClient: "64",
       ...settings,
     });
     const store: RunningStore = await runServe(config, pino({ level: "silent" }));
