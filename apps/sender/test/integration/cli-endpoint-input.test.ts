@@ -86,13 +86,11 @@ describe("plant-store endpoints: refused input", () => {
       "--event-type (PLANT_STORE_EVENT_TYPE) (value 2): matches none of the store's event types (newPlant",
     );
     expect(await listed()).toBe(before);
-    const added = await cliJson<{ endpoint: { id: number; eventTypes: string[] | null } }>([
+    const added = await cliJson<{ endpoint: { eventTypes: string[] | null } }>([
       ...["endpoints", "add", "https://typed.example/hook", "--token", "tok", "--event-type", "newPlant"],
       ...["--event-type", "new*", "--db", db],
     ]);
     expect(added.endpoint.eventTypes).toEqual(["newPlant", "new*"]);
-    await cliJson(["endpoints", "remove", String(added.endpoint.id), "--db", db]);
-    expect(await listed()).toBe(before);
   });
 
   it("accepts every visible ASCII character in a token", async () => {

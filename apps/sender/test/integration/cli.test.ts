@@ -219,7 +219,6 @@ describe("the built plant-store CLI against a real receiver", () => {
       ...["endpoints", "set-event-types", "1", "--all-event-types", "--db", db],
     ]);
     expect(all.endpoint.eventTypes).toBeNull();
-    expect((await runCli(["endpoints", "list", "--db", db])).stdout).toContain("\tevery event type");
 
     const { deliveries } = await cliJson<{ deliveries: Delivery[] }>([
       ...["deliveries", "list", "--event-type", "newPlant", "--db", db],
