@@ -3,6 +3,7 @@ import {
   BearerTokenSchema,
   MAX_PLANT_NAME_LENGTH,
   MAX_PLANT_TAG_LENGTH,
+  PLANT_STORE_WEBHOOKS,
   WebhookSecretSchema,
 } from "@plant-store/types";
 import { z } from "zod";
@@ -48,23 +49,63 @@ export const EndpointUrlSchema = z
  */
 export const EndpointTokenSchema = BearerTokenSchema.max(4096);
 
+const STORE_EVENT_TYPES: readonly string[] = PLANT_STORE_WEBHOOKS.eventTypes;
+const storeEventTypes = STORE_EVENT_TYPES.join(", ");
+
+/** An entry of a subscription names one of the store's webhooks, or is a prefix (`new*`) of one. */
+const matchesStoreWebhook = (entry: string) =>
+  entry.endsWith("*")
+    ? STORE_EVENT_TYPES.some((type) => type.startsWith(entry.slice(0, -1)))
+    : STORE_EVENT_TYPES.includes(entry);
+
+/**
+ * An endpoint's subscriptions: the store's event types it receives (a trailing `*` matches a prefix), or
+ * null for every one. Checked against the store's catalog here, so a typo is a 400 naming the entry's
+ * place, not an endpoint that silently receives nothing (the queue refuses it too, as a last guard).
+ * At most 100 entries, the queue's own limit.
+ */
+export const EventTypesSchema = z
+  .array(
+    z
+      .string()
+      .max(201)
+      .refine(matchesStoreWebhook, {
+        message: `matches none of the store's event types (${storeEventTypes}; a trailing * matches a prefix)`,
+      }),
+  )
+  .min(1, "list at least one event type, or null for every one")
+  .max(100)
+  .nullable();
+
+/** One of the store's event types, exactly (a filter of the deliveries list). */
+export const EventTypeSchema = z.string().refine((type) => STORE_EVENT_TYPES.includes(type), {
+  message: `must be one of the store's event types (${storeEventTypes})`,
+});
+
 export const AddEndpointInputSchema = z.strictObject({
   url: EndpointUrlSchema,
   token: EndpointTokenSchema,
   /** One secret, or several during rotation; generated when absent. */
   secret: WebhookSecretSchema.optional(),
   secrets: z.array(WebhookSecretSchema).min(1).max(10).optional(),
+  /** Absent or null: every event type. */
+  eventTypes: EventTypesSchema.optional(),
 });
 
-/** Rotation: a new bearer token, a new list of signing secrets (replacing the old list), or both. */
+/**
+ * Rotation and subscriptions: a new bearer token, a new list of signing secrets (replacing the old
+ * list), new event types (null: every one again), or several of them at once.
+ */
 export const UpdateEndpointInputSchema = z
   .strictObject({
     token: EndpointTokenSchema.optional(),
     secrets: z.array(WebhookSecretSchema).min(1).max(10).optional(),
+    eventTypes: EventTypesSchema.optional(),
   })
-  .refine((input) => input.token !== undefined || input.secrets !== undefined, {
-    message: "give token, secrets or both",
-  });
+  .refine(
+    (input) => input.token !== undefined || input.secrets !== undefined || input.eventTypes !== undefined,
+    { message: "give token, secrets, eventTypes or several of them" },
+  );
 
 export const ReplayInputSchema = z.strictObject({
   endpointId: z.coerce.number().int().min(1),
@@ -74,6 +115,7 @@ export const ReplayInputSchema = z.strictObject({
 // Strict like every other input: a misspelt filter (`?state=failed`) is a 400, not a silently unfiltered list.
 export const ListDeliveriesQuerySchema = z.strictObject({
   status: z.enum(DELIVERY_STATUSES).optional(),
+  eventType: EventTypeSchema.optional(),
   endpointId: z.coerce.number().int().min(1).optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });

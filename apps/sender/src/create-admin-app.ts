@@ -202,7 +202,12 @@ export function createAdminApp(options: AdminAppOptions): Koa {
     const generated =
       input.secret === undefined && input.secrets === undefined ? generateWebhookSecret() : undefined;
     const secrets = input.secrets ?? [input.secret ?? (generated as string)];
-    const endpoint = await outbox.addEndpoint({ url: input.url, token: input.token, secrets });
+    const endpoint = await outbox.addEndpoint({
+      url: input.url,
+      token: input.token,
+      secrets,
+      eventTypes: input.eventTypes ?? null,
+    });
     ctx.status = 201;
     // A generated secret is shown exactly once, here; a secret the caller chose is never echoed.
     ctx.body = { endpoint: presentEndpoint(endpoint), ...(generated ? { secret: generated } : {}) };
@@ -218,15 +223,22 @@ export function createAdminApp(options: AdminAppOptions): Koa {
       ctx.body = { endpoint: presentEndpoint(endpoint) };
     });
   }
+  admin.get("/endpoints/:id", async (ctx) => {
+    const endpoint = await outbox.getEndpoint(parse(IdSchema, ctx.params.id, "id"));
+    if (!endpoint) throw notFound("Endpoint");
+    ctx.body = { endpoint: presentEndpoint(endpoint) };
+  });
   // Rotation: the next attempt (even one already queued) is signed with the new secrets and token.
   // Secrets stay unreadable: the answer shows how many there are, never their values.
   admin.patch("/endpoints/:id", async (ctx) => {
     const id = parse(IdSchema, ctx.params.id, "id");
     const input = parse(UpdateEndpointInputSchema, await readJsonBody(ctx.req), "endpoint update", BODY);
-    // Token and secrets change together, in one transaction.
+    // Token, secrets and subscriptions change together, in one transaction. New subscriptions decide
+    // which messages queued from now on reach the endpoint; deliveries already queued stay.
     const endpoint = await outbox.updateEndpoint(id, {
       ...(input.token === undefined ? {} : { token: input.token }),
       ...(input.secrets === undefined ? {} : { secrets: input.secrets }),
+      ...(input.eventTypes === undefined ? {} : { eventTypes: input.eventTypes }),
     });
     if (!endpoint) throw notFound("Endpoint");
     ctx.body = { endpoint: presentEndpoint(endpoint) };
@@ -241,6 +253,7 @@ export function createAdminApp(options: AdminAppOptions): Koa {
     const deliveries = await outbox.listDeliveries({
       limit: query.limit,
       ...(query.status ? { status: query.status } : {}),
+      ...(query.eventType ? { eventType: query.eventType } : {}),
       ...(query.endpointId ? { endpointId: query.endpointId } : {}),
     });
     ctx.body = { deliveries: await presentDeliveries(plants, deliveries) };

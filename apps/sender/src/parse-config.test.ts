@@ -86,6 +86,25 @@ describe("parseConfig with the serve schema", () => {
     );
   });
 
+  it("reads --final-statuses as a list of non-2xx HTTP statuses, none by default", () => {
+    expect(parseConfig(ServeConfigSchema, valid).finalStatuses).toEqual([]);
+    expect(parseConfig(ServeConfigSchema, { ...valid, finalStatuses: "" }).finalStatuses).toEqual([]);
+    expect(parseConfig(ServeConfigSchema, { ...valid, finalStatuses: "400, 413,422" }).finalStatuses).toEqual(
+      [400, 413, 422],
+    );
+    for (const [list, problem] of [
+      ["400,204", "(value 2): must not be a 2xx"],
+      ["400,,422", "(value 2): must be an HTTP status, 100 to 599"],
+      ["bad", "(value 1): must be an HTTP status, 100 to 599"],
+      ["600", "(value 1): must be an HTTP status, 100 to 599"],
+      ["400.5", "(value 1): must be an HTTP status, 100 to 599"],
+    ]) {
+      expect(() => parseConfig(ServeConfigSchema, { ...valid, finalStatuses: list }), list).toThrow(
+        `--final-statuses (PLANT_STORE_FINAL_STATUSES) ${problem}`,
+      );
+    }
+  });
+
   it("refuses a lease that an attempt could outlast", () => {
     expect(() => parseConfig(ServeConfigSchema, { ...valid, lease: "20s", timeout: "15s" })).toThrow(
       /--lease \(PLANT_STORE_LEASE\): must be more than twice --timeout/,

@@ -23,6 +23,8 @@ export function presentEndpoint(endpoint: Endpoint) {
     disabledReason: endpoint.disabledReason,
     failingSince: iso(endpoint.failingSince),
     secretCount: endpoint.secrets.length,
+    /** The event types it receives (a trailing `*` matches a prefix); null: every one. */
+    eventTypes: endpoint.eventTypes,
     createdAt: iso(endpoint.createdAt),
   };
 }
@@ -34,6 +36,8 @@ export function presentDelivery(delivery: DeliveryRecord, plantId: number | null
     plantId,
     endpointId: delivery.endpointId,
     webhookId: delivery.webhookId,
+    /** Null for a message queued before messages had a type. */
+    eventType: delivery.eventType,
     status: delivery.status,
     attempts: delivery.attemptCount,
     nextAttemptAt: iso(delivery.nextAttemptAt),

@@ -43,7 +43,11 @@ export async function runServe(config: ServeConfig, logger: Logger): Promise<Run
     outbox,
     // As many kept-alive sockets per host as attempts in flight: fewer would queue attempts in the agent.
     client: createDeliveryClient({ timeoutMs: config.timeout, maxSockets: config.concurrency }),
-    policy: createRetryPolicy({ schedule: config.retrySchedule, disableAfterMs: config.disableAfter }),
+    policy: createRetryPolicy({
+      schedule: config.retrySchedule,
+      disableAfterMs: config.disableAfter,
+      finalStatuses: config.finalStatuses,
+    }),
     ssrfGuard,
     concurrency: config.concurrency,
     perEndpointConcurrency: config.perEndpointConcurrency,

@@ -9,6 +9,25 @@ const duration = durationSetting();
 const positiveInt = z.coerce.number().int().min(1).max(1000);
 
 /**
+ * `--final-statuses 400,413,422`: answers that end a delivery at once, failed, instead of being retried.
+ * Empty or absent (the default): none, as Standard Webhooks says (every answer but a 2xx is retried).
+ */
+const FinalStatusesSetting = z
+  .string()
+  .optional()
+  .transform((text) => (text?.trim() ? text.split(",").map((status) => status.trim()) : []))
+  .pipe(
+    z.array(
+      z.coerce
+        .number<string>({ error: "must be an HTTP status, 100 to 599" })
+        .int()
+        .min(100)
+        .max(599)
+        .refine((status) => status < 200 || status > 299, "must not be a 2xx: a 2xx delivers"),
+    ),
+  );
+
+/**
  * The admin port's defences. The timeouts are the receiver's: 10 s for a request head, twice the
  * contract's 15 s for a whole request. 64 connections per client leave room for a browser (6 per host),
  * scripts and the ingest benchmark's 50, while a client holding more would starve the process of the
@@ -46,6 +65,7 @@ export const ServeConfigSchema = z
     // The contract promises receivers the store waits at most DELIVERY_TIMEOUT_MS for an answer.
     timeout: durationSetting({ min: 1, max: DELIVERY_TIMEOUT_MS, maxReason: "the contract's limit" }),
     disableAfter: duration,
+    finalStatuses: FinalStatusesSetting,
     pollInterval: duration,
     retention: durationSetting({ min: 1000 }),
     // The admin port's defences, the receiver's values: a client trickling its request is cut off.

@@ -1,4 +1,5 @@
 import { renderStaticPage } from "@plant-store/app-shell";
+import { PLANT_STORE_WEBHOOKS } from "@plant-store/types";
 
 const STYLE = `
   body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5rem auto; max-width: 72rem; padding: 0 1rem; color: #1b2a1b; }
@@ -21,6 +22,7 @@ const STYLE = `
   #status[data-state="live"] { color: #2e7d32; }
   #status[data-state="error"] { color: #b71c1c; }
   form { margin: .5rem 0; }
+  #subscribe-types { width: 16rem; }
 `;
 
 /**
@@ -135,6 +137,11 @@ const SCRIPT = String.raw`
     return node;
   }
 
+  // null: every event type, what an endpoint without a list receives.
+  function subscriptions(eventTypes) {
+    return eventTypes === null ? "all" : eventTypes.join(", ");
+  }
+
   function rate(health) {
     if (!health || health.successRate === null) return "no attempts";
     return Math.round(health.successRate * 100) + " % (" + health.succeeded + "/" + health.attempts + ")";
@@ -147,6 +154,11 @@ const SCRIPT = String.raw`
     var toggle = endpoint.status === "active"
       ? button("Disable", "disable", function (b) { act(b, "POST", "/endpoints/" + endpoint.id + "/disable"); })
       : button("Enable", "enable", function (b) { act(b, "POST", "/endpoints/" + endpoint.id + "/enable"); });
+    var subscribe = button("Event types", "event-types", function () {
+      $("subscribe-endpoint").value = String(endpoint.id);
+      $("subscribe-types").value = (endpoint.eventTypes || []).join(", ");
+      $("subscribe-types").focus();
+    });
     var rotate = button("Rotate secret", "rotate", function (b) {
       act(b, "POST", "/endpoints/" + endpoint.id + "/rotate-secret", undefined, function (data) {
         notice("Endpoint " + endpoint.id + " now signs with " + data.endpoint.secretCount + " secrets. The new one, shown once: " +
@@ -163,7 +175,8 @@ const SCRIPT = String.raw`
       el("td", { className: "failing", text: endpoint.failingSince ? when(endpoint.failingSince) : "—" }),
       el("td", { className: "rate", text: rate(health) }),
       el("td", { text: endpoint.secretCount }),
-      el("td", {}, [toggle, rotate]),
+      el("td", { className: "wrap event-types", text: subscriptions(endpoint.eventTypes), max: 300 }),
+      el("td", {}, [toggle, subscribe, rotate]),
     ]);
   }
 
@@ -195,6 +208,7 @@ const SCRIPT = String.raw`
       el("td", { className: "wrap", text: delivery.webhookId }),
       el("td", { text: delivery.plantId === null ? "—" : "#" + delivery.plantId }),
       el("td", { text: delivery.endpointId }),
+      el("td", { className: "event-type", text: delivery.eventType === null ? "—" : delivery.eventType }),
       el("td", {}, [
         el("span", { className: "state state-" + shown, text: shown }),
         shown === "retrying" ? el("div", { className: "muted next", text: "next " + when(delivery.nextAttemptAt) }) : null,
@@ -225,7 +239,7 @@ const SCRIPT = String.raw`
       body,
     ]);
     return el("tr", { className: "details", "data-details-for": delivery.id }, [
-      el("td", { colspan: 9 }, [attempts ? (attempts.length ? table : el("span", { className: "muted", text: "No attempt yet." })) : el("span", { className: "muted", text: "Loading…" })]),
+      el("td", { colspan: 10 }, [attempts ? (attempts.length ? table : el("span", { className: "muted", text: "No attempt yet." })) : el("span", { className: "muted", text: "Loading…" })]),
     ]);
   }
 
@@ -244,15 +258,19 @@ const SCRIPT = String.raw`
     sync($("deliveries"), rows, function (row) { return row.kind + "-" + row.delivery.id; },
       function (row) { return row.kind === "delivery" ? deliveryRow(row.delivery) : attemptsRow(row.delivery); });
     $("no-deliveries").hidden = latest.deliveries.length > 0;
-    var select = $("replay-endpoint");
+    chooseEndpoint($("replay-endpoint"));
+    chooseEndpoint($("subscribe-endpoint"));
+  }
+
+  // A select of the endpoints, rebuilt only when they change, keeping the one chosen.
+  function chooseEndpoint(select) {
     var ids = latest.endpoints.map(function (endpoint) { return String(endpoint.id); });
-    if (Array.prototype.map.call(select.options, function (o) { return o.value; }).join() !== ids.join()) {
-      var chosen = select.value;
-      select.replaceChildren.apply(select, latest.endpoints.map(function (endpoint) {
-        return el("option", { value: endpoint.id, text: "#" + endpoint.id + " " + endpoint.url, max: 80 });
-      }));
-      if (ids.indexOf(chosen) >= 0) select.value = chosen;
-    }
+    if (Array.prototype.map.call(select.options, function (o) { return o.value; }).join() === ids.join()) return;
+    var chosen = select.value;
+    select.replaceChildren.apply(select, latest.endpoints.map(function (endpoint) {
+      return el("option", { value: endpoint.id, text: "#" + endpoint.id + " " + endpoint.url, max: 80 });
+    }));
+    if (ids.indexOf(chosen) >= 0) select.value = chosen;
   }
 
   function poll() {
@@ -260,10 +278,12 @@ const SCRIPT = String.raw`
     if (polling) return Promise.resolve();
     polling = true;
     var filter = $("filter").value;
+    var eventType = $("event-type-filter").value;
     return Promise.all([
       api("GET", "/endpoints"),
       api("GET", "/endpoint-health"),
-      api("GET", "/deliveries?limit=50" + (filter ? "&status=" + encodeURIComponent(filter) : "")),
+      api("GET", "/deliveries?limit=50" + (filter ? "&status=" + encodeURIComponent(filter) : "") +
+        (eventType ? "&eventType=" + encodeURIComponent(eventType) : "")),
     ])
       .then(function (answers) {
         latest = { endpoints: answers[0].endpoints, health: answers[1].endpoints, deliveries: answers[2].deliveries };
@@ -320,6 +340,17 @@ const SCRIPT = String.raw`
   });
   $("sign-out").addEventListener("click", function () { signOut("", true); });
   $("filter").addEventListener("change", poll);
+  $("event-type-filter").addEventListener("change", poll);
+  // Comma-separated; nothing at all: every event type (null). The store checks each against its contract.
+  $("subscribe").addEventListener("submit", function (event) {
+    event.preventDefault();
+    var id = $("subscribe-endpoint").value;
+    var types = $("subscribe-types").value.split(",").map(function (type) { return type.trim(); })
+      .filter(function (type) { return type !== ""; });
+    act($("subscribe-button"), "PATCH", "/endpoints/" + id, { eventTypes: types.length ? types : null }, function (data) {
+      notice("Endpoint " + id + " now receives " + (data.endpoint.eventTypes === null ? "every event type" : data.endpoint.eventTypes.join(", ")) + ".");
+    });
+  });
   $("replay").addEventListener("submit", function (event) {
     event.preventDefault();
     var since = new Date($("replay-since").value);
@@ -345,6 +376,14 @@ const SCRIPT = String.raw`
 })();
 `;
 
+/**
+ * The store's event types, written into the page (they are the contract's, not data). Escaped although
+ * an event type's characters (letters, digits, `_ . : / -`) need none: markup is never built from text.
+ */
+const EVENT_TYPES = PLANT_STORE_WEBHOOKS.eventTypes.map((type) =>
+  type.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`),
+);
+
 const BODY = `
 <h1>Plant Store</h1>
 <p id="status" data-state="signed-out"></p>
@@ -359,10 +398,16 @@ const BODY = `
   <p id="notice" hidden></p>
   <h2>Endpoints</h2>
   <table>
-    <thead><tr><th>Id</th><th>URL</th><th>Status</th><th>Failing since</th><th>Success, last hour</th><th>Secrets</th><th></th></tr></thead>
+    <thead><tr><th>Id</th><th>URL</th><th>Status</th><th>Failing since</th><th>Success, last hour</th><th>Secrets</th><th>Event types</th><th></th></tr></thead>
     <tbody id="endpoints"></tbody>
   </table>
   <p id="no-endpoints" class="muted">No endpoint yet.</p>
+  <form id="subscribe">
+    Endpoint <select id="subscribe-endpoint"></select>
+    receives <input id="subscribe-types" type="text" autocomplete="off" placeholder="every event type">
+    <button type="submit" id="subscribe-button">Save</button>
+    <span class="muted">Event types, comma-separated (this store's: ${EVENT_TYPES.join(", ")}; a trailing * matches a prefix); empty: every event type.</span>
+  </form>
   <form id="replay">
     Replay to endpoint <select id="replay-endpoint"></select>
     every plant since <input id="replay-since" type="datetime-local" step="1">
@@ -371,9 +416,11 @@ const BODY = `
   <h2>Deliveries <select id="filter" aria-label="Status">
     <option value="">all</option><option value="pending">pending or retrying</option>
     <option value="failed">failed</option><option value="delivered">delivered</option>
+  </select> <select id="event-type-filter" aria-label="Event type">
+    <option value="">all event types</option>${EVENT_TYPES.map((type) => `<option value="${type}">${type}</option>`).join("")}
   </select></h2>
   <table>
-    <thead><tr><th>Id</th><th>Webhook id</th><th>Plant</th><th>Endpoint</th><th>State</th><th>Attempts</th><th>Last answer</th><th>Updated</th><th></th></tr></thead>
+    <thead><tr><th>Id</th><th>Webhook id</th><th>Plant</th><th>Endpoint</th><th>Event type</th><th>State</th><th>Attempts</th><th>Last answer</th><th>Updated</th><th></th></tr></thead>
     <tbody id="deliveries"></tbody>
   </table>
   <p id="no-deliveries" class="muted">No delivery yet.</p>

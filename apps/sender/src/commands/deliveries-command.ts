@@ -12,32 +12,44 @@ export function deliveriesCommand(): Command {
     .command("list")
     .description("List deliveries, newest first")
     .addOption(new Option("--status <status>", "pending, delivered or failed").env("PLANT_STORE_STATUS"))
+    .addOption(
+      new Option("--event-type <type>", "only deliveries of this event type (newPlant)").env(
+        "PLANT_STORE_EVENT_TYPE",
+      ),
+    )
     .addOption(new Option("--limit <n>", "at most this many").env("PLANT_STORE_LIMIT").default("100"))
     .addOption(dbOption())
     .addOption(encryptionKeyFileOption())
     .addOption(jsonOption())
-    .action(async (opts: { status?: string; limit: string; db: string; json?: boolean }) => {
-      const query = parseConfig(ListDeliveriesQuerySchema, { status: opts.status, limit: opts.limit });
-      await withStore(opts, async ({ outbox, plants }) => {
-        const list = await presentDeliveries(
-          plants,
-          await outbox.listDeliveries({
-            limit: query.limit,
-            ...(query.status ? { status: query.status } : {}),
-          }),
-        );
-        print(
-          opts.json,
-          { deliveries: list },
-          list
-            .map(
-              (d) =>
-                `#${d.id}\t${d.status}\tplant ${d.plantId}\tendpoint ${d.endpointId}\t${d.attempts} attempts\t${d.lastStatus ?? d.lastError ?? ""}`,
-            )
-            .join("\n"),
-        );
-      });
-    });
+    .action(
+      async (opts: { status?: string; eventType?: string; limit: string; db: string; json?: boolean }) => {
+        const query = parseConfig(ListDeliveriesQuerySchema, {
+          status: opts.status,
+          eventType: opts.eventType,
+          limit: opts.limit,
+        });
+        await withStore(opts, async ({ outbox, plants }) => {
+          const list = await presentDeliveries(
+            plants,
+            await outbox.listDeliveries({
+              limit: query.limit,
+              ...(query.status ? { status: query.status } : {}),
+              ...(query.eventType ? { eventType: query.eventType } : {}),
+            }),
+          );
+          print(
+            opts.json,
+            { deliveries: list },
+            list
+              .map(
+                (d) =>
+                  `#${d.id}\t${d.status}\t${d.eventType ?? "(no type)"}\tplant ${d.plantId}\tendpoint ${d.endpointId}\t${d.attempts} attempts\t${d.lastStatus ?? d.lastError ?? ""}`,
+              )
+              .join("\n"),
+          );
+        });
+      },
+    );
   deliveries
     .command("show")
     .description("Show one delivery with every attempt")

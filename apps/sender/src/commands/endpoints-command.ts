@@ -3,7 +3,8 @@ import { MAX_ENDPOINT_SECRETS, TooManySecretsError } from "@plant-store/sender";
 import { generateWebhookSecret, WebhookSecretSchema } from "@plant-store/types";
 import { Argument, Command, Option } from "commander";
 import { z } from "zod";
-import { AddEndpointInputSchema, IdSchema } from "../admin-inputs.js";
+import { AddEndpointInputSchema, EventTypesSchema, IdSchema } from "../admin-inputs.js";
+import { BooleanSetting } from "../boolean-setting.js";
 import { MAX_ENDPOINTS } from "../max-endpoints.js";
 import { parseConfig } from "../parse-config.js";
 import { presentEndpoint } from "../present.js";
@@ -13,6 +14,8 @@ import {
   resolveSecretsCipher,
 } from "../resolve-secrets-cipher.js";
 import { dbOption, encryptionKeyFileOption, jsonOption } from "./db-option.js";
+import { flagOption } from "./flag-option.js";
+import { readFlag } from "./read-flag.js";
 import { NotFoundError, print, withStore } from "./with-store.js";
 
 const RotateFlags = z.strictObject({ secret: WebhookSecretSchema.optional() });
@@ -20,13 +23,46 @@ const SetSecretsFlags = z.strictObject({
   secret: z.array(WebhookSecretSchema).min(1).max(MAX_ENDPOINT_SECRETS),
 });
 const SetTokenFlags = z.strictObject({ token: AddEndpointInputSchema.shape.token });
+/** Keyed like the flags, so a problem names --event-type (PLANT_STORE_EVENT_TYPE) and which value. */
+const EventTypeFlag = EventTypesSchema.unwrap().optional();
+const AddFlags = AddEndpointInputSchema.pick({ url: true, token: true, secret: true }).extend({
+  eventType: EventTypeFlag,
+});
+const SetEventTypesFlags = z
+  .strictObject({ eventType: EventTypeFlag, allEventTypes: BooleanSetting })
+  .refine((flags) => (flags.eventType === undefined) === flags.allEventTypes, {
+    message: "give --event-type (repeatable) or --all-event-types, not both",
+  });
 
 /**
- * Repeated `--secret` flags collect into a list; `PLANT_STORE_SECRET` may hold several, comma-separated
- * (a whsec_ secret is base64, which has no commas).
+ * Repeated `--secret` (or `--event-type`) flags collect into a list; `PLANT_STORE_SECRET` may hold
+ * several, comma-separated (a whsec_ secret is base64, and an event type is letters, digits and
+ * `_ . : / -`: neither has commas).
  */
-function collectSecrets(value: string, previous: string[] | undefined): string[] {
+function collectList(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), ...value.split(",").map((secret) => secret.trim())];
+}
+
+/** `--event-type`, repeatable; `PLANT_STORE_EVENT_TYPE` may hold several, comma-separated. */
+const eventTypeOption = (description: string) =>
+  new Option("--event-type <type>", description).env("PLANT_STORE_EVENT_TYPE").argParser(collectList);
+
+/** How `endpoints list` and the answers of add and set-event-types say what an endpoint receives. */
+const subscriptions = (eventTypes: readonly string[] | null) =>
+  eventTypes === null ? "every event type" : eventTypes.join(", ");
+
+interface StoreOptions {
+  db: string;
+  json?: boolean;
+}
+interface AddOptions extends StoreOptions {
+  token: string;
+  secret?: string;
+  eventType?: string[];
+}
+interface SetEventTypesOptions extends StoreOptions {
+  eventType?: string[];
+  allEventTypes?: boolean;
 }
 
 export function endpointsCommand(): Command {
@@ -41,14 +77,20 @@ export function endpointsCommand(): Command {
         .makeOptionMandatory(),
     )
     .addOption(new Option("--secret <whsec>", "signing secret (whsec_...)").env("PLANT_STORE_SECRET"))
+    .addOption(
+      eventTypeOption(
+        "an event type it receives (a trailing * matches a prefix); repeat for several; none: every event type",
+      ),
+    )
     .addOption(dbOption())
     .addOption(encryptionKeyFileOption())
     .addOption(jsonOption())
-    .action(async (url: string, opts: { token: string; secret?: string; db: string; json?: boolean }) => {
-      const input = parseConfig(AddEndpointInputSchema, {
+    .action(async (url: string, opts: AddOptions) => {
+      const input = parseConfig(AddFlags, {
         url,
         token: opts.token,
         ...(opts.secret ? { secret: opts.secret } : {}),
+        ...(opts.eventType ? { eventType: opts.eventType } : {}),
       });
       const generated = input.secret === undefined ? generateWebhookSecret() : undefined;
       await withStore(opts, async ({ outbox }) => {
@@ -61,11 +103,12 @@ export function endpointsCommand(): Command {
           url: input.url,
           token: input.token,
           secrets: [input.secret ?? (generated as string)],
+          eventTypes: input.eventType ?? null,
         });
         print(
           opts.json,
           { endpoint: presentEndpoint(endpoint), ...(generated ? { secret: generated } : {}) },
-          `Added endpoint #${endpoint.id} ${endpoint.url}` +
+          `Added endpoint #${endpoint.id} ${endpoint.url} (receives ${subscriptions(endpoint.eventTypes)})` +
             (generated ? `\nSigning secret (shown once, give it to the receiver): ${generated}` : ""),
         );
       });
@@ -83,7 +126,10 @@ export function endpointsCommand(): Command {
           opts.json,
           { endpoints: list },
           list
-            .map((e) => `#${e.id}\t${e.status}\t${e.url}${e.disabledReason ? `\t(${e.disabledReason})` : ""}`)
+            .map(
+              (e) =>
+                `#${e.id}\t${e.status}\t${e.url}\t${subscriptions(e.eventTypes)}${e.disabledReason ? `\t(${e.disabledReason})` : ""}`,
+            )
             .join("\n"),
         );
       });
@@ -156,7 +202,7 @@ export function endpointsCommand(): Command {
     .addOption(
       new Option("--secret <whsec>", "a secret to sign with; repeat for several")
         .env("PLANT_STORE_SECRET")
-        .argParser(collectSecrets)
+        .argParser(collectList)
         .makeOptionMandatory(),
     )
     .addOption(dbOption())
@@ -194,6 +240,40 @@ export function endpointsCommand(): Command {
         const endpoint = await outbox.updateEndpoint(endpointId, { token: input.token });
         if (!endpoint) throw new NotFoundError(`No endpoint ${id}`);
         print(opts.json, { endpoint: presentEndpoint(endpoint) }, `Endpoint #${endpoint.id} has a new token`);
+      });
+    });
+  // Subscriptions change for messages queued from now on; deliveries already queued stay.
+  endpoints
+    .command("set-event-types")
+    .description("Replace the event types an endpoint receives, or let it receive every one again")
+    .addArgument(new Argument("<id>", "endpoint id"))
+    .addOption(
+      eventTypeOption("an event type it receives (a trailing * matches a prefix); repeat for several"),
+    )
+    .addOption(
+      flagOption(
+        "--all-event-types",
+        "receive every event type (what an endpoint without a list does)",
+        "PLANT_STORE_ALL_EVENT_TYPES",
+      ),
+    )
+    .addOption(dbOption())
+    .addOption(encryptionKeyFileOption())
+    .addOption(jsonOption())
+    .action(async (id: string, opts: SetEventTypesOptions) => {
+      const endpointId = parseConfig(IdSchema, id);
+      const input = parseConfig(SetEventTypesFlags, {
+        ...(opts.eventType ? { eventType: opts.eventType } : {}),
+        allEventTypes: readFlag(opts.allEventTypes, "PLANT_STORE_ALL_EVENT_TYPES"),
+      });
+      await withStore(opts, async ({ outbox }) => {
+        const endpoint = await outbox.updateEndpoint(endpointId, { eventTypes: input.eventType ?? null });
+        if (!endpoint) throw new NotFoundError(`No endpoint ${id}`);
+        print(
+          opts.json,
+          { endpoint: presentEndpoint(endpoint) },
+          `Endpoint #${endpoint.id} receives ${subscriptions(endpoint.eventTypes)}`,
+        );
       });
     });
   // A key list rather than an --old-key/--new-key pair: the same setting every process already reads, so

@@ -63,6 +63,12 @@ export function serveCommand(): Command {
     )
     .addOption(
       new Option(
+        "--final-statuses <list>",
+        "answers that fail a delivery at once instead of retrying it, e.g. 400,413,422 (default none: every non-2xx is retried)",
+      ).env("PLANT_STORE_FINAL_STATUSES"),
+    )
+    .addOption(
+      new Option(
         "--poll-interval <duration>",
         "how often to look for retries coming due and expired leases (new work wakes the worker at once)",
       )

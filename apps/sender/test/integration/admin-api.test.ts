@@ -492,6 +492,83 @@ describe("the admin API, checked against admin-openapi.json", () => {
     expectDocumented("post", "/endpoints/{id}/rotate-secret", anonymous.status, anonymous.body);
   });
 
+  it("subscribes endpoints to the store's event types on POST and PATCH, shows them, and filters deliveries by type", async () => {
+    const added = await call("POST", "/endpoints", {
+      url: "https://subscribed.example/hook",
+      token: "tok-s",
+      eventTypes: ["newPlant", "newPlant"],
+    });
+    expectDocumented("post", "/endpoints", added.status, added.body);
+    const { id } = added.body.endpoint;
+    expect(added.body.endpoint.eventTypes).toEqual(["newPlant"]);
+    const shown = await call("GET", `/endpoints/${id}`);
+    expectDocumented("get", "/endpoints/{id}", shown.status, shown.body);
+    expect(shown.body.endpoint).toEqual(added.body.endpoint);
+    const listed = (await call("GET", "/endpoints")).body.endpoints as Array<{
+      id: number;
+      eventTypes: unknown;
+    }>;
+    expect(listed.find((endpoint) => endpoint.id === id)?.eventTypes).toEqual(["newPlant"]);
+    // Without a list, every event type: what every endpoint had before subscriptions.
+    expect(listed.find((endpoint) => endpoint.id !== id)?.eventTypes).toBeNull();
+
+    // A type or prefix the store's contract does not have would receive nothing: refused, naming its place.
+    for (const [eventTypes, message] of [
+      [
+        ["orderCreated"],
+        "eventTypes.0: matches none of the store's event types (newPlant; a trailing * matches a prefix)",
+      ],
+      [["newPlant", "plant*"], "eventTypes.1: matches none of the store's event types"],
+      [[], "eventTypes: list at least one event type, or null for every one"],
+      ["newPlant", "eventTypes: Invalid input: expected array, received string"],
+    ] as const) {
+      const refused = await call("POST", "/endpoints", {
+        url: "https://x.example/hook",
+        token: "t",
+        eventTypes,
+      });
+      expect(refused.status, JSON.stringify(eventTypes)).toBe(400);
+      expectDocumented("post", "/endpoints", refused.status, refused.body);
+      expect(refused.body.message).toContain(`Invalid endpoint: ${message}`);
+      const patched = await call("PATCH", `/endpoints/${id}`, { eventTypes });
+      expect(patched.status, JSON.stringify(eventTypes)).toBe(400);
+      expectDocumented("patch", "/endpoints/{id}", patched.status, patched.body);
+      expect(patched.body.message).toContain(`Invalid endpoint update: ${message}`);
+    }
+    expect((await outbox.getEndpoint(id))?.eventTypes).toEqual(["newPlant"]);
+
+    for (const eventTypes of [["new*"], null, ["*"]]) {
+      const patched = await call("PATCH", `/endpoints/${id}`, { eventTypes });
+      expectDocumented("patch", "/endpoints/{id}", patched.status, patched.body);
+      expect(patched.body.endpoint.eventTypes).toEqual(eventTypes);
+      expect((await outbox.getEndpoint(id))?.eventTypes).toEqual(eventTypes);
+    }
+    for (const [path, status] of [
+      ["/endpoints/999", 404],
+      ["/endpoints/abc", 400],
+    ] as const) {
+      const answer = await call("GET", path);
+      expect(answer.status, path).toBe(status);
+      expectDocumented("get", "/endpoints/{id}", answer.status, answer.body);
+    }
+
+    const ofType = await call("GET", "/deliveries?eventType=newPlant&limit=1000");
+    expectDocumented("get", "/deliveries", ofType.status, ofType.body);
+    const all = await call("GET", "/deliveries?limit=1000");
+    expect(ofType.body.deliveries.length).toBeGreaterThan(0);
+    expect(ofType.body.deliveries).toEqual(all.body.deliveries);
+    expect(new Set(all.body.deliveries.map((delivery: { eventType: string }) => delivery.eventType))).toEqual(
+      new Set(["newPlant"]),
+    );
+    const unknown = await call("GET", "/deliveries?eventType=orderCreated");
+    expect(unknown.status).toBe(400);
+    expectDocumented("get", "/deliveries", unknown.status, unknown.body);
+    expect(unknown.body.message).toBe(
+      "Invalid query: eventType: must be one of the store's event types (newPlant)",
+    );
+    expect((await call("DELETE", `/endpoints/${id}`)).status).toBe(204);
+  });
+
   it("keeps the documented examples valid against their own schemas", () => {
     for (const [path, item] of Object.entries<
       Record<string, { responses: Record<string, { content?: Record<string, { example?: unknown }> }> }>

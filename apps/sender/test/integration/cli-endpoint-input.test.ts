@@ -76,6 +76,23 @@ describe("plant-store endpoints: refused input", () => {
     expect(await listed()).toBe(before);
   }, 120_000);
 
+  it("subscribes a new endpoint with repeated --event-type, refusing with exit 2 a type the store does not have", async () => {
+    const refused = await runCli([
+      ...["endpoints", "add", "https://typed.example/hook", "--token", "tok", "--event-type", "newPlant"],
+      ...["--event-type", "orderCreated", "--db", db],
+    ]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      "--event-type (PLANT_STORE_EVENT_TYPE) (value 2): matches none of the store's event types (newPlant",
+    );
+    expect(await listed()).toBe(before);
+    const added = await cliJson<{ endpoint: { eventTypes: string[] | null } }>([
+      ...["endpoints", "add", "https://typed.example/hook", "--token", "tok", "--event-type", "newPlant"],
+      ...["--event-type", "new*", "--db", db],
+    ]);
+    expect(added.endpoint.eventTypes).toEqual(["newPlant", "new*"]);
+  });
+
   it("accepts every visible ASCII character in a token", async () => {
     const every = Array.from({ length: 0x7e - 0x21 + 1 }, (_, i) => String.fromCharCode(0x21 + i)).join("");
     const result = await runCli(["endpoints", "set-token", "1", "--token", every, "--db", db]);

@@ -10,6 +10,7 @@ interface Delivery {
   id: number;
   status: string;
   webhookId: string;
+  eventType: string | null;
   attempts: number;
 }
 
@@ -183,6 +184,52 @@ describe("the built plant-store CLI against a real receiver", () => {
     expect(JSON.stringify(endpoints)).not.toContain(receiverToken);
     expect(JSON.stringify(endpoints)).not.toContain(secret);
     expect((await runCli(["endpoints", "remove", "99", "--db", db])).code).toBe(1);
+  });
+
+  it("changes an endpoint's event types from the CLI, shows them, and lists deliveries by type", async () => {
+    const subscribed = await cliJson<{ endpoint: { eventTypes: string[] | null } }>([
+      ...[
+        "endpoints",
+        "set-event-types",
+        "1",
+        "--event-type",
+        "newPlant",
+        "--event-type",
+        "new*",
+        "--db",
+        db,
+      ],
+    ]);
+    expect(subscribed.endpoint.eventTypes).toEqual(["newPlant", "new*"]);
+    const text = await runCli(["endpoints", "list", "--db", db]);
+    expect(text.stdout).toContain("\tnewPlant, new*");
+    for (const [args, problem] of [
+      [["--event-type", "orderCreated"], "--event-type (PLANT_STORE_EVENT_TYPE) (value 1): matches none"],
+      [
+        ["--event-type", "newPlant", "--all-event-types"],
+        "give --event-type (repeatable) or --all-event-types",
+      ],
+      [[], "give --event-type (repeatable) or --all-event-types"],
+    ] as const) {
+      const refused = await runCli(["endpoints", "set-event-types", "1", ...args, "--db", db]);
+      expect(refused.code, args.join(" ")).toBe(2);
+      expect(refused.stderr).toContain(problem);
+    }
+    const all = await cliJson<{ endpoint: { eventTypes: string[] | null } }>([
+      ...["endpoints", "set-event-types", "1", "--all-event-types", "--db", db],
+    ]);
+    expect(all.endpoint.eventTypes).toBeNull();
+
+    const { deliveries } = await cliJson<{ deliveries: Delivery[] }>([
+      ...["deliveries", "list", "--event-type", "newPlant", "--db", db],
+    ]);
+    expect(deliveries.length).toBeGreaterThan(0);
+    expect(deliveries.every((delivery) => delivery.eventType === "newPlant")).toBe(true);
+    const unknown = await runCli(["deliveries", "list", "--event-type", "orderCreated", "--db", db]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain(
+      "--event-type (PLANT_STORE_EVENT_TYPE): must be one of the store's event types (newPlant)",
+    );
   });
 
   it("rotates the secret and the token from the CLI; the next delivery verifies with the new secret", async () => {
@@ -388,13 +435,14 @@ describe("plant-store configuration and help", () => {
       ["endpoints", "rotate-secret"],
       ["endpoints", "set-secrets"],
       ["endpoints", "set-token"],
+      ["endpoints", "set-event-types"],
       ["endpoints", "re-encrypt"],
       ["deliveries", "list"],
       ["deliveries", "show"],
       ["deliveries", "retry"],
       ["replay"],
     ];
-    // Three at a time: 18 CLIs started at once on a loaded 2-core machine outlast any sane timeout.
+    // Three at a time: 19 CLIs started at once on a loaded 2-core machine outlast any sane timeout.
     const results: Array<Awaited<ReturnType<typeof runCli>>> = [];
     for (let start = 0; start < commands.length; start += 3) {
       const batch = commands.slice(start, start + 3);

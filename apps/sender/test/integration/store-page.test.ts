@@ -152,6 +152,24 @@ describe("the store page in headless Chromium", () => {
       secretCount: 2,
     });
 
+    // Subscriptions: every event type until changed; a type the store does not have is refused, and
+    // saving the form changes what the row shows and what the store keeps.
+    const types = row.locator(".event-types");
+    expect(await types.textContent()).toBe("all");
+    await row.locator('button[data-action="event-types"]').click();
+    expect(await page.inputValue("#subscribe-endpoint")).toBe(String(endpoint.id));
+    await page.fill("#subscribe-types", "orderCreated");
+    await page.click("#subscribe-button");
+    await page.locator("#notice", { hasText: "matches none of the store's event types (newPlant" }).waitFor();
+    await page.fill("#subscribe-types", "newPlant, new*");
+    await page.click("#subscribe-button");
+    await types.filter({ hasText: "newPlant, new*" }).waitFor();
+    const subscribed = await admin<{ endpoint: { eventTypes: string[] | null } }>(
+      "GET",
+      `/endpoints/${endpoint.id}`,
+    );
+    expect(subscribed.endpoint.eventTypes).toEqual(["newPlant", "new*"]);
+
     // Replay to this endpoint, which was subscribed after the plant was added: it gets that plant too.
     await page.selectOption("#replay-endpoint", String(endpoint.id));
     await page.fill("#replay-since", "2000-01-01T00:00:00");
@@ -162,6 +180,13 @@ describe("the store page in headless Chromium", () => {
     await page
       .locator(`tr[data-delivery-id][data-status="delivered"]:has(td:nth-child(4):text-is("${endpoint.id}"))`)
       .waitFor();
+    // The deliveries list filtered by event type: the page asks the store for that type only.
+    const filtered = page.waitForRequest((request) => request.url().includes("eventType=newPlant"));
+    await page.selectOption("#event-type-filter", "newPlant");
+    await filtered;
+    const shownTypes = await page.locator("tr[data-delivery-id] td.event-type").allTextContents();
+    expect(shownTypes.length).toBeGreaterThan(0);
+    expect(new Set(shownTypes)).toEqual(new Set(["newPlant"]));
 
     // A reload keeps the tab's session: no second prompt. The tab holds a session, never the token.
     await page.reload();
