@@ -3,11 +3,8 @@ import type { AddressInfo } from "node:net";
 import express from "express";
 import Koa from "koa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createNodeMiddleware,
-  createPlantWebhookMiddleware,
-  createPlantWebhookRouter,
-} from "../../src/index.js";
+import { createNodeMiddleware } from "../../src/index.js";
+import { createPlantWebhookMiddleware, createPlantWebhookRouter } from "../../src/koa.js";
 import { adapterSuite, keyPair } from "../fixtures/adapter-suite.js";
 import { ROUTE_TOKEN, routeOptions, V1A_PATH } from "../fixtures/vector-routes.js";
 
