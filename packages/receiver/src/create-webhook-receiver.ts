@@ -81,12 +81,17 @@ export interface WebhookReceiverOptions<Events extends Record<string, unknown>>
   handlers: NoInfer<WebhookHandlers<Events>>;
   /** Where a webhook is taken instead of its path in the catalog (the key in the document's `webhooks`). */
   paths?: NoInfer<{ [K in EventTypeOf<Events>]?: string }>;
+  /**
+   * One more path taking every webhook of the catalog, told apart by the `webhook-event-type` header
+   * alone: the URL of a sender's endpoint subscribed to several event types. None by default.
+   */
+  sharedPath?: string;
 }
 
-/** One path the receiver answers, and the webhook a delivery there is when it names none. */
+/** One path the receiver answers, and the webhook a delivery there is when it names none (none: the shared path). */
 export interface WebhookRoute {
   readonly path: string;
-  readonly eventType: string;
+  readonly eventType: string | undefined;
 }
 
 /** What an adapter leaves for metrics and access logs (Koa: `ctx.state.plantWebhook`). */
@@ -173,7 +178,8 @@ function invalid(message: string): InvalidReceiverOptionsError {
  * Adapters only read the request and write the answer.
  *
  * The event type is the `webhook-event-type` header when the sender sends one, else the webhook of
- * the path the request arrived at (the contract's convention: a path per webhook). It is read after
+ * the path the request arrived at (the contract's convention: a path per webhook; the shared path
+ * has none). It is read after
  * the signature, so an unauthenticated caller learns nothing of the catalog: a type the catalog does
  * not know is 400 `ERR_UNKNOWN_EVENT_TYPE`, one without a handler 501 `ERR_UNHANDLED_EVENT_TYPE`.
  * The header is not signed: the payload is checked against that type's schema, and a replay under
@@ -215,6 +221,14 @@ export function createWebhookReceiver<Events extends Record<string, unknown>>(
     if (other !== undefined) problems.push(`paths: ${eventType} and ${other} share the path ${path}`);
     taken.set(path.toLowerCase(), eventType);
     routes.push({ path, eventType });
+  }
+  const { sharedPath } = options;
+  if (sharedPath !== undefined) {
+    if (typeof sharedPath !== "string" || !sharedPath.startsWith("/"))
+      problems.push("sharedPath: must start with /");
+    else if (taken.has(sharedPath.toLowerCase()))
+      problems.push(`sharedPath: ${sharedPath} is the path of ${taken.get(sharedPath.toLowerCase())}`);
+    else routes.push({ path: sharedPath, eventType: undefined });
   }
   if (problems.length > 0) throw invalid(problems.join("; "));
   const logger = options.logger ?? silent;
@@ -285,11 +299,14 @@ export function createWebhookReceiver<Events extends Record<string, unknown>>(
   const resolve = (headers: IncomingHeaders, route: WebhookRoute): Dispatch => {
     const named = headerValue(headers, WEBHOOK_EVENT_TYPE_HEADER);
     if (named === "duplicate") throw new UnknownWebhookEventError(`${WEBHOOK_EVENT_TYPE_HEADER} sent twice`);
-    const found = dispatch.get(named ?? route.eventType);
+    const eventType = named ?? route.eventType;
+    if (eventType === undefined)
+      throw new UnknownWebhookEventError(`no ${WEBHOOK_EVENT_TYPE_HEADER} header, which ${route.path} needs`);
+    const found = dispatch.get(eventType);
     if (found === undefined)
       throw new UnknownWebhookEventError(
         // Sent back in the answer: printable and short, whatever the header held.
-        `${JSON.stringify((named as string).replace(/[^\x21-\x7e]/g, "").slice(0, 100))} is not one of ${catalog.eventTypes.join(", ")}`,
+        `${JSON.stringify(eventType.replace(/[^\x21-\x7e]/g, "").slice(0, 100))} is not one of ${catalog.eventTypes.join(", ")}`,
       );
     return found;
   };

@@ -38,6 +38,7 @@ function makeReceiver(received: Received[]) {
     catalog,
     tokens: [token],
     secrets: [secret],
+    sharedPath: "/webhooks",
     handlers: {
       orderCreated: (order, context) => {
         expectTypeOf(order.total).toEqualTypeOf<number>();
@@ -156,6 +157,18 @@ describe.each(adapters)("a catalog receiver through %s", (_name, start) => {
     });
   });
 
+  it("takes every type on the shared path by its header, and refuses a delivery there without one", async () => {
+    const created = signed({ id: 11, total: 2 }, "orderCreated");
+    expect((await send("/webhooks", created.init)).status).toBe(200);
+    expect(received.at(-1)?.eventType).toBe("orderCreated");
+    const unnamed = await send("/webhooks", signed({ id: 11, total: 2 }).init);
+    expect(unnamed.status).toBe(400);
+    expect(await unnamed.json()).toStrictEqual({
+      error: 400,
+      message: "Unknown webhook event type: no webhook-event-type header, which /webhooks needs",
+    });
+  });
+
   it("checks the payload with its own webhook's schema (400 naming the field)", async () => {
     const response = await send("/orders/shipped", signed({ orderId: 9, carrier: "pigeon" }).init);
     expect(response.status).toBe(400);
@@ -254,6 +267,13 @@ describe("createWebhookReceiver's options", () => {
         paths: { orderShipped: "/Orders/Created" },
       }),
     ).toThrow(/paths: orderShipped and orderCreated share the path \/Orders\/Created/);
+    expect(() =>
+      createWebhookReceiver({
+        ...base,
+        handlers: { orderCreated: () => undefined },
+        sharedPath: "/orders/shipped",
+      }),
+    ).toThrow(/sharedPath: \/orders\/shipped is the path of orderShipped/);
   });
 
   it("types each handler by its event type's payload", () => {
