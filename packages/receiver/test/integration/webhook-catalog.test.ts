@@ -1,5 +1,4 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer } from "node:http";
 import { type ThreeWebhooksEvents, threeWebhooksDocument } from "@plant-store/testing";
 import {
   createWebhookCatalog,
@@ -19,6 +18,7 @@ import {
   type WebhookContext,
 } from "../../src/index.js";
 import { createPlantWebhookMiddleware, createPlantWebhookRouter } from "../../src/koa.js";
+import { listen } from "../fixtures/listen.js";
 
 // A receiver for every webhook of the three-webhook fixture document, fed deliveries signed by the
 // reference `standardwebhooks` library over real HTTP on 127.0.0.1, through each adapter.
@@ -67,19 +67,6 @@ function signed(payload: unknown, eventType?: string, id = `msg_${crypto.randomU
   };
   if (eventType !== undefined) headers[WEBHOOK_EVENT_TYPE_HEADER] = eventType;
   return { id, init: { method: "POST", headers, body } };
-}
-
-async function listen(server: Server): Promise<{ origin: string; close: () => Promise<void> }> {
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((error) => (error ? reject(error) : resolve()));
-      }),
-  };
 }
 
 type Send = (path: string, init: RequestInit) => Promise<Response>;
