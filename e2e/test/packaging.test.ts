@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,8 +12,10 @@ import {
   expectReadmeExamplesRun,
   typeCheckConsumer,
 } from "./fixtures/expect-consumer-project.js";
+import { installExpressConsumer } from "./fixtures/express-consumer-project.js";
 import { installConsumerProject, type ReadmeExample } from "./fixtures/install-consumer-project.js";
 import {
+  type PublishedPackageName,
   packPublishedPackages,
   publishedPackages,
   run,
@@ -29,12 +32,13 @@ let project: string;
 let postgres: TestPostgres;
 /** The TypeScript and JavaScript examples of the READMEs, as shipped in the tarballs. */
 let readmeExamples: ReadmeExample[] = [];
+let tarballs: Record<PublishedPackageName, string>;
 
 beforeAll(async () => {
   postgres = await startPostgres();
   scratch = await mkdtemp(join(tmpdir(), "plant-store-packaging-"));
   expect(scratch.startsWith(workspaceRoot)).toBe(false);
-  const tarballs = await packPublishedPackages(scratch);
+  tarballs = await packPublishedPackages(scratch);
   project = join(scratch, "consumer");
   // The registry serves only koa, zod, got & co.; the @plant-store packages come from the tarballs.
   readmeExamples = await installConsumerProject({
@@ -199,5 +203,38 @@ describe("the published packages, installed from tarballs with npm", () => {
         }
       },
     );
+  });
+
+  // Issue 24: Koa only for Koa users. The same tarballs in an Express team's project.
+  describe("in an Express project with only express and the tarballs", () => {
+    let express: string;
+    beforeAll(async () => {
+      express = join(scratch, "express-consumer");
+      await installExpressConsumer(express, tarballs);
+    }, 120_000);
+
+    it("installs neither koa nor @koa/router nor @types/koa", () => {
+      for (const name of ["koa", "@koa/router", "@types/koa"]) {
+        expect(existsSync(join(express, "node_modules", name)), name).toBe(false);
+      }
+      expect(existsSync(join(express, "node_modules", "@plant-store", "receiver"))).toBe(true);
+    });
+
+    it("compiles with tsc (strict, skipLibCheck false) and receives a New Plant through the node middleware", async () => {
+      expect(await typeCheckConsumer(express)).toBe("");
+      const { stdout } = await run(process.execPath, [join(express, "dist", "receive.js")], {
+        cwd: express,
+        timeout: 30_000,
+      });
+      expect(JSON.parse(stdout)).toStrictEqual({
+        status: 200,
+        answered: { received: true, duplicate: false },
+        received: [{ id: 7, name: "Ficus lyrata", tag: "indoor" }],
+        outcomes: [{ outcome: "received", webhookId: "msg_express_1" }],
+        fetchHandler: "function",
+        // Only the Koa entry needs Koa: without it, that import (and no other) fails.
+        koaEntry: "ERR_MODULE_NOT_FOUND",
+      });
+    });
   });
 });

@@ -1,7 +1,7 @@
 import { defineConfig } from "vitest/config";
 
 // Mutation testing runs the tests that reach the mutated files: the token checker's, the
-// verifier's, the once runner's and the delivery handler's unit tests, the body reader's tests, and the in-process
+// verifier's, the once runner's and the delivery handler's unit tests, the catalog receiver's tests, the body reader's tests, and the in-process
 // adapter, router, refused-body and tracing tests that drive the delivery handler over node:http.
 // The others (SQLite and PostgreSQL stores, workerd) never reach these files differently and would
 // multiply every mutant's run time.
@@ -13,10 +13,12 @@ export default defineConfig({
       "test/integration/read-raw-body.test.ts",
       "src/create-once-runner.test.ts",
       "src/create-delivery-handler.test.ts",
+      "src/create-webhook-receiver.test.ts",
       "test/integration/adapters.test.ts",
       "test/integration/router.test.ts",
       "test/integration/refused-body.test.ts",
       "test/integration/tracing.test.ts",
+      "test/integration/webhook-catalog.test.ts",
     ],
   },
 });

@@ -7,7 +7,7 @@ import {
   type WebhookHandled,
 } from "@plant-store/app-shell";
 import type { DedupStore, PlantWebhookOutcome, ReceiverLogger } from "@plant-store/receiver";
-import { createPlantWebhookMiddleware } from "@plant-store/receiver";
+import { createPlantWebhookMiddleware } from "@plant-store/receiver/koa";
 import { parseTraceparent } from "@plant-store/types";
 import Koa from "koa";
 import { createDeliveryLog } from "./create-delivery-log.js";

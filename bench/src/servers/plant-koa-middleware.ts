@@ -1,7 +1,8 @@
 // The full receive path of @plant-store/receiver (bearer, signature, timestamp, zod, in-memory
 // de-duplication) as a plain Koa middleware (createPlantWebhookMiddleware), with a no-op handler.
 import { createServer } from "node:http";
-import { createMemoryDedupStore, createPlantWebhookMiddleware } from "@plant-store/receiver";
+import { createMemoryDedupStore } from "@plant-store/receiver";
+import { createPlantWebhookMiddleware } from "@plant-store/receiver/koa";
 import Koa from "koa";
 import { credentialsFromEnv } from "../bench-credentials.js";
 import { markHandled, serveOverIpc } from "../server-kit/serve-over-ipc.js";

@@ -1,7 +1,8 @@
 // The full receive path of @plant-store/receiver (bearer, signature, timestamp, zod, in-memory
 // de-duplication) mounted in Koa, with a no-op handler.
 import { createServer } from "node:http";
-import { createMemoryDedupStore, createPlantWebhookRouter } from "@plant-store/receiver";
+import { createMemoryDedupStore } from "@plant-store/receiver";
+import { createPlantWebhookRouter } from "@plant-store/receiver/koa";
 import Koa from "koa";
 import { credentialsFromEnv } from "../bench-credentials.js";
 import { markHandled, serveOverIpc } from "../server-kit/serve-over-ipc.js";

@@ -75,8 +75,14 @@ function recordingLogger() {
 const make = (options: Partial<ReceiverOptions> = {}) =>
   createDeliveryHandler({ tokens: ["t0ken"], secrets: [secret], onNewPlant: () => undefined, ...options });
 
+/** New Plant's one route: where an adapter would have matched the request. */
+const routeOf = ({ routes: [route] }: ReturnType<typeof make>) => {
+  if (route === undefined) throw new Error("no route");
+  return route;
+};
+
 const answer = async (handler: ReturnType<typeof make>, sent: Sent): Promise<DeliveryAnswer> =>
-  await handler.handle(sent.request);
+  await handler.handle(sent.request, routeOf(handler));
 
 afterEach(() => {
   vi.useRealTimers();
@@ -89,8 +95,8 @@ describe("createDeliveryHandler's options", () => {
         new InvalidReceiverOptionsError("Invalid receiver options: path: must start with /"),
       );
     }
-    expect(make().path).toBe("/plant/webhook");
-    expect(make({ path: "/hooks/plants" }).path).toBe("/hooks/plants");
+    expect(make().routes[0]?.path).toBe("/plant/webhook");
+    expect(make({ path: "/hooks/plants" }).routes[0]?.path).toBe("/hooks/plants");
   });
 
   it("refuses a body timeout that is not a positive integer, and reads the body within the one given", async () => {
@@ -216,7 +222,7 @@ describe("createDeliveryHandler's answers", () => {
           finish = resolve;
         }),
     });
-    const first = handler.handle(delivery().request);
+    const first = handler.handle(delivery().request, routeOf(handler));
     const copy = await answer(handler, delivery());
     expect(copy).toMatchObject({
       status: 500,

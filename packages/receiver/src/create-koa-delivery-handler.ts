@@ -1,20 +1,18 @@
 import type { Context } from "koa";
+import { createNodeRequestReader } from "./create-node-request-reader.js";
 import {
-  createDeliveryHandler,
   type DeliveryAnswer,
   JSON_TYPE,
-  type ReceiverOptions,
-} from "./create-delivery-handler.js";
-import { createNodeRequestReader } from "./create-node-request-reader.js";
+  type WebhookReceiver,
+  type WebhookRoute,
+} from "./create-webhook-receiver.js";
 
 const DONE: Promise<void> = Promise.resolve();
 
 /** The receive path as a Koa handler for one matched request: what the middleware and the router share. */
-export function createKoaDeliveryHandler(options: ReceiverOptions): {
-  path: string;
-  handle(ctx: Context): Promise<void>;
-} {
-  const handler = createDeliveryHandler(options);
+export function createKoaDeliveryHandler(
+  receiver: WebhookReceiver,
+): (ctx: Context, route: WebhookRoute) => Promise<void> {
   const read = createNodeRequestReader();
   const answer = (ctx: Context, { status, headers, closeConnection, body, outcome }: DeliveryAnswer) => {
     // `ctx.response` itself: `ctx.status`, `ctx.set` and `ctx.body` reach the same members through
@@ -29,13 +27,10 @@ export function createKoaDeliveryHandler(options: ReceiverOptions): {
     response.body = body;
     ctx.state.plantWebhook = outcome;
   };
-  return {
-    path: handler.path,
-    handle(ctx) {
-      const settled = handler.handle(read(ctx.req));
-      if (settled instanceof Promise) return settled.then((value) => answer(ctx, value));
-      answer(ctx, settled);
-      return DONE;
-    },
+  return (ctx, route) => {
+    const settled = receiver.handle(read(ctx.req), route);
+    if (settled instanceof Promise) return settled.then((value) => answer(ctx, value));
+    answer(ctx, settled);
+    return DONE;
   };
 }

@@ -1,14 +1,15 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ReceiverOptions } from "./create-delivery-handler.js";
+import { createNodeRequestReader } from "./create-node-request-reader.js";
+import { createRouteMatcher } from "./create-route-matcher.js";
 import {
-  createDeliveryHandler,
   type DeliveryAnswer,
   JSON_TYPE,
   type PlantWebhookOutcome,
-  type ReceiverOptions,
-} from "./create-delivery-handler.js";
-import { createNodeRequestReader } from "./create-node-request-reader.js";
-import { createPathMatcher } from "./create-path-matcher.js";
+  type WebhookReceiver,
+} from "./create-webhook-receiver.js";
 import { requestPath } from "./request-path.js";
+import { resolveReceiver } from "./resolve-receiver.js";
 
 /** `(req, res, next?)`: a `node:http` request listener and an Express/Connect middleware in one. */
 export type NodeMiddleware = (
@@ -17,10 +18,12 @@ export type NodeMiddleware = (
   next?: (error?: unknown) => void,
 ) => Promise<void>;
 
-export interface NodeMiddlewareOptions extends ReceiverOptions {
+export interface NodeAdapterOptions {
   /** Called with each answered delivery's outcome, e.g. for metrics. */
   onOutcome?: (outcome: PlantWebhookOutcome, req: IncomingMessage) => void;
 }
+
+export interface NodeMiddlewareOptions extends ReceiverOptions, NodeAdapterOptions {}
 
 const NOT_FOUND_BODY = JSON.stringify({ error: 404, message: "Not found" });
 const DONE: Promise<void> = Promise.resolve();
@@ -35,17 +38,23 @@ function send(res: ServerResponse, status: number, headers: Record<string, strin
 }
 
 /**
- * The New Plant webhook for `node:http` (`http.createServer(middleware)`) and Express/Connect
- * (`app.use(middleware)`), running the same steps as the Koa router, on the same paths (any case,
- * with or without a trailing slash). Requests for other paths go to `next()` when there is one,
- * and get 404 otherwise. Mount it before any body parser: if one already read the body, the
- * answer is 500 `ERR_BODY_ALREADY_CONSUMED`, saying so.
+ * The New Plant webhook (given its options), or every webhook of a catalog (given a
+ * `createWebhookReceiver` receiver), for `node:http` (`http.createServer(middleware)`) and
+ * Express/Connect (`app.use(middleware)`), running the same steps as the Koa router, on the same
+ * paths (any case, with or without a trailing slash). Requests for other paths go to `next()` when
+ * there is one, and get 404 otherwise. Mount it before any body parser: if one already read the
+ * body, the answer is 500 `ERR_BODY_ALREADY_CONSUMED`, saying so.
  */
-export function createNodeMiddleware(options: NodeMiddlewareOptions): NodeMiddleware {
-  const handler = createDeliveryHandler(options);
+export function createNodeMiddleware(options: NodeMiddlewareOptions): NodeMiddleware;
+export function createNodeMiddleware(receiver: WebhookReceiver, options?: NodeAdapterOptions): NodeMiddleware;
+export function createNodeMiddleware(
+  receiverOrOptions: WebhookReceiver | NodeMiddlewareOptions,
+  adapterOptions?: NodeAdapterOptions,
+): NodeMiddleware {
+  const { receiver, adapter } = resolveReceiver(receiverOrOptions, adapterOptions);
   const read = createNodeRequestReader();
-  const matches = createPathMatcher(handler.path);
-  const { onOutcome } = options;
+  const route = createRouteMatcher(receiver.routes);
+  const { onOutcome } = adapter;
 
   const reply = (req: IncomingMessage, res: ServerResponse, answer: DeliveryAnswer): void => {
     const out: Record<string, string> = { ...answer.headers, "Content-Type": JSON_TYPE };
@@ -56,12 +65,13 @@ export function createNodeMiddleware(options: NodeMiddlewareOptions): NodeMiddle
 
   return (req, res, next) => {
     // Express strips a mount path from `req.url` and keeps the full one in `originalUrl`.
-    if (!matches(requestPath(req.url))) {
+    const matched = route(requestPath(req.url));
+    if (matched === undefined) {
       if (next !== undefined) next();
       else send(res, 404, { "Content-Type": JSON_TYPE }, NOT_FOUND_BODY);
       return DONE;
     }
-    const answer = handler.handle(read(req));
+    const answer = receiver.handle(read(req), matched);
     if (answer instanceof Promise) return answer.then((settled) => reply(req, res, settled));
     reply(req, res, answer);
     return DONE;

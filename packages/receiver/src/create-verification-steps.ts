@@ -3,7 +3,6 @@ import {
   createWebhookVerifier,
   type Delivery,
   MAX_BODY_BYTES,
-  type NewPlant,
   parseWebhookKey,
   type SignedWebhook,
   TIMESTAMP_TOLERANCE_SECONDS,
@@ -20,7 +19,7 @@ import { InvalidWebhookHeadersError } from "./errors/invalid-webhook-headers-err
 import { TimestampOutOfToleranceError } from "./errors/timestamp-out-of-tolerance-error.js";
 import { headerValue, type IncomingHeaders } from "./header-value.js";
 import type { Maybe } from "./maybe.js";
-import { parseNewPlant } from "./parse-new-plant.js";
+import { parseJsonBody } from "./parse-json-body.js";
 import type { ReceivedTraceparent } from "./read-traceparent.js";
 
 export interface VerifierOptions {
@@ -39,8 +38,9 @@ export interface VerifierOptions {
   now?: () => Date;
 }
 
-export interface VerifiedDelivery {
-  plant: NewPlant;
+/** A body whose signature and timestamp passed, parsed as JSON; its schema is checked next. */
+export interface VerifiedBody {
+  json: unknown;
   delivery: Delivery;
 }
 
@@ -50,14 +50,15 @@ export interface VerificationSteps {
   /** Bearer token (401), then content type (415). */
   checkHeaders(headers: IncomingHeaders): Maybe<void>;
   /**
-   * Signature and timestamp (401), JSON (400), schema (400). The caller reads the `traceparent` once
-   * (`readTraceparent`), for its spans and for the delivery.
+   * Signature and timestamp (401), then JSON (400); the caller checks the schema of the webhook the
+   * delivery is (400). The caller reads the `traceparent` once (`readTraceparent`), for its spans
+   * and for the delivery.
    */
   checkBody(
     rawBody: Uint8Array,
     headers: IncomingHeaders,
     traceparent: ReceivedTraceparent | undefined,
-  ): Maybe<VerifiedDelivery>;
+  ): Maybe<VerifiedBody>;
 }
 
 function requireHeader(headers: IncomingHeaders, name: string): string {
@@ -129,8 +130,8 @@ export function createVerificationSteps(options: VerifierOptions): VerificationS
     rawBody: Uint8Array,
     signed: SignedWebhook,
     traceparent: ReceivedTraceparent | undefined,
-  ): VerifiedDelivery => ({
-    plant: parseNewPlant(rawBody),
+  ): VerifiedBody => ({
+    json: parseJsonBody(rawBody),
     delivery: {
       webhookId: signed.webhookId,
       timestamp: new Date(signed.timestamp * 1000),

@@ -1,7 +1,8 @@
-import type { Delivery, NewPlant } from "@plant-store/types";
+import { type Delivery, NEW_PLANT_EVENT, type NewPlant, NewPlantSchema } from "@plant-store/types";
+import { checkPayload } from "./check-payload.js";
 import {
   createVerificationSteps,
-  type VerifiedDelivery,
+  type VerifiedBody,
   type VerifierOptions,
 } from "./create-verification-steps.js";
 import { InternalReceiverError } from "./errors/internal-receiver-error.js";
@@ -35,12 +36,8 @@ export function createVerifier(options: VerifierOptions): Verifier {
       steps.checkHeaders(headers);
       const bytes = typeof rawBody === "string" ? utf8.encode(rawBody) : rawBody;
       if (bytes.length > steps.maxBodyBytes) throw new PayloadTooLargeError(steps.maxBodyBytes);
-      const { plant, delivery } = steps.checkBody(
-        bytes,
-        headers,
-        readTraceparent(headers),
-      ) as VerifiedDelivery;
-      return { ok: true, plant, delivery };
+      const { json, delivery } = steps.checkBody(bytes, headers, readTraceparent(headers)) as VerifiedBody;
+      return { ok: true, plant: checkPayload(NewPlantSchema, json, NEW_PLANT_EVENT), delivery };
     } catch (error) {
       return { ok: false, error: error instanceof WebhookError ? error : new InternalReceiverError(error) };
     }

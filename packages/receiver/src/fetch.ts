@@ -2,13 +2,28 @@
 // Koa) on the import path, for Workers, Deno, Bun, Next.js and Hono.
 export { checkContentType } from "./check-content-type.js";
 export type { PlantWebhookOutcome, ReceiverOptions } from "./create-delivery-handler.js";
-export { createFetchHandler, type FetchHandlerOptions } from "./create-fetch-handler.js";
+export {
+  createFetchHandler,
+  type FetchAdapterOptions,
+  type FetchHandlerOptions,
+} from "./create-fetch-handler.js";
 export {
   createMemoryDedupStore,
   type MemoryDedupStoreOptions,
 } from "./create-memory-dedup-store.js";
 export { createOnceRunner, type OnceOutcome, type OnceRunnerOptions } from "./create-once-runner.js";
 export type { VerifierOptions } from "./create-verification-steps.js";
+export {
+  createWebhookReceiver,
+  type EventTypeOf,
+  type SharedReceiverOptions,
+  type WebhookContext,
+  type WebhookHandler,
+  type WebhookHandlers,
+  type WebhookReceiver,
+  type WebhookReceiverOptions,
+  type WebhookRoute,
+} from "./create-webhook-receiver.js";
 export {
   type ClaimResult,
   DEFAULT_DEDUP_LEASE_MS,
@@ -33,6 +48,8 @@ export { PayloadTooLargeError } from "./errors/payload-too-large-error.js";
 export { RequestAbortedError } from "./errors/request-aborted-error.js";
 export { RequestTimeoutError } from "./errors/request-timeout-error.js";
 export { TimestampOutOfToleranceError } from "./errors/timestamp-out-of-tolerance-error.js";
+export { UnhandledWebhookEventError } from "./errors/unhandled-webhook-event-error.js";
+export { UnknownWebhookEventError } from "./errors/unknown-webhook-event-error.js";
 export { UnsupportedMediaTypeError } from "./errors/unsupported-media-type-error.js";
 export type { IncomingHeaders } from "./header-value.js";
 export type { ReceiverLogger } from "./receiver-logger.js";

@@ -1,13 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import {
-  createFetchHandler,
-  createNodeMiddleware,
-  createPlantWebhookMiddleware,
-  createPlantWebhookRouter,
-  type ReceiverOptions,
-} from "@plant-store/receiver";
+import { createFetchHandler, createNodeMiddleware, type ReceiverOptions } from "@plant-store/receiver";
+import { createPlantWebhookMiddleware, createPlantWebhookRouter } from "@plant-store/receiver/koa";
 import { generateWebhookKeyPair, generateWebhookSecret } from "@plant-store/types";
 import { build } from "esbuild";
 import Koa from "koa";

@@ -1,28 +1,12 @@
-import { createServer, request, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer, request } from "node:http";
 import express from "express";
 import Koa from "koa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createNodeMiddleware,
-  createPlantWebhookMiddleware,
-  createPlantWebhookRouter,
-} from "../../src/index.js";
+import { createNodeMiddleware } from "../../src/index.js";
+import { createPlantWebhookMiddleware, createPlantWebhookRouter } from "../../src/koa.js";
 import { adapterSuite, keyPair } from "../fixtures/adapter-suite.js";
+import { listen } from "../fixtures/listen.js";
 import { ROUTE_TOKEN, routeOptions, V1A_PATH } from "../fixtures/vector-routes.js";
-
-async function listen(server: Server): Promise<{ origin: string; close: () => Promise<void> }> {
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((error) => (error ? reject(error) : resolve()));
-      }),
-  };
-}
 
 describe.each([
   [

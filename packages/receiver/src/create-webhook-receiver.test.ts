@@ -1,0 +1,143 @@
+import { type ThreeWebhooksEvents, threeWebhooksDocument } from "@plant-store/testing";
+import { createWebhookCatalog, generateWebhookSecret, signWebhook } from "@plant-store/types";
+import { describe, expect, it } from "vitest";
+import {
+  createWebhookReceiver,
+  type DeliveryRequest,
+  isWebhookReceiver,
+  JSON_TYPE,
+  type WebhookReceiverOptions,
+} from "./create-webhook-receiver.js";
+import { InvalidReceiverOptionsError } from "./errors/invalid-receiver-options-error.js";
+import { PayloadTooLargeError } from "./errors/payload-too-large-error.js";
+
+// The catalog receiver called as an adapter calls it, without a server: its options' problems, how
+// it tells a delivery's event type, and what it answers when it cannot.
+
+const secret = generateWebhookSecret();
+const catalog = createWebhookCatalog<ThreeWebhooksEvents>(threeWebhooksDocument);
+const base = { catalog, tokens: ["t0ken"], secrets: [secret] };
+
+const make = (options: Partial<WebhookReceiverOptions<ThreeWebhooksEvents>> = {}) =>
+  createWebhookReceiver({ ...base, handlers: { orderCreated: () => undefined }, ...options });
+
+function request(payload: unknown, eventType?: string | string[]): DeliveryRequest {
+  const body = JSON.stringify(payload);
+  const timestamp = Math.floor(Date.now() / 1000);
+  const bytes = new TextEncoder().encode(body);
+  return {
+    method: "POST",
+    headers: {
+      authorization: "Bearer t0ken",
+      "content-type": "application/json",
+      "webhook-id": "msg_1",
+      "webhook-timestamp": String(timestamp),
+      "webhook-signature": signWebhook({ secrets: [secret], id: "msg_1", timestamp, body }) as string,
+      "webhook-event-type": eventType,
+    },
+    hasBody: true,
+    readBody: () => bytes,
+  };
+}
+
+const answer = async (receiver: ReturnType<typeof make>, sent: DeliveryRequest, path = "/orders/created") => {
+  const route = receiver.routes.find((candidate) => candidate.path === path);
+  if (route === undefined) throw new Error(`no route ${path}`);
+  return await receiver.handle(sent, route);
+};
+
+describe("createWebhookReceiver", () => {
+  it("lists every problem of its options at once", () => {
+    expect(() =>
+      createWebhookReceiver({
+        ...base,
+        handlers: { orderCreated: "no" as never, orderRefunded: () => undefined } as never,
+        paths: { orderShipped: "orders/shipped", customerUpdated: 7, orderRefunded: "/x" } as never,
+        sharedPath: "webhooks",
+      }),
+    ).toThrow(
+      new InvalidReceiverOptionsError(
+        "Invalid receiver options: handlers.orderCreated: must be a function; " +
+          "handlers.orderRefunded: not a webhook of the catalog; paths.orderShipped: must start with /; " +
+          "paths.customerUpdated: must start with /; paths.orderRefunded: not a webhook of the catalog; " +
+          "sharedPath: must start with /",
+      ),
+    );
+    expect(() => make({ sharedPath: 7 as never })).toThrow(
+      /^Invalid receiver options: sharedPath: must start with \/$/,
+    );
+  });
+
+  it.each([undefined, null, "catalog", {}])("refuses %j as its catalog", (value) => {
+    expect(() => make({ catalog: value as never })).toThrow(
+      new InvalidReceiverOptionsError(
+        "Invalid receiver options: catalog: must be a webhook catalog (createWebhookCatalog or PLANT_STORE_WEBHOOKS)",
+      ),
+    );
+  });
+
+  it("takes a webhook at the path given for it, and no longer at its own", () => {
+    expect(make({ paths: { orderShipped: "/hooks/shipped" }, sharedPath: "/hooks" }).routes).toStrictEqual([
+      { path: "/orders/created", eventType: "orderCreated" },
+      { path: "/hooks/shipped", eventType: "orderShipped" },
+      { path: "/customers/updated", eventType: "customerUpdated" },
+      { path: "/hooks", eventType: undefined },
+    ]);
+  });
+
+  it("refuses a repeated webhook-event-type (400), leaving the connection open: the body was read", async () => {
+    const refused = await answer(make(), request({ id: 1, total: 1 }, ["orderCreated", "orderCreated"]));
+    expect(refused).toStrictEqual({
+      status: 400,
+      headers: {},
+      body: JSON.stringify({
+        error: 400,
+        message: "Unknown webhook event type: webhook-event-type sent twice",
+      }),
+      closeConnection: false,
+      outcome: { outcome: "rejected", code: "ERR_UNKNOWN_EVENT_TYPE" },
+    });
+  });
+
+  it("names an unknown type in its answer printable and at most 100 characters long", async () => {
+    const named = `order Refunded\u0007${"x".repeat(200)}`;
+    const { body } = await answer(make(), request({ id: 1, total: 1 }, named));
+    expect(JSON.parse(body)).toStrictEqual({
+      error: 400,
+      message: `Unknown webhook event type: "orderRefunded${"x".repeat(87)}" is not one of orderCreated, orderShipped, customerUpdated`,
+    });
+  });
+
+  it("closes the connection when the body could not be read", async () => {
+    const sent = request({ id: 1, total: 1 });
+    const refused = await answer(make(), {
+      ...sent,
+      readBody: () => Promise.reject(new PayloadTooLargeError(10)),
+    });
+    expect(refused).toMatchObject({ status: 413, closeConnection: true });
+  });
+
+  it("answers the JSON type it declares", () => {
+    expect(JSON_TYPE).toBe("application/json; charset=utf-8");
+  });
+});
+
+describe("isWebhookReceiver", () => {
+  it("tells a receiver from anything else, the New Plant options included", () => {
+    const receiver = make();
+    const lookalike = Object.assign(() => undefined, {
+      [Symbol.for("@plant-store/receiver.webhook-receiver")]: true,
+    });
+    expect(isWebhookReceiver(receiver)).toBe(true);
+    for (const other of [
+      null,
+      undefined,
+      "receiver",
+      {},
+      lookalike,
+      { ...base, onNewPlant: () => undefined },
+    ]) {
+      expect(isWebhookReceiver(other)).toBe(false);
+    }
+  });
+});
