@@ -86,7 +86,13 @@ describe("createWebhookReceiver", () => {
   });
 
   it("refuses a repeated webhook-event-type (400), leaving the connection open: the body was read", async () => {
-    const refused = await answer(make(), request({ id: 1, total: 1 }, ["orderCreated", "orderCreated"]));
+    const warnings: unknown[] = [];
+    const logger = { info() {}, warn: (fields: object) => void warnings.push(fields), error() {} };
+    const refused = await answer(
+      make({ logger }),
+      request({ id: 1, total: 1 }, ["orderCreated", "orderCreated"]),
+    );
+    expect(warnings).toStrictEqual([{ status: 400, code: "ERR_UNKNOWN_EVENT_TYPE" }]);
     expect(refused).toStrictEqual({
       status: 400,
       headers: {},

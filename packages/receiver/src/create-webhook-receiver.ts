@@ -242,6 +242,7 @@ export function createWebhookReceiver<Events extends Record<string, unknown>>(
       createMemoryDedupStore({
         minRetentionMs: 2 * (options.toleranceSeconds ?? TIMESTAMP_TOLERANCE_SECONDS) * 1000,
       }),
+    // Stryker disable next-line ConditionalExpression: equivalent: the runner takes an undefined maxWaitMs as its default; the spread only satisfies exactOptionalPropertyTypes
     ...(options.maxWaitMs === undefined ? {} : { maxWaitMs: options.maxWaitMs }),
   });
 
