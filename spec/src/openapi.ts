@@ -75,6 +75,19 @@ export const openapi = {
               "$ref": "#/components/schemas/WebhookSignature"
             },
             "example": "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4="
+          },
+          {
+            "name": "webhook-event-type",
+            "in": "header",
+            "required": false,
+            "description": "The event type of this delivery: the webhook's `operationId` (`newPlant`). The Plant Store sends it so that one receiver URL can take several webhooks of a document and tell them apart; it is not part of the signature (Standard Webhooks signs id, timestamp and body), so a receiver checks the body against the schema of the type it names. Receivers of New Plant alone may ignore it.",
+            "schema": {
+              "type": "string",
+              "enum": [
+                "newPlant"
+              ]
+            },
+            "example": "newPlant"
           }
         ],
         "requestBody": {

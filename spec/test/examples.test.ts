@@ -73,7 +73,7 @@ describe("examples in the document", () => {
     for (const status of ["400", "401", "413", "415", "500"]) {
       expect(places).toContain(`#/webhooks//plant/webhook/post/responses/${status}/content/application/json`);
     }
-    expect(places.filter((p) => p.includes("/parameters/"))).toHaveLength(3);
+    expect(places.filter((p) => p.includes("/parameters/"))).toHaveLength(4);
     expect(examples.length).toBeGreaterThan(15);
   });
 

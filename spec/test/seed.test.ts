@@ -88,13 +88,19 @@ describe("seed §5: authentication", () => {
     expect(webhook.post.security).toStrictEqual([{ bearerAuth: [] }]);
   });
 
-  it("documents the three Standard Webhooks headers as required header parameters", () => {
+  it("documents the three Standard Webhooks headers as required header parameters, and the event type as optional", () => {
     const headers = webhook.post.parameters.map((p) => [p.name, p.in, p.required]);
     expect(headers).toStrictEqual([
       ["webhook-id", "header", true],
       ["webhook-timestamp", "header", true],
       ["webhook-signature", "header", true],
+      // Sent by the Plant Store since event types, outside the signature; a receiver may ignore it.
+      ["webhook-event-type", "header", false],
     ]);
+    expect(webhook.post.parameters[3].schema).toStrictEqual({
+      type: "string",
+      enum: [webhook.post.operationId],
+    });
     const signature = webhook.post.parameters[2];
     expect(signature.description).toContain("v1,<base64 HMAC-SHA256>");
     expect(signature.description).toContain("<webhook-id>.<webhook-timestamp>.<raw body>");
