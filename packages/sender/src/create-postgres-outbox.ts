@@ -10,24 +10,18 @@ import {
   type Outbox,
   type UntypedMessage,
 } from "./outbox.js";
+import type { OutboxOptions } from "./outbox-options.js";
 import { POSTGRES_NOW, postgresDialect } from "./postgres-dialect.js";
 import { createOutbox } from "./queue/create-outbox.js";
 import type { Driver } from "./queue/driver.js";
-import type { Operation } from "./queue/operation.js";
+import { type Operation, runOperationAsync } from "./queue/operation.js";
 import { migrateSchema } from "./queue/operations/migrate-schema.js";
 import { param, render } from "./queue/sql.js";
-import type { SecretsCipher } from "./secrets-cipher.js";
 import { withTransaction } from "./with-transaction.js";
 
 const DEADLOCK_DETECTED = "40P01";
 
-export interface PostgresOutboxOptions<Events extends EventMap = EventMap> {
-  /**
-   * The webhooks this outbox sends (`createWebhookCatalog(document)`, or `PLANT_STORE_WEBHOOKS`): every
-   * message must have one of their event types and a payload its schema accepts (`InvalidPayloadError`,
-   * before anything is written), and an endpoint's subscriptions must each match one of them.
-   */
-  catalog?: WebhookCatalog<Events>;
+export interface PostgresOutboxOptions<Events extends EventMap = EventMap> extends OutboxOptions<Events> {
   /**
    * Longest wait for a lock (a table locked by someone else) before a statement fails, in ms;
    * default 5000. Only used when the outbox opens its own pool from a URL.
@@ -38,11 +32,6 @@ export interface PostgresOutboxOptions<Events extends EventMap = EventMap> {
    * opened from a URL, an idle pooled connection the server ended (a restart, a failover).
    */
   onError?: (error: Error) => void;
-  /**
-   * Encrypts endpoint tokens and signing secrets at rest (e.g. `createAesGcmCipher`). Values stored in
-   * plain text before still read; `reencryptEndpoints` converts them.
-   */
-  secretsCipher?: SecretsCipher;
   /**
    * The store's clock in Unix ms. Default: the database's own (`statement_timestamp()`), which every
    * process sharing the database agrees on whatever its machine's clock says; give one only for tests.
@@ -71,26 +60,14 @@ export interface PostgresOutbox<Events extends EventMap = EventMap> extends Outb
 type Queryable = Pick<pg.ClientBase, "query">;
 
 /** Runs an operation on a client (or the pool), one round trip per statement. */
-async function runOperation<R>(client: Queryable, operation: Operation<R>): Promise<R> {
-  let step = operation.next();
-  while (!step.done) {
-    const request = step.value;
-    let answer: unknown;
-    try {
-      if (request.kind === "wake") await client.query(`SELECT pg_notify('${OUTBOX_NOTIFY_CHANNEL}', '')`);
-      else {
-        const { text, values } = render(request.sql, postgresDialect);
-        // Without parameters, a simple query: the schema's DDL is several statements in one.
-        const result = values.length === 0 ? await client.query(text) : await client.query(text, values);
-        answer = request.kind === "rows" ? result.rows : (result.rowCount ?? 0);
-      }
-    } catch (error) {
-      step = operation.throw(error);
-      continue;
-    }
-    step = operation.next(answer);
-  }
-  return step.value;
+function runOperation<R>(client: Queryable, operation: Operation<R>): Promise<R> {
+  return runOperationAsync(operation, async (request) => {
+    if (request.kind === "wake") return client.query(`SELECT pg_notify('${OUTBOX_NOTIFY_CHANNEL}', '')`);
+    const { text, values } = render(request.sql, postgresDialect);
+    // Without parameters, a simple query: the schema's DDL is several statements in one.
+    const result = values.length === 0 ? await client.query(text) : await client.query(text, values);
+    return request.kind === "rows" ? result.rows : (result.rowCount ?? 0);
+  });
 }
 
 /**

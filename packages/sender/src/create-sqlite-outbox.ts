@@ -5,24 +5,18 @@ import { createSecretCodec } from "./create-secret-codec.js";
 import type { EnqueueResult, EventMap, MessageInput, Outbox, UntypedMessage } from "./outbox.js";
 import { OutboxBusyError } from "./outbox-busy-error.js";
 import { OutboxInTransactionError } from "./outbox-in-transaction-error.js";
+import type { OutboxOptions } from "./outbox-options.js";
 import { prepareMessage } from "./prepare-message.js";
 import { createOutbox } from "./queue/create-outbox.js";
 import type { Driver } from "./queue/driver.js";
-import type { Operation } from "./queue/operation.js";
+import { type Operation, runOperationSync } from "./queue/operation.js";
 import { enqueueMessages } from "./queue/operations/enqueue-messages.js";
 import { migrateSchema } from "./queue/operations/migrate-schema.js";
 import { param, render } from "./queue/sql.js";
-import type { SecretsCipher } from "./secrets-cipher.js";
 import { sqliteDialect } from "./sqlite-dialect.js";
 import { traceEnqueue } from "./trace-enqueue.js";
 
-export interface SqliteOutboxOptions<Events extends EventMap = EventMap> {
-  /**
-   * The webhooks this outbox sends (`createWebhookCatalog(document)`, or `PLANT_STORE_WEBHOOKS`): every
-   * message must have one of their event types and a payload its schema accepts (`InvalidPayloadError`,
-   * before anything is written), and an endpoint's subscriptions must each match one of them.
-   */
-  catalog?: WebhookCatalog<Events>;
+export interface SqliteOutboxOptions<Events extends EventMap = EventMap> extends OutboxOptions<Events> {
   /**
    * `"NORMAL"` (default): WAL commits are not synced, so a power loss can roll back the last
    * transactions (a process crash cannot). `"FULL"`: every commit is synced before it returns.
@@ -34,11 +28,6 @@ export interface SqliteOutboxOptions<Events extends EventMap = EventMap> {
    * such writes to the worker's poll.
    */
   watchIntervalMs?: number;
-  /**
-   * Encrypts endpoint tokens and signing secrets at rest (e.g. `createAesGcmCipher`). Values stored in
-   * plain text before still read; `reencryptEndpoints` converts them.
-   */
-  secretsCipher?: SecretsCipher;
   /** The store's clock in Unix ms (leases, due times, failing periods); default `Date.now`. */
   now?: () => number;
 }
@@ -60,30 +49,17 @@ export interface SqliteOutbox<Events extends EventMap = EventMap> extends Outbox
 /** Runs an operation to its end synchronously, each statement prepared once per handle. */
 function createStatementRunner(db: Database.Database) {
   const prepared = new Map<string, Database.Statement>();
-  return function runOperation<R>(operation: Operation<R>, onWake: () => void): R {
-    let step = operation.next();
-    while (!step.done) {
-      const request = step.value;
-      let answer: unknown;
-      try {
-        if (request.kind === "wake") onWake();
-        else {
-          const { text, values } = render(request.sql, sqliteDialect);
-          let statement = prepared.get(text);
-          if (!statement) {
-            statement = db.prepare(text);
-            prepared.set(text, statement);
-          }
-          answer = request.kind === "rows" ? statement.all(...values) : statement.run(...values).changes;
-        }
-      } catch (error) {
-        step = operation.throw(error);
-        continue;
+  return <R>(operation: Operation<R>, onWake: () => void): R =>
+    runOperationSync(operation, (request) => {
+      if (request.kind === "wake") return onWake();
+      const { text, values } = render(request.sql, sqliteDialect);
+      let statement = prepared.get(text);
+      if (!statement) {
+        statement = db.prepare(text);
+        prepared.set(text, statement);
       }
-      step = operation.next(answer);
-    }
-    return step.value;
-  };
+      return request.kind === "rows" ? statement.all(...values) : statement.run(...values).changes;
+    });
 }
 
 /**

@@ -40,3 +40,41 @@ export function* count(statement: Sql): Operation<number> {
 export function* wake(): Operation<void> {
   yield { kind: "wake" };
 }
+
+/**
+ * Drives an operation to its end, `execute` answering each step as it comes (better-sqlite3, at once); a
+ * step that throws is thrown into the operation, which may catch it.
+ */
+export function runOperationSync<R>(operation: Operation<R>, execute: (step: Step) => unknown): R {
+  let step = operation.next();
+  while (!step.done) {
+    let answer: unknown;
+    try {
+      answer = execute(step.value);
+    } catch (error) {
+      step = operation.throw(error);
+      continue;
+    }
+    step = operation.next(answer);
+  }
+  return step.value;
+}
+
+/** `runOperationSync` awaiting each answer (pg: one round trip per statement). */
+export async function runOperationAsync<R>(
+  operation: Operation<R>,
+  execute: (step: Step) => Promise<unknown>,
+): Promise<R> {
+  let step = operation.next();
+  while (!step.done) {
+    let answer: unknown;
+    try {
+      answer = await execute(step.value);
+    } catch (error) {
+      step = operation.throw(error);
+      continue;
+    }
+    step = operation.next(answer);
+  }
+  return step.value;
+}
