@@ -52,9 +52,11 @@ export { InvalidMessageError } from "./invalid-message-error.js";
 export { InvalidPayloadError, type PayloadIssue } from "./invalid-payload-error.js";
 export { InvalidRetentionError } from "./invalid-retention-error.js";
 export { InvalidRetryPolicyError } from "./invalid-retry-policy-error.js";
+export { InvalidSubscriberError } from "./invalid-subscriber-error.js";
 export { newWebhookId } from "./new-webhook-id.js";
 export {
   type AddEndpointInput,
+  type AddSubscriberInput,
   type AttemptOutcome,
   type AttemptRecord,
   type AttemptReport,
@@ -80,6 +82,8 @@ export {
   type RecordOptions,
   type RecordResult,
   type RotatedSecret,
+  type Subscriber,
+  type SubscriberScope,
   type SweepOptions,
   type SweepResult,
   type TypedMessage,
@@ -94,5 +98,6 @@ export { SecretsDecryptionError } from "./secrets-decryption-error.js";
 export type { SenderLogger } from "./sender-logger.js";
 export { type DeliveryHeaders, type SignDeliveryInput, signDelivery } from "./sign-delivery.js";
 export { SsrfBlockedError } from "./ssrf-blocked-error.js";
+export { SubscriberNotFoundError } from "./subscriber-not-found-error.js";
 export { TooManySecretsError } from "./too-many-secrets-error.js";
 export { WebhookIdTakenError } from "./webhook-id-taken-error.js";

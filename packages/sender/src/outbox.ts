@@ -19,7 +19,40 @@ export interface Endpoint {
    * for every message: what an endpoint has unless it was given a list.
    */
   eventTypes: string[] | null;
+  /** The subscriber it belongs to, or null for the operator's own (every endpoint made before subscribers). */
+  subscriberId: number | null;
+  /**
+   * When its owner last proved it wants these webhooks (`markEndpointVerified`); null until then, and
+   * again after its URL changes. Only a subscriber's endpoint needs it.
+   */
+  verifiedAt: Date | null;
+  /**
+   * Whether it receives messages at all: an operator's endpoint always, a subscriber's once verified. An
+   * unverified endpoint gets no fan-out and none of its queued deliveries are claimed.
+   */
+  verified: boolean;
   createdAt: Date;
+}
+
+/** A customer of the store with endpoints of its own (Svix: an application). */
+export interface Subscriber {
+  id: number;
+  name: string;
+  createdAt: Date;
+}
+
+/** What `addSubscriber` takes. */
+export interface AddSubscriberInput {
+  /** Shown to the operator: 1 to 200 characters, no control characters. */
+  name: string;
+}
+
+/**
+ * Reads limited to one subscriber's objects: another subscriber's (or the operator's) answer exactly as
+ * an id that does not exist. Without a scope, a read sees everything (the operator).
+ */
+export interface SubscriberScope {
+  subscriberId: number;
 }
 
 export type EndpointStatus = "active" | "disabled";
@@ -60,6 +93,11 @@ export interface UntypedMessage {
    * payload it is refused (`IdempotencyConflictError`), since a retry must not change what was sent.
    */
   idempotencyKey?: string;
+  /**
+   * Addressed to one subscriber: only its endpoints receive it (and a replay never sends it anywhere
+   * else). Without it, every subscribed endpoint, the operator's and every subscriber's.
+   */
+  subscriberId?: number;
 }
 
 /** What `enqueue` did. */
@@ -83,6 +121,8 @@ export interface MessageRecord {
   createdAt: Date;
   /** The W3C trace context stored at enqueue; absent for messages queued before 0.3. */
   traceparent?: string;
+  /** The subscriber it was addressed to; null for a message to every subscribed endpoint. */
+  subscriberId: number | null;
 }
 
 /** Every status a delivery can have, for callers that validate or list them. */
@@ -193,6 +233,11 @@ export interface AddEndpointInput {
   secrets: string[];
   /** The event types it receives (a trailing `*` matches a prefix); absent or null: every message. */
   eventTypes?: string[] | null;
+  /**
+   * The subscriber it belongs to (it then receives nothing until `markEndpointVerified`); absent or
+   * null: the operator's own, which needs no verification.
+   */
+  subscriberId?: number | null;
 }
 
 /** What `ensureEndpoint` found or made. */
@@ -226,6 +271,8 @@ export interface ListDeliveriesOptions {
   eventType?: string;
   endpointId?: number;
   messageId?: number;
+  /** Only the deliveries to this subscriber's endpoints. */
+  subscriberId?: number;
   limit?: number;
 }
 
@@ -276,15 +323,30 @@ export interface Outbox<Events extends EventMap = EventMap> {
   enqueue(message: MessageInput<Events>): Promise<EnqueueResult>;
   /** Several messages in one transaction, one result per message in order; all or none. */
   enqueueMany(messages: ReadonlyArray<MessageInput<Events>>): Promise<EnqueueResult[]>;
-  getMessage(id: number): Promise<MessageRecord | undefined>;
+  /** Scoped: a message addressed to the subscriber or delivered to one of its endpoints. */
+  getMessage(id: number, scope?: SubscriberScope): Promise<MessageRecord | undefined>;
   addEndpoint(input: AddEndpointInput): Promise<Endpoint>;
   /**
    * The endpoint with this URL, made to have this token and these secrets (added if there is none):
    * what a service calls at every start. Its status is left as it is (an operator may have disabled it).
    */
   ensureEndpoint(input: AddEndpointInput): Promise<EnsuredEndpoint>;
-  getEndpoint(id: number): Promise<Endpoint | undefined>;
-  listEndpoints(): Promise<Endpoint[]>;
+  getEndpoint(id: number, scope?: SubscriberScope): Promise<Endpoint | undefined>;
+  listEndpoints(scope?: SubscriberScope): Promise<Endpoint[]>;
+  /**
+   * Marks a subscriber's endpoint as verified now (its owner answered the handshake): from now on it
+   * receives fan-out, and its queued deliveries are claimed. An operator's endpoint is answered as it
+   * is (it needs none); undefined when there is no such endpoint (in the scope).
+   */
+  markEndpointVerified(id: number, scope?: SubscriberScope): Promise<Endpoint | undefined>;
+  addSubscriber(input: AddSubscriberInput): Promise<Subscriber>;
+  getSubscriber(id: number): Promise<Subscriber | undefined>;
+  listSubscribers(): Promise<Subscriber[]>;
+  /**
+   * Removes a subscriber with its endpoints, their deliveries and attempts, and the messages addressed
+   * to it; false when there was none.
+   */
+  removeSubscriber(id: number): Promise<boolean>;
   /** Changes URL, token and secrets together, in one transaction; undefined when there is no such endpoint. */
   updateEndpoint(id: number, changes: EndpointChanges): Promise<Endpoint | undefined>;
   /**
@@ -311,9 +373,10 @@ export interface Outbox<Events extends EventMap = EventMap> {
   recordAttempts(reports: readonly AttemptReport[], options: RecordOptions): Promise<RecordResult>;
   /** Gives claimed deliveries back untouched, due at once (used on shutdown). */
   release(deliveryIds: readonly number[], workerId: string): Promise<void>;
-  getDelivery(id: number): Promise<DeliveryRecord | undefined>;
+  getDelivery(id: number, scope?: SubscriberScope): Promise<DeliveryRecord | undefined>;
   listDeliveries(options?: ListDeliveriesOptions): Promise<DeliveryRecord[]>;
-  listAttempts(deliveryId: number): Promise<AttemptRecord[]>;
+  /** Scoped: none for another subscriber's delivery, as for one that does not exist. */
+  listAttempts(deliveryId: number, scope?: SubscriberScope): Promise<AttemptRecord[]>;
   /**
    * Attempts started at or after `since`, counted per endpoint (endpoints with none are left out): an
    * operator's "success rate over the last hour". Attempts removed by retention are not counted.

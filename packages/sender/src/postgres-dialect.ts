@@ -2,6 +2,7 @@ import { OUTBOX_NOTIFY_CHANNEL } from "./outbox.js";
 import { POSTGRES_SCHEMA } from "./postgres-schema.js";
 import { CLAIMED_COLUMNS } from "./queue/claimed-columns.js";
 import type { ClaimPlan, ColumnType, Dialect, QueueContext } from "./queue/dialect.js";
+import { ADDRESSED_TO_ENDPOINT, ENDPOINT_RECEIVES } from "./queue/endpoint-receives.js";
 import { messageTable } from "./queue/message-table.js";
 import { count, type Operation, row, rows } from "./queue/operation.js";
 import type { ClaimedRow } from "./queue/rows.js";
@@ -32,7 +33,7 @@ function claimParts(ctx: QueueContext, plan: ClaimPlan): Sql[] {
           AND NOT (d.id = ANY(${param(plan.skipDeliveryIds, "bigint[]")}))
         ORDER BY d.next_attempt_at, d.id LIMIT ${param(plan.perEndpoint, "int")}
       ) due
-      WHERE e.status = 'active' AND NOT (e.id = ANY(${param(plan.excludeEndpointIds, "bigint[]")}))
+      WHERE e.status = 'active' AND ${ENDPOINT_RECEIVES} AND NOT (e.id = ANY(${param(plan.excludeEndpointIds, "bigint[]")}))
       ORDER BY due.next_attempt_at, due.id LIMIT ${param(plan.limit, "int")})`,
     sql`locked AS (
       SELECT d.id FROM webhook_deliveries d
@@ -100,14 +101,15 @@ export const postgresDialect: Dialect = {
     const input = messageTable(postgresDialect, messages);
     return yield* rows(
       sql`WITH m AS (
-          INSERT INTO webhook_messages (webhook_id, event_type, idempotency_key, payload, created_at, traceparent)
-          SELECT webhook_id, event_type, idempotency_key, payload, ${ctx.now}, traceparent FROM ${input} ORDER BY n
-          ON CONFLICT DO NOTHING RETURNING id, webhook_id, event_type, created_at
+          INSERT INTO webhook_messages (webhook_id, event_type, idempotency_key, payload, created_at, traceparent, subscriber_id)
+          SELECT webhook_id, event_type, idempotency_key, payload, ${ctx.now}, traceparent, subscriber_id FROM ${input} ORDER BY n
+          ON CONFLICT DO NOTHING RETURNING id, webhook_id, event_type, subscriber_id, created_at
         ), d AS (
           INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, event_type, status, next_attempt_at, created_at, updated_at)
           SELECT m.id, e.id, m.webhook_id, m.event_type, 'pending', m.created_at, m.created_at, m.created_at
           FROM m CROSS JOIN webhook_endpoints e
-          WHERE e.status = 'active' AND ${postgresDialect.subscribes(raw("e.event_types"), raw("m.event_type"))}
+          WHERE e.status = 'active' AND ${ENDPOINT_RECEIVES} AND ${ADDRESSED_TO_ENDPOINT}
+            AND ${postgresDialect.subscribes(raw("e.event_types"), raw("m.event_type"))}
           ORDER BY m.id, e.id RETURNING message_id
         ), n AS (
           SELECT pg_notify(${param(OUTBOX_NOTIFY_CHANNEL, "text")}, '') FROM (SELECT 1 FROM d LIMIT 1) AS any_delivery

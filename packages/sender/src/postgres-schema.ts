@@ -33,6 +33,11 @@ CREATE TABLE IF NOT EXISTS webhook_endpoints (
   created_at BIGINT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS webhook_endpoints_url ON webhook_endpoints (url);
+CREATE TABLE IF NOT EXISTS webhook_subscribers (
+  id BIGSERIAL PRIMARY KEY,
+  name TEXT NOT NULL,
+  created_at BIGINT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS webhook_deliveries (
   id BIGSERIAL PRIMARY KEY,
   message_id BIGINT NOT NULL REFERENCES webhook_messages (id) ON DELETE CASCADE,

@@ -14,6 +14,8 @@ export interface PreparedMessage {
   payload: string;
   webhookId: string;
   idempotencyKey: string | null;
+  /** The subscriber it is addressed to; null: every subscribed endpoint. */
+  subscriberId: number | null;
 }
 
 function serialise(payload: unknown): string {
@@ -76,10 +78,14 @@ export function prepareMessage(message: UntypedMessage, catalog?: WebhookCatalog
     throw new InvalidMessageError(
       `idempotencyKey must be a string of 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`,
     );
+  const { subscriberId } = message;
+  if (subscriberId !== undefined && (!Number.isSafeInteger(subscriberId) || subscriberId <= 0))
+    throw new InvalidMessageError("subscriberId must be a subscriber's id (a positive integer)");
   return {
     eventType: eventType ?? null,
     payload,
     webhookId: message.webhookId ?? newWebhookId(),
     idempotencyKey: key ?? null,
+    subscriberId: subscriberId ?? null,
   };
 }

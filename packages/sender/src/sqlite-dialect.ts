@@ -1,5 +1,6 @@
 import { CLAIMED_COLUMNS } from "./queue/claimed-columns.js";
 import type { Dialect, InsertedMessage } from "./queue/dialect.js";
+import { ADDRESSED_TO_ENDPOINT, ENDPOINT_RECEIVES } from "./queue/endpoint-receives.js";
 import { messageTable } from "./queue/message-table.js";
 import { count, row, rows, wake } from "./queue/operation.js";
 import type { ClaimedRow } from "./queue/rows.js";
@@ -46,17 +47,20 @@ export const sqliteDialect: Dialect = {
     const [only] = messages;
     if (messages.length === 1 && only !== undefined) {
       const inserted = yield* row<{ id: number }>(
-        sql`INSERT INTO webhook_messages (webhook_id, event_type, idempotency_key, payload, created_at, traceparent)
-            VALUES (${only.webhookId}, ${only.eventType}, ${only.idempotencyKey}, ${only.payload}, ${ctx.now}, ${only.traceparent})
+        sql`INSERT INTO webhook_messages (webhook_id, event_type, idempotency_key, payload, created_at, traceparent, subscriber_id)
+            VALUES (${only.webhookId}, ${only.eventType}, ${only.idempotencyKey}, ${only.payload}, ${ctx.now}, ${only.traceparent}, ${only.subscriberId})
             ON CONFLICT DO NOTHING RETURNING id`,
       );
       if (inserted === undefined) return [];
-      // The subscription test written out (not spliced in), so the statement's text is rendered once.
+      // The subscription test, ENDPOINT_RECEIVES and ADDRESSED_TO_ENDPOINT written out (not spliced in),
+      // so the statement's text is rendered once.
       const deliveries = yield* count(
         sql`INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, event_type, status, next_attempt_at, created_at, updated_at)
             SELECT m.id, e.id, m.webhook_id, m.event_type, 'pending', m.created_at, m.created_at, m.created_at
             FROM webhook_messages m CROSS JOIN webhook_endpoints e
             WHERE m.id = ${inserted.id} AND e.status = 'active'
+              AND (e.subscriber_id IS NULL OR e.verified_at IS NOT NULL)
+              AND (m.subscriber_id IS NULL OR m.subscriber_id = e.subscriber_id)
               AND (e.event_types IS NULL OR EXISTS (SELECT 1 FROM json_each(e.event_types) AS t WHERE t.value = m.event_type
                 OR (substr(t.value, -1) = '*' AND substr(m.event_type, 1, length(t.value) - 1) = substr(t.value, 1, length(t.value) - 1))))
             ORDER BY e.id`,
@@ -65,8 +69,8 @@ export const sqliteDialect: Dialect = {
       return [{ id: inserted.id, webhook_id: only.webhookId, deliveries }];
     }
     const inserted = yield* rows<{ id: number; webhook_id: string }>(
-      sql`INSERT INTO webhook_messages (webhook_id, event_type, idempotency_key, payload, created_at, traceparent)
-          SELECT webhook_id, event_type, idempotency_key, payload, ${ctx.now}, traceparent FROM ${messageTable(sqliteDialect, messages)} WHERE true ORDER BY n
+      sql`INSERT INTO webhook_messages (webhook_id, event_type, idempotency_key, payload, created_at, traceparent, subscriber_id)
+          SELECT webhook_id, event_type, idempotency_key, payload, ${ctx.now}, traceparent, subscriber_id FROM ${messageTable(sqliteDialect, messages)} WHERE true ORDER BY n
           ON CONFLICT DO NOTHING RETURNING id, webhook_id`,
     );
     if (inserted.length === 0) return [];
@@ -79,7 +83,8 @@ export const sqliteDialect: Dialect = {
             raw("m.id"),
             inserted.map((message) => message.id),
             "bigint",
-          )} AND e.status = 'active' AND ${sqliteDialect.subscribes(raw("e.event_types"), raw("m.event_type"))}
+          )} AND e.status = 'active' AND ${ENDPOINT_RECEIVES} AND ${ADDRESSED_TO_ENDPOINT}
+            AND ${sqliteDialect.subscribes(raw("e.event_types"), raw("m.event_type"))}
           ORDER BY m.id, e.id RETURNING message_id`,
     ))
       deliveries.set(message_id, (deliveries.get(message_id) ?? 0) + 1);
@@ -104,7 +109,8 @@ export const sqliteDialect: Dialect = {
                 AND (x.lease_until IS NULL OR x.lease_until <= ${now})
                 AND NOT (${isIn(raw("x.id"), claim.skipDeliveryIds, "bigint")})
               ORDER BY x.next_attempt_at, x.id LIMIT ${claim.perEndpoint})
-            WHERE e.status = 'active' AND NOT (${isIn(raw("e.id"), claim.excludeEndpointIds, "bigint")})
+            WHERE e.status = 'active' AND ${ENDPOINT_RECEIVES}
+              AND NOT (${isIn(raw("e.id"), claim.excludeEndpointIds, "bigint")})
             ORDER BY d.next_attempt_at, d.id LIMIT ${claim.limit})
           RETURNING id`,
     );

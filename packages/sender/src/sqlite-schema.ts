@@ -24,6 +24,11 @@ CREATE TABLE IF NOT EXISTS webhook_endpoints (
   created_at INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS webhook_endpoints_url ON webhook_endpoints (url);
+CREATE TABLE IF NOT EXISTS webhook_subscribers (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  name TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS webhook_deliveries (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   message_id INTEGER NOT NULL REFERENCES webhook_messages (id) ON DELETE CASCADE,

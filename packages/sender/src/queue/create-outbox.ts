@@ -7,6 +7,7 @@ import type { QueueContext } from "./dialect.js";
 import type { Driver } from "./driver.js";
 import type { Operation } from "./operation.js";
 import { addEndpoint } from "./operations/add-endpoint.js";
+import { addSubscriber } from "./operations/add-subscriber.js";
 import { claimDue } from "./operations/claim-due.js";
 import { endpointStats } from "./operations/endpoint-stats.js";
 import { enqueueMessages } from "./operations/enqueue-messages.js";
@@ -14,13 +15,17 @@ import { ensureEndpoint } from "./operations/ensure-endpoint.js";
 import { getDelivery } from "./operations/get-delivery.js";
 import { getEndpoint } from "./operations/get-endpoint.js";
 import { getMessage } from "./operations/get-message.js";
+import { getSubscriber } from "./operations/get-subscriber.js";
 import { listAttempts } from "./operations/list-attempts.js";
 import { listDeliveries } from "./operations/list-deliveries.js";
 import { listEndpoints } from "./operations/list-endpoints.js";
+import { listSubscribers } from "./operations/list-subscribers.js";
+import { markEndpointVerified } from "./operations/mark-endpoint-verified.js";
 import { recordAttempts } from "./operations/record-attempts.js";
 import { reencryptEndpoints } from "./operations/reencrypt-endpoints.js";
 import { releaseLeases } from "./operations/release-leases.js";
 import { removeEndpoint } from "./operations/remove-endpoint.js";
+import { removeSubscriber } from "./operations/remove-subscriber.js";
 import { replayMessages } from "./operations/replay-messages.js";
 import { retryDelivery } from "./operations/retry-delivery.js";
 import { rotateEndpointSecret } from "./operations/rotate-endpoint-secret.js";
@@ -75,11 +80,16 @@ export function createOutbox<Join>(
       return (await enqueueMany([message], join))[0] as EnqueueResult;
     },
     enqueueMany,
-    getMessage: (id) => read(() => getMessage(id)),
+    getMessage: (id, scope) => read(() => getMessage(id, scope)),
     addEndpoint: (input) => write((ctx) => addEndpoint(ctx, input)),
     ensureEndpoint: (input) => write((ctx) => ensureEndpoint(ctx, input)),
-    getEndpoint: (id) => read((ctx) => getEndpoint(ctx, id)),
-    listEndpoints: () => read(listEndpoints),
+    getEndpoint: (id, scope) => read((ctx) => getEndpoint(ctx, id, scope)),
+    listEndpoints: (scope) => read((ctx) => listEndpoints(ctx, scope)),
+    markEndpointVerified: (id, scope) => write((ctx) => markEndpointVerified(ctx, id, scope)),
+    addSubscriber: (input) => write((ctx) => addSubscriber(ctx, input)),
+    getSubscriber: (id) => read(() => getSubscriber(id)),
+    listSubscribers: () => read(listSubscribers),
+    removeSubscriber: (id) => write(() => removeSubscriber(id)),
     updateEndpoint: (id, changes) => write((ctx) => updateEndpoint(ctx, id, changes)),
     rotateEndpointSecret: (id, secret) => write((ctx) => rotateEndpointSecret(ctx, id, secret)),
     setEndpointStatus: (id, status, reason) => write((ctx) => setEndpointStatus(ctx, id, status, reason)),
@@ -95,9 +105,9 @@ export function createOutbox<Join>(
       }
     },
     release: (deliveryIds, workerId) => write((ctx) => releaseLeases(ctx, deliveryIds, workerId)),
-    getDelivery: (id) => read(() => getDelivery(id)),
+    getDelivery: (id, scope) => read(() => getDelivery(id, scope)),
     listDeliveries: (options = {}) => read(() => listDeliveries(options)),
-    listAttempts: (deliveryId) => read(() => listAttempts(deliveryId)),
+    listAttempts: (deliveryId, scope) => read(() => listAttempts(deliveryId, scope)),
     endpointStats: (since) => read(() => endpointStats(since)),
     retryDelivery: (id) => write((ctx) => retryDelivery(ctx, id)),
     replay: (endpointId, since) => write((ctx) => replayMessages(ctx, endpointId, since)),

@@ -25,6 +25,7 @@ export interface MessageToInsert {
   idempotencyKey: string | null;
   payload: string;
   traceparent: string | null;
+  subscriberId: number | null;
 }
 
 /** One message `insertMessages` stored (a message whose webhook id or key was taken is not among them). */
@@ -86,7 +87,8 @@ export interface Dialect {
   continueIds(tables: readonly string[]): Operation<void>;
   /**
    * Inserts the messages in order, skipping any whose webhook id or idempotency key is taken, queues one
-   * delivery per active endpoint for each, and wakes the workers after commit.
+   * delivery for each per active endpoint that receives (`ENDPOINT_RECEIVES`), is addressed
+   * (`ADDRESSED_TO_ENDPOINT`) and subscribes to its type, and wakes the workers after commit.
    */
   insertMessages(ctx: QueueContext, messages: readonly MessageToInsert[]): Operation<InsertedMessage[]>;
   /**

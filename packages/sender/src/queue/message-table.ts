@@ -1,7 +1,10 @@
 import type { Dialect, MessageToInsert } from "./dialect.js";
 import type { Sql } from "./sql.js";
 
-/** Messages to insert as the dialect's row set `input` (webhook_id, event_type, idempotency_key, payload, traceparent, n). */
+/**
+ * Messages to insert as the dialect's row set `input` (webhook_id, event_type, idempotency_key, payload,
+ * traceparent, subscriber_id, n).
+ */
 export function messageTable(dialect: Dialect, messages: readonly MessageToInsert[]): Sql {
   return dialect.table(
     "input",
@@ -11,6 +14,7 @@ export function messageTable(dialect: Dialect, messages: readonly MessageToInser
       ["idempotency_key", "text"],
       ["payload", "text"],
       ["traceparent", "text"],
+      ["subscriber_id", "bigint"],
     ],
     messages.map((message) => [
       message.webhookId,
@@ -18,6 +22,7 @@ export function messageTable(dialect: Dialect, messages: readonly MessageToInser
       message.idempotencyKey,
       message.payload,
       message.traceparent,
+      message.subscriberId,
     ]),
   );
 }

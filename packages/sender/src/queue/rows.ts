@@ -10,6 +10,7 @@ import type {
   EndpointStatus,
   MessageRecord,
   RecordedAttempt,
+  Subscriber,
 } from "../outbox.js";
 import type { AttemptDecision, DeliveryState, EndpointState } from "./decide-attempt.js";
 
@@ -25,6 +26,7 @@ export interface MessageRow {
   payload: string;
   created_at: Num;
   traceparent?: string | null;
+  subscriber_id?: NullableNum;
 }
 
 export interface EndpointRow {
@@ -37,6 +39,14 @@ export interface EndpointRow {
   failing_since: NullableNum;
   last_failure_at: NullableNum;
   event_types?: string | null;
+  subscriber_id?: NullableNum;
+  verified_at?: NullableNum;
+  created_at: Num;
+}
+
+export interface SubscriberRow {
+  id: Num;
+  name: string;
   created_at: Num;
 }
 
@@ -90,6 +100,8 @@ export interface ClaimedRow extends DeliveryRow {
   e_failing_since: NullableNum;
   e_last_failure_at: NullableNum;
   e_event_types: string | null;
+  e_subscriber_id: NullableNum;
+  e_verified_at: NullableNum;
   e_created_at: Num;
 }
 
@@ -106,13 +118,20 @@ export function toMessage(row: MessageRow): MessageRecord {
     payload: row.payload,
     createdAt: date(row.created_at),
     ...(row.traceparent ? { traceparent: row.traceparent } : {}),
+    subscriberId: nullableNumber(row.subscriber_id),
   };
+}
+
+export function toSubscriber(row: SubscriberRow): Subscriber {
+  return { id: Number(row.id), name: row.name, createdAt: date(row.created_at) };
 }
 
 const asStored = (stored: string) => stored;
 
 /** `open` reads a stored token or secrets list back (decrypting it when the store has a cipher). */
 export function toEndpoint(row: EndpointRow, open: (stored: string) => string = asStored): Endpoint {
+  const subscriberId = nullableNumber(row.subscriber_id);
+  const verifiedAt = nullableNumber(row.verified_at);
   return {
     id: Number(row.id),
     url: row.url,
@@ -123,6 +142,10 @@ export function toEndpoint(row: EndpointRow, open: (stored: string) => string = 
     failingSince: row.failing_since === null ? null : date(row.failing_since),
     lastFailureAt: row.last_failure_at === null ? null : date(row.last_failure_at),
     eventTypes: row.event_types ? (JSON.parse(row.event_types) as string[]) : null,
+    subscriberId,
+    verifiedAt: verifiedAt === null ? null : date(verifiedAt),
+    // The same rule as the fan-out's and the claim's (ENDPOINT_RECEIVES).
+    verified: subscriberId === null || verifiedAt !== null,
     createdAt: date(row.created_at),
   };
 }
@@ -193,6 +216,8 @@ export function toClaimed(rows: readonly ClaimedRow[], open: (stored: string) =>
           failing_since: row.e_failing_since,
           last_failure_at: row.e_last_failure_at,
           event_types: row.e_event_types,
+          subscriber_id: row.e_subscriber_id,
+          verified_at: row.e_verified_at,
           created_at: row.e_created_at,
         },
         open,

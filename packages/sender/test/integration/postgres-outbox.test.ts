@@ -342,6 +342,7 @@ describe("PostgreSQL outbox schema upgrade", () => {
         "webhook_endpoints",
         "webhook_messages",
         "webhook_schema",
+        "webhook_subscribers",
       ]);
     } finally {
       await pool.end();

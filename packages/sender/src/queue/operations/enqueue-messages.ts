@@ -6,6 +6,7 @@ import type { QueueContext } from "../dialect.js";
 import { count, type Operation, rows } from "../operation.js";
 import type { MessageRow } from "../rows.js";
 import { raw, sql } from "../sql.js";
+import { requireSubscribers } from "./require-subscribers.js";
 
 /**
  * Queues messages in order, each with one delivery per active endpoint, all or none. A message whose
@@ -20,6 +21,10 @@ export function* enqueueMessages(
   traceparents: readonly string[],
 ): Operation<EnqueueResult[]> {
   const { dialect } = ctx;
+  yield* requireSubscribers(
+    ctx,
+    messages.map((message) => message.subscriberId),
+  );
   const inserted = yield* dialect.insertMessages(
     ctx,
     messages.map((message, index) => ({ ...message, traceparent: traceparents[index] ?? null })),
@@ -58,9 +63,12 @@ export function* enqueueMessages(
       const first = message.idempotencyKey === null ? undefined : firsts.get(message.idempotencyKey);
       if (!first)
         throw new WebhookIdTakenError(`webhook id ${message.webhookId} is already taken by another message`);
-      if (first.payload !== message.payload)
+      if (
+        first.payload !== message.payload ||
+        Number(first.subscriber_id ?? 0) !== (message.subscriberId ?? 0)
+      )
         throw new IdempotencyConflictError(
-          "This idempotency key was already used with another payload; nothing was queued",
+          "This idempotency key was already used with another payload or addressee; nothing was queued",
         );
       return { messageId: Number(first.id), webhookId: first.webhook_id, duplicate: true, deliveries: 0 };
     });

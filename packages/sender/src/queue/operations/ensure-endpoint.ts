@@ -2,7 +2,7 @@ import type { AddEndpointInput, EnsuredEndpoint } from "../../outbox.js";
 import type { QueueContext } from "../dialect.js";
 import { type Operation, row } from "../operation.js";
 import { type EndpointRow, toEndpoint } from "../rows.js";
-import { sql } from "../sql.js";
+import { param, sql } from "../sql.js";
 import { addEndpoint } from "./add-endpoint.js";
 import { checkEndpointInput } from "./check-endpoint-input.js";
 import { updateEndpoint } from "./update-endpoint.js";
@@ -11,15 +11,18 @@ import { updateEndpoint } from "./update-endpoint.js";
 const ENSURE_LOCK = 0x706c6565;
 
 /**
- * The endpoint with this URL (the oldest, should there be several), made to have this token, these
- * secrets and these subscriptions; added when there is none. Its status is left alone: a service restarting must not re-enable an
+ * The endpoint with this URL of the same owner (the oldest, should there be several), made to have this
+ * token, these secrets and these subscriptions; added when there is none. Another owner's endpoint with
+ * the same URL is never touched: a service starting must not rewrite a subscriber's token or secrets. Its status is left alone: a service restarting must not re-enable an
  * endpoint an operator or the store disabled.
  */
 export function* ensureEndpoint(ctx: QueueContext, input: AddEndpointInput): Operation<EnsuredEndpoint> {
   const checked = checkEndpointInput(input, ctx.catalog);
   yield* ctx.dialect.lock(ENSURE_LOCK);
   const found = yield* row<EndpointRow>(
-    sql`SELECT * FROM webhook_endpoints WHERE url = ${checked.url} ORDER BY id LIMIT 1${ctx.dialect.forUpdate}`,
+    sql`SELECT * FROM webhook_endpoints WHERE url = ${checked.url}
+          AND subscriber_id IS NOT DISTINCT FROM ${param(checked.subscriberId ?? null, "bigint")}
+        ORDER BY id LIMIT 1${ctx.dialect.forUpdate}`,
   );
   if (!found) return { endpoint: yield* addEndpoint(ctx, checked), created: true, updated: false };
   const endpoint = toEndpoint(found, ctx.codec.open);

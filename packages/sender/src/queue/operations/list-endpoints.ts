@@ -1,10 +1,13 @@
-import type { Endpoint } from "../../outbox.js";
+import type { Endpoint, SubscriberScope } from "../../outbox.js";
 import type { QueueContext } from "../dialect.js";
 import { type Operation, rows } from "../operation.js";
 import { type EndpointRow, toEndpoint } from "../rows.js";
-import { sql } from "../sql.js";
+import { raw, sql } from "../sql.js";
+import { ownedBy } from "../subscriber-scope.js";
 
-export function* listEndpoints(ctx: QueueContext): Operation<Endpoint[]> {
-  const found = yield* rows<EndpointRow>(sql`SELECT * FROM webhook_endpoints ORDER BY id`);
+export function* listEndpoints(ctx: QueueContext, scope?: SubscriberScope): Operation<Endpoint[]> {
+  const found = yield* rows<EndpointRow>(
+    sql`SELECT * FROM webhook_endpoints WHERE ${ownedBy(raw("subscriber_id"), scope)} ORDER BY id`,
+  );
   return found.map((endpoint) => toEndpoint(endpoint, ctx.codec.open));
 }

@@ -9,8 +9,9 @@ import { raw, sql } from "../sql.js";
  * PostgreSQL) that a running process recording an attempt would deadlock against.
  * 1: the shared schema (one unique key per message and endpoint on both databases, endpoints by URL).
  * 2: event types: a message's (copied to its deliveries) and the ones an endpoint subscribes to.
+ * 3: subscribers (`webhook_subscribers`): an endpoint's owner and verification, a message's addressee.
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** Columns added since the first schema, each added to a database that lacks it. */
 const ADDED_COLUMNS: ReadonlyArray<readonly [table: string, column: string, type: string]> = [
@@ -20,6 +21,13 @@ const ADDED_COLUMNS: ReadonlyArray<readonly [table: string, column: string, type
   ["webhook_messages", "event_type", "TEXT"],
   ["webhook_deliveries", "event_type", "TEXT"],
   ["webhook_endpoints", "event_types", "TEXT"],
+  // 3: endpoints made before belong to the operator (NULL), who needs no verification of its own; a
+  // subscriber's goes with it (the outbox deletes their attempts first, as removeEndpoint does). Messages
+  // queued before went to everyone (NULL). A message's addressee has no foreign key: its check would lock
+  // the subscriber's row on every enqueue to it, and removeSubscriber deletes those messages itself.
+  ["webhook_endpoints", "subscriber_id", "BIGINT REFERENCES webhook_subscribers (id) ON DELETE CASCADE"],
+  ["webhook_endpoints", "verified_at", "BIGINT"],
+  ["webhook_messages", "subscriber_id", "BIGINT"],
 ];
 
 /** Serialises schema upgrades when several processes open one database at once. */

@@ -1,11 +1,14 @@
 import { EndpointNotFoundError } from "../../outbox-errors.js";
 import type { QueueContext } from "../dialect.js";
+import { ADDRESSED_TO_ENDPOINT } from "../endpoint-receives.js";
 import { count, type Operation, row, wake } from "../operation.js";
 import { raw, sql } from "../sql.js";
 
 /**
  * Queues every retained message enqueued since `since` that the endpoint subscribes to again, due now
  * with a fresh schedule: a delivery it already has starts over (keeping its attempts), others are added.
+ * Only messages for everyone or addressed to the endpoint's own subscriber: a replay must not send one
+ * subscriber's messages to another's endpoint (or the operator's).
  */
 export function* replayMessages(ctx: QueueContext, endpointId: number, since: Date): Operation<number> {
   const endpoint = yield* row(sql`SELECT id FROM webhook_endpoints WHERE id = ${endpointId}`);
@@ -15,7 +18,7 @@ export function* replayMessages(ctx: QueueContext, endpointId: number, since: Da
         SELECT m.id, e.id, m.webhook_id, m.event_type, 'pending', ${ctx.now}, ${ctx.now}, ${ctx.now}
         FROM webhook_messages m, webhook_endpoints e
         WHERE e.id = ${endpointId} AND m.created_at >= ${since.getTime()}
-          AND ${ctx.dialect.subscribes(raw("e.event_types"), raw("m.event_type"))}
+          AND ${ADDRESSED_TO_ENDPOINT} AND ${ctx.dialect.subscribes(raw("e.event_types"), raw("m.event_type"))}
         ORDER BY m.id
         ON CONFLICT (message_id, endpoint_id) DO UPDATE SET
           status = 'pending', round_attempts = 0, next_attempt_at = ${ctx.now}, updated_at = ${ctx.now}`,

@@ -2,11 +2,15 @@ import type { Endpoint, EndpointChanges } from "../../outbox.js";
 import type { QueueContext } from "../dialect.js";
 import { type Operation, row } from "../operation.js";
 import { type EndpointRow, toEndpoint } from "../rows.js";
-import { sql } from "../sql.js";
+import { param, sql } from "../sql.js";
 import { checkEndpointInput } from "./check-endpoint-input.js";
 import { sealEndpointValues } from "./seal-endpoint-values.js";
 
-/** URL, token and secrets changed in one statement; the next attempt, even one already queued, uses them. */
+/**
+ * URL, token and secrets changed in one statement; the next attempt, even one already queued, uses them.
+ * A subscriber's endpoint given another URL is unverified again: the new URL's owner has not asked for
+ * anything, and what it has queued waits until it is verified.
+ */
 export function* updateEndpoint(
   ctx: QueueContext,
   id: number,
@@ -17,7 +21,11 @@ export function* updateEndpoint(
   // null is a change too (every message again): only an absent list leaves it as it is.
   const { eventTypes } = checked;
   const updated = yield* row<EndpointRow>(
-    sql`UPDATE webhook_endpoints SET url = COALESCE(${checked.url ?? null}, url),
+    sql`UPDATE webhook_endpoints SET
+          verified_at = CASE WHEN ${param(checked.url ?? null, "text")} IS NULL OR ${
+            checked.url ?? null
+          } = url THEN verified_at ELSE NULL END,
+          url = COALESCE(${checked.url ?? null}, url),
           token = COALESCE(${sealed.token ?? null}, token), secrets = COALESCE(${sealed.secrets ?? null}, secrets),
           event_types = CASE WHEN ${eventTypes === undefined ? 0 : 1} = 1 THEN ${
             eventTypes ? JSON.stringify(eventTypes) : null

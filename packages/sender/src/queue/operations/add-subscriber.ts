@@ -1,0 +1,31 @@
+import { InvalidSubscriberError } from "../../invalid-subscriber-error.js";
+import type { AddSubscriberInput, Subscriber } from "../../outbox.js";
+import type { QueueContext } from "../dialect.js";
+import { type Operation, row } from "../operation.js";
+import { type SubscriberRow, toSubscriber } from "../rows.js";
+import { sql } from "../sql.js";
+
+/** Longest subscriber name kept. */
+const MAX_NAME_LENGTH = 200;
+
+// A name is shown on the operator's page and in its CLI: a control character there could rewrite a
+// terminal line or hide the rest of the name.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
+export function* addSubscriber(ctx: QueueContext, input: AddSubscriberInput): Operation<Subscriber> {
+  const { name } = input;
+  if (
+    typeof name !== "string" ||
+    name.trim() === "" ||
+    name.length > MAX_NAME_LENGTH ||
+    CONTROL_CHARACTER.test(name)
+  )
+    throw new InvalidSubscriberError(
+      `A subscriber's name is 1 to ${MAX_NAME_LENGTH} characters, not only spaces, without control characters`,
+    );
+  const added = yield* row<SubscriberRow>(
+    sql`INSERT INTO webhook_subscribers (name, created_at) VALUES (${name}, ${ctx.now}) RETURNING *`,
+  );
+  return toSubscriber(added as SubscriberRow);
+}
