@@ -17,7 +17,9 @@ import { createSqliteOutbox } from "../../src/sqlite.js";
 import { enqueuePlant } from "../fixtures/enqueue-plant.js";
 import { expectMigratedOutbox } from "../fixtures/expect-migrated-outbox.js";
 import { LEGACY_POSTGRES_SCHEMA, legacyRows } from "../fixtures/legacy-outbox.js";
-import { describeOutbox } from "../fixtures/outbox-suite.js";
+import { describeOutbox, type OutboxFactory } from "../fixtures/outbox-suite.js";
+import { POSTGRES_SCHEMA_V2 } from "../fixtures/schema-v2.js";
+import { describeSubscribers } from "../fixtures/subscriber-suite.js";
 
 let postgres: TestPostgres;
 const secret = generateWebhookSecret();
@@ -30,7 +32,7 @@ afterAll(async () => {
   await postgres?.stop();
 });
 
-describeOutbox("PostgreSQL", {
+const postgresFactory: OutboxFactory = {
   async open(options = {}) {
     const url = await postgres.createDatabase();
     return {
@@ -39,6 +41,54 @@ describeOutbox("PostgreSQL", {
       cleanup: async () => undefined,
     };
   },
+};
+describeOutbox("PostgreSQL", postgresFactory);
+describeSubscribers("PostgreSQL", postgresFactory);
+
+describe("PostgreSQL outbox made at schema version 2 (event types)", () => {
+  it("gains subscribers on open: every endpoint and message is the operator's and everyone's, and keeps working", async () => {
+    const url = await postgres.createDatabase();
+    const pool = new pg.Pool({ connectionString: url });
+    try {
+      await pool.query(POSTGRES_SCHEMA_V2);
+      await pool.query(
+        `INSERT INTO webhook_endpoints (url, token, secrets, event_types, created_at)
+           VALUES ('http://127.0.0.1:9/hook', 't', $1, NULL, 0)`,
+        [JSON.stringify([secret])],
+      );
+      await pool.query(`INSERT INTO webhook_messages (webhook_id, event_type, payload, created_at) VALUES ('msg_v2', 'orderCreated', '{}', 0);
+        INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, event_type, status, next_attempt_at, created_at, updated_at)
+          VALUES (1, 1, 'msg_v2', 'orderCreated', 'pending', 0, 0, 0)`);
+      const outbox = await createPostgresOutbox(url);
+      try {
+        const version = await pool.query("SELECT version FROM webhook_schema");
+        expect(version.rows).toEqual([{ version: 3 }]);
+        expect(await outbox.getEndpoint(1)).toMatchObject({
+          subscriberId: null,
+          verified: true,
+          verifiedAt: null,
+        });
+        expect(await outbox.getMessage(1)).toMatchObject({ webhookId: "msg_v2", subscriberId: null });
+        const [old] = await outbox.claimDue({ workerId: "me", limit: 10, leaseMs: 60_000 });
+        expect(old?.webhookId).toBe("msg_v2");
+        const acme = await outbox.addSubscriber({ name: "Acme" });
+        const own = await outbox.addEndpoint({
+          url: "http://127.0.0.1:9/acme",
+          token: "t",
+          secrets: [secret],
+          subscriberId: acme.id,
+        });
+        expect((await outbox.enqueue({ payload: { n: 1 } })).deliveries).toBe(1);
+        await outbox.markEndpointVerified(own.id);
+        expect((await outbox.enqueue({ payload: { n: 2 } })).deliveries).toBe(2);
+        expect((await outbox.enqueue({ payload: { n: 3 }, subscriberId: acme.id })).deliveries).toBe(1);
+      } finally {
+        await outbox.close();
+      }
+    } finally {
+      await pool.end();
+    }
+  });
 });
 
 describe("the SQLite and PostgreSQL outboxes", () => {

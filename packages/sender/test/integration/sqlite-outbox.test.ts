@@ -9,9 +9,11 @@ import { createSqliteOutbox } from "../../src/sqlite.js";
 import { enqueuePlant } from "../fixtures/enqueue-plant.js";
 import { expectMigratedOutbox } from "../fixtures/expect-migrated-outbox.js";
 import { LEGACY_SQLITE_SCHEMA, legacyRows } from "../fixtures/legacy-outbox.js";
-import { describeOutbox } from "../fixtures/outbox-suite.js";
+import { describeOutbox, type OutboxFactory } from "../fixtures/outbox-suite.js";
+import { SQLITE_SCHEMA_V2 } from "../fixtures/schema-v2.js";
+import { describeSubscribers } from "../fixtures/subscriber-suite.js";
 
-describeOutbox("SQLite", {
+const sqlite: OutboxFactory = {
   async open(options = {}) {
     const dir = mkdtempSync(join(tmpdir(), "sender-sqlite-"));
     const file = join(dir, "store.db");
@@ -21,6 +23,53 @@ describeOutbox("SQLite", {
       cleanup: async () => rmSync(dir, { recursive: true, force: true }),
     };
   },
+};
+describeOutbox("SQLite", sqlite);
+describeSubscribers("SQLite", sqlite);
+
+describe("SQLite outbox made at schema version 2 (event types)", () => {
+  it("gains subscribers on open: every endpoint and message is the operator's and everyone's, and keeps working", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sender-sqlite-v2-"));
+    const file = join(dir, "store.db");
+    try {
+      const db = new Database(file);
+      db.exec(SQLITE_SCHEMA_V2);
+      db.exec(`INSERT INTO webhook_endpoints (url, token, secrets, event_types, created_at)
+          VALUES ('http://127.0.0.1:9/hook', 't', '${JSON.stringify([generateWebhookSecret()])}', NULL, 0);
+        INSERT INTO webhook_messages (webhook_id, event_type, payload, created_at) VALUES ('msg_v2', 'orderCreated', '{}', 0);
+        INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, event_type, status, next_attempt_at, created_at, updated_at)
+          VALUES (1, 1, 'msg_v2', 'orderCreated', 'pending', 0, 0, 0)`);
+      db.close();
+      const outbox = createSqliteOutbox(file);
+      try {
+        const version = outbox.db.prepare("SELECT version FROM webhook_schema").pluck().all();
+        expect(version).toEqual([3]);
+        expect(await outbox.getEndpoint(1)).toMatchObject({
+          subscriberId: null,
+          verified: true,
+          verifiedAt: null,
+        });
+        expect(await outbox.getMessage(1)).toMatchObject({ webhookId: "msg_v2", subscriberId: null });
+        const [old] = await outbox.claimDue({ workerId: "me", limit: 10, leaseMs: 60_000 });
+        expect(old?.webhookId).toBe("msg_v2");
+        const acme = await outbox.addSubscriber({ name: "Acme" });
+        const own = await outbox.addEndpoint({
+          url: "http://127.0.0.1:9/acme",
+          token: "t",
+          secrets: [generateWebhookSecret()],
+          subscriberId: acme.id,
+        });
+        expect((await outbox.enqueue({ payload: { n: 1 } })).deliveries).toBe(1);
+        await outbox.markEndpointVerified(own.id);
+        expect((await outbox.enqueue({ payload: { n: 2 } })).deliveries).toBe(2);
+        expect((await outbox.enqueue({ payload: { n: 3 }, subscriberId: acme.id })).deliveries).toBe(1);
+      } finally {
+        await outbox.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("SQLite outbox durability setting", () => {
