@@ -48,8 +48,9 @@ export interface AddSubscriberInput {
 }
 
 /**
- * Reads limited to one subscriber's objects: another subscriber's (or the operator's) answer exactly as
- * an id that does not exist. Without a scope, a read sees everything (the operator).
+ * Reads and changes limited to one subscriber's objects: another subscriber's (or the operator's) answer
+ * exactly as an id that does not exist, and nothing changes. The scope is part of the statement's WHERE,
+ * so there is no gap between the check and the change. Without a scope, everything (the operator).
  */
 export interface SubscriberScope {
   subscriberId: number;
@@ -348,17 +349,30 @@ export interface Outbox<Events extends EventMap = EventMap> {
    */
   removeSubscriber(id: number): Promise<boolean>;
   /** Changes URL, token and secrets together, in one transaction; undefined when there is no such endpoint. */
-  updateEndpoint(id: number, changes: EndpointChanges): Promise<Endpoint | undefined>;
+  updateEndpoint(
+    id: number,
+    changes: EndpointChanges,
+    scope?: SubscriberScope,
+  ): Promise<Endpoint | undefined>;
   /**
    * Adds a signing secret, keeping the current ones (Standard Webhooks' rotation: every secret signs
    * each attempt until the old one is dropped with `updateEndpoint`), in one transaction. A secret the
    * endpoint already has is not added twice; `TooManySecretsError` at `MAX_ENDPOINT_SECRETS`.
    */
-  rotateEndpointSecret(id: number, secret?: string): Promise<RotatedSecret | undefined>;
+  rotateEndpointSecret(
+    id: number,
+    secret?: string,
+    scope?: SubscriberScope,
+  ): Promise<RotatedSecret | undefined>;
   /** Returns the endpoint, or undefined when there is none with this id. */
-  setEndpointStatus(id: number, status: EndpointStatus, reason?: string): Promise<Endpoint | undefined>;
+  setEndpointStatus(
+    id: number,
+    status: EndpointStatus,
+    reason?: string,
+    scope?: SubscriberScope,
+  ): Promise<Endpoint | undefined>;
   /** Removes the endpoint with its deliveries and attempts; false when there was none. */
-  removeEndpoint(id: number): Promise<boolean>;
+  removeEndpoint(id: number, scope?: SubscriberScope): Promise<boolean>;
   /**
    * Rewrites every endpoint's token and secrets under the cipher's current key (plain ones included), in
    * one transaction; answers how many endpoints changed.
@@ -381,11 +395,11 @@ export interface Outbox<Events extends EventMap = EventMap> {
    * Attempts started at or after `since`, counted per endpoint (endpoints with none are left out): an
    * operator's "success rate over the last hour". Attempts removed by retention are not counted.
    */
-  endpointStats(since: Date): Promise<EndpointAttemptStats[]>;
+  endpointStats(since: Date, scope?: SubscriberScope): Promise<EndpointAttemptStats[]>;
   /** Makes one delivery due now with a fresh schedule; undefined when there is none. */
-  retryDelivery(id: number): Promise<DeliveryRecord | undefined>;
+  retryDelivery(id: number, scope?: SubscriberScope): Promise<DeliveryRecord | undefined>;
   /** Queues again every retained message enqueued since `since` for one endpoint; returns how many deliveries. */
-  replay(endpointId: number, since: Date): Promise<number>;
+  replay(endpointId: number, since: Date, scope?: SubscriberScope): Promise<number>;
   /**
    * Retention: deletes one batch of finished deliveries older than `olderThanMs` with their attempts,
    * and messages that old with no delivery left. A pending delivery (due or retrying) is never deleted,

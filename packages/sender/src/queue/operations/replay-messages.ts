@@ -1,8 +1,10 @@
+import type { SubscriberScope } from "../../outbox.js";
 import { EndpointNotFoundError } from "../../outbox-errors.js";
 import type { QueueContext } from "../dialect.js";
 import { ADDRESSED_TO_ENDPOINT } from "../endpoint-receives.js";
 import { count, type Operation, row, wake } from "../operation.js";
 import { raw, sql } from "../sql.js";
+import { ownedBy } from "../subscriber-scope.js";
 
 /**
  * Queues every retained message enqueued since `since` that the endpoint subscribes to again, due now
@@ -10,8 +12,15 @@ import { raw, sql } from "../sql.js";
  * Only messages for everyone or addressed to the endpoint's own subscriber: a replay must not send one
  * subscriber's messages to another's endpoint (or the operator's).
  */
-export function* replayMessages(ctx: QueueContext, endpointId: number, since: Date): Operation<number> {
-  const endpoint = yield* row(sql`SELECT id FROM webhook_endpoints WHERE id = ${endpointId}`);
+export function* replayMessages(
+  ctx: QueueContext,
+  endpointId: number,
+  since: Date,
+  scope?: SubscriberScope,
+): Operation<number> {
+  const endpoint = yield* row(
+    sql`SELECT id FROM webhook_endpoints WHERE id = ${endpointId} AND ${ownedBy(raw("subscriber_id"), scope)}`,
+  );
   if (!endpoint) throw new EndpointNotFoundError(`No endpoint ${endpointId}`);
   const queued = yield* count(
     sql`INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, event_type, status, next_attempt_at, created_at, updated_at)

@@ -1,10 +1,11 @@
 import { generateWebhookSecret } from "@plant-store/types";
-import { MAX_ENDPOINT_SECRETS, type RotatedSecret } from "../../outbox.js";
+import { MAX_ENDPOINT_SECRETS, type RotatedSecret, type SubscriberScope } from "../../outbox.js";
 import { TooManySecretsError } from "../../too-many-secrets-error.js";
 import type { QueueContext } from "../dialect.js";
 import { type Operation, row } from "../operation.js";
 import { type EndpointRow, toEndpoint } from "../rows.js";
-import { sql } from "../sql.js";
+import { raw, sql } from "../sql.js";
+import { ownedBy } from "../subscriber-scope.js";
 import { updateEndpoint } from "./update-endpoint.js";
 
 /**
@@ -16,9 +17,10 @@ export function* rotateEndpointSecret(
   ctx: QueueContext,
   id: number,
   secret: string = generateWebhookSecret(),
+  scope?: SubscriberScope,
 ): Operation<RotatedSecret | undefined> {
   const found = yield* row<EndpointRow>(
-    sql`SELECT * FROM webhook_endpoints WHERE id = ${id}${ctx.dialect.forUpdate}`,
+    sql`SELECT * FROM webhook_endpoints WHERE id = ${id} AND ${ownedBy(raw("subscriber_id"), scope)}${ctx.dialect.forUpdate}`,
   );
   if (!found) return undefined;
   const endpoint = toEndpoint(found, ctx.codec.open);

@@ -1,8 +1,9 @@
-import type { Endpoint, EndpointChanges } from "../../outbox.js";
+import type { Endpoint, EndpointChanges, SubscriberScope } from "../../outbox.js";
 import type { QueueContext } from "../dialect.js";
 import { type Operation, row } from "../operation.js";
 import { type EndpointRow, toEndpoint } from "../rows.js";
-import { param, sql } from "../sql.js";
+import { param, raw, sql } from "../sql.js";
+import { ownedBy } from "../subscriber-scope.js";
 import { checkEndpointInput } from "./check-endpoint-input.js";
 import { sealEndpointValues } from "./seal-endpoint-values.js";
 
@@ -15,6 +16,7 @@ export function* updateEndpoint(
   ctx: QueueContext,
   id: number,
   changes: EndpointChanges,
+  scope?: SubscriberScope,
 ): Operation<Endpoint | undefined> {
   const checked = checkEndpointInput(changes, ctx.catalog);
   const sealed = yield* sealEndpointValues(ctx, checked);
@@ -30,7 +32,7 @@ export function* updateEndpoint(
           event_types = CASE WHEN ${eventTypes === undefined ? 0 : 1} = 1 THEN ${
             eventTypes ? JSON.stringify(eventTypes) : null
           } ELSE event_types END
-        WHERE id = ${id} RETURNING *`,
+        WHERE id = ${id} AND ${ownedBy(raw("subscriber_id"), scope)} RETURNING *`,
   );
   return updated ? toEndpoint(updated, ctx.codec.open) : undefined;
 }
