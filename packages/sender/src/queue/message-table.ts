@@ -1,4 +1,5 @@
-import type { Dialect, MessageToInsert } from "./dialect.js";
+import type { Dialect } from "./dialect.js";
+import type { MessageToInsert } from "./message-to-insert.js";
 import type { Sql } from "./sql.js";
 
 /** Messages to insert as the dialect's row set `input` (webhook_id, event_type, idempotency_key, payload, traceparent, n). */
