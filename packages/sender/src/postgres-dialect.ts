@@ -1,7 +1,8 @@
 import { OUTBOX_NOTIFY_CHANNEL } from "./outbox.js";
 import { POSTGRES_SCHEMA } from "./postgres-schema.js";
+import type { ClaimPlan } from "./queue/claim-plan.js";
 import { CLAIMED_COLUMNS } from "./queue/claimed-columns.js";
-import type { ClaimPlan, ColumnType, Dialect, QueueContext } from "./queue/dialect.js";
+import type { ColumnType, Dialect, QueueContext } from "./queue/dialect.js";
 import { ADDRESSED_TO_ENDPOINT, ENDPOINT_RECEIVES } from "./queue/endpoint-receives.js";
 import { messageTable } from "./queue/message-table.js";
 import { count, type Operation, row, rows } from "./queue/operation.js";

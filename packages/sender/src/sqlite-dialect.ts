@@ -1,7 +1,8 @@
 import { CLAIMED_COLUMNS } from "./queue/claimed-columns.js";
-import type { Dialect, InsertedMessage } from "./queue/dialect.js";
+import type { Dialect } from "./queue/dialect.js";
 import { ADDRESSED_TO_ENDPOINT, ENDPOINT_RECEIVES } from "./queue/endpoint-receives.js";
 import { messageTable } from "./queue/message-table.js";
+import type { InsertedMessage } from "./queue/message-to-insert.js";
 import { count, row, rows, wake } from "./queue/operation.js";
 import type { ClaimedRow } from "./queue/rows.js";
 import { param, raw, sql } from "./queue/sql.js";
@@ -31,10 +32,8 @@ export const sqliteDialect: Dialect = {
   skipLocked: raw(""),
   *lock() {},
   *hasColumn(table, column) {
-    return (
-      (yield* row(sql`SELECT 1 AS found FROM pragma_table_info(${table}) WHERE name = ${column}`)) !==
-      undefined
-    );
+    const found = yield* row(sql`SELECT 1 AS found FROM pragma_table_info(${table}) WHERE name = ${column}`);
+    return found !== undefined;
   },
   *createSchema() {
     for (const statement of SQLITE_SCHEMA.split(/;\s*$/m).map((text) => text.trim()))

@@ -1,39 +1,13 @@
 import type { WebhookCatalog } from "@plant-store/types";
 import type { SecretCodec } from "../create-secret-codec.js";
+import type { ClaimPlan } from "./claim-plan.js";
+import type { InsertedMessage, MessageToInsert } from "./message-to-insert.js";
 import type { Operation } from "./operation.js";
 import type { ClaimedRow } from "./rows.js";
 import type { Sql, SqlParam, SqlValue } from "./sql.js";
 
 /** The column types the queue's parameters and row sets use. */
 export type ColumnType = "bigint" | "int" | "text";
-
-/** A claim as the dialect writes it: `ClaimRequest` with its defaults filled and what to leave alone. */
-export interface ClaimPlan {
-  workerId: string;
-  limit: number;
-  leaseMs: number;
-  perEndpoint: number;
-  excludeEndpointIds: readonly number[];
-  /** Deliveries recorded in the same transaction: never claimed by it. */
-  skipDeliveryIds: readonly number[];
-}
-
-/** One message as `insertMessages` writes it. */
-export interface MessageToInsert {
-  webhookId: string;
-  eventType: string | null;
-  idempotencyKey: string | null;
-  payload: string;
-  traceparent: string | null;
-  subscriberId: number | null;
-}
-
-/** One message `insertMessages` stored (a message whose webhook id or key was taken is not among them). */
-export interface InsertedMessage {
-  id: number | string;
-  webhook_id: string;
-  deliveries: number | string;
-}
 
 /** What `writeAndClaim` did: each write's row count, in order, and the rows it leased. */
 export interface WriteAndClaimResult {

@@ -1,4 +1,5 @@
-import type { Dialect, MessageToInsert } from "./dialect.js";
+import type { Dialect } from "./dialect.js";
+import type { MessageToInsert } from "./message-to-insert.js";
 import type { Sql } from "./sql.js";
 
 /**

@@ -1,5 +1,6 @@
 import type { ClaimedDelivery, ClaimRequest } from "../../outbox.js";
-import type { ClaimPlan, QueueContext } from "../dialect.js";
+import type { ClaimPlan } from "../claim-plan.js";
+import type { QueueContext } from "../dialect.js";
 import type { Operation } from "../operation.js";
 import { toClaimed } from "../rows.js";
 
