@@ -56,6 +56,7 @@ export { InvalidSubscriberError } from "./invalid-subscriber-error.js";
 export { newWebhookId } from "./new-webhook-id.js";
 export {
   type AddEndpointInput,
+  type AddedSubscriber,
   type AddSubscriberInput,
   type AttemptOutcome,
   type AttemptRecord,
@@ -99,5 +100,6 @@ export type { SenderLogger } from "./sender-logger.js";
 export { type DeliveryHeaders, type SignDeliveryInput, signDelivery } from "./sign-delivery.js";
 export { SsrfBlockedError } from "./ssrf-blocked-error.js";
 export { SubscriberNotFoundError } from "./subscriber-not-found-error.js";
+export { SUBSCRIBER_TOKEN_PREFIX } from "./subscriber-token.js";
 export { TooManySecretsError } from "./too-many-secrets-error.js";
 export { WebhookIdTakenError } from "./webhook-id-taken-error.js";

@@ -41,6 +41,15 @@ export interface Subscriber {
   createdAt: Date;
 }
 
+/**
+ * A new subscriber and its API token. The token is shown here only: the store keeps its SHA-256 digest,
+ * so neither the database nor a log can give it back.
+ */
+export interface AddedSubscriber {
+  subscriber: Subscriber;
+  token: string;
+}
+
 /** What `addSubscriber` takes. */
 export interface AddSubscriberInput {
   /** Shown to the operator: 1 to 200 characters, no control characters. */
@@ -340,7 +349,22 @@ export interface Outbox<Events extends EventMap = EventMap> {
    * is (it needs none); undefined when there is no such endpoint (in the scope).
    */
   markEndpointVerified(id: number, scope?: SubscriberScope): Promise<Endpoint | undefined>;
-  addSubscriber(input: AddSubscriberInput): Promise<Subscriber>;
+  /** A new subscriber and its token (`pss_` and 43 base64url characters), which is not kept. */
+  addSubscriber(input: AddSubscriberInput): Promise<AddedSubscriber>;
+  /** The subscriber whose token this is; undefined for any other string (compared by digest). */
+  authenticateSubscriber(token: string): Promise<Subscriber | undefined>;
+  /** A new token for the subscriber, the old one refused from now on; undefined when there is none. */
+  rotateSubscriberToken(id: number): Promise<string | undefined>;
+  /**
+   * Queues one message to one endpoint only (a subscriber's "send an example"), addressed to the
+   * endpoint's subscriber so no replay takes it elsewhere; undefined when there is no such endpoint (in
+   * the scope). It is delivered like any other, once the endpoint receives at all.
+   */
+  sendToEndpoint(
+    endpointId: number,
+    message: UntypedMessage,
+    scope?: SubscriberScope,
+  ): Promise<EnqueueResult | undefined>;
   getSubscriber(id: number): Promise<Subscriber | undefined>;
   listSubscribers(): Promise<Subscriber[]>;
   /**

@@ -36,6 +36,7 @@ CREATE INDEX IF NOT EXISTS webhook_endpoints_url ON webhook_endpoints (url);
 CREATE TABLE IF NOT EXISTS webhook_subscribers (
   id BIGSERIAL PRIMARY KEY,
   name TEXT NOT NULL,
+  token_hash TEXT NOT NULL UNIQUE,
   created_at BIGINT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS webhook_deliveries (

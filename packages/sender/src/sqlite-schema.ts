@@ -27,6 +27,7 @@ CREATE INDEX IF NOT EXISTS webhook_endpoints_url ON webhook_endpoints (url);
 CREATE TABLE IF NOT EXISTS webhook_subscribers (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   name TEXT NOT NULL,
+  token_hash TEXT NOT NULL UNIQUE,
   created_at INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS webhook_deliveries (

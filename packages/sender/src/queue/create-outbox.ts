@@ -1,5 +1,6 @@
 import type { WebhookCatalog } from "@plant-store/types";
 import type { SecretCodec } from "../create-secret-codec.js";
+import { InvalidMessageError } from "../invalid-message-error.js";
 import type { EnqueueResult, MessageInput, Outbox } from "../outbox.js";
 import { prepareMessage } from "../prepare-message.js";
 import { traceEnqueue } from "../trace-enqueue.js";
@@ -8,6 +9,7 @@ import type { Driver } from "./driver.js";
 import type { Operation } from "./operation.js";
 import { addEndpoint } from "./operations/add-endpoint.js";
 import { addSubscriber } from "./operations/add-subscriber.js";
+import { authenticateSubscriber } from "./operations/authenticate-subscriber.js";
 import { claimDue } from "./operations/claim-due.js";
 import { endpointStats } from "./operations/endpoint-stats.js";
 import { enqueueMessages } from "./operations/enqueue-messages.js";
@@ -29,6 +31,8 @@ import { removeSubscriber } from "./operations/remove-subscriber.js";
 import { replayMessages } from "./operations/replay-messages.js";
 import { retryDelivery } from "./operations/retry-delivery.js";
 import { rotateEndpointSecret } from "./operations/rotate-endpoint-secret.js";
+import { rotateSubscriberToken } from "./operations/rotate-subscriber-token.js";
+import { sendToEndpoint } from "./operations/send-to-endpoint.js";
 import { setEndpointStatus } from "./operations/set-endpoint-status.js";
 import { sweepFinished } from "./operations/sweep-finished.js";
 import { updateEndpoint } from "./operations/update-endpoint.js";
@@ -90,6 +94,22 @@ export function createOutbox<Join>(
     getSubscriber: (id) => read(() => getSubscriber(id)),
     listSubscribers: () => read(listSubscribers),
     removeSubscriber: (id) => write(() => removeSubscriber(id)),
+    authenticateSubscriber: (token) => read(() => authenticateSubscriber(token)),
+    rotateSubscriberToken: (id) => write(() => rotateSubscriberToken(id)),
+    async sendToEndpoint(endpointId, message, scope) {
+      const prepared = prepareMessage(message, catalog);
+      // A key would promise a retry answers the first message; one delivery to a chosen endpoint keeps
+      // no such record, so it is refused rather than ignored.
+      if (prepared.idempotencyKey !== null)
+        throw new InvalidMessageError("sendToEndpoint takes no idempotencyKey; nothing was queued");
+      const [result] = await traceEnqueue([prepared.webhookId], async (traceparents) => {
+        const sent = await write((ctx) =>
+          sendToEndpoint(ctx, endpointId, prepared, traceparents[0] ?? null, scope),
+        );
+        return sent ? [sent] : [];
+      });
+      return result;
+    },
     updateEndpoint: (id, changes, scope) => write((ctx) => updateEndpoint(ctx, id, changes, scope)),
     rotateEndpointSecret: (id, secret, scope) => write((ctx) => rotateEndpointSecret(ctx, id, secret, scope)),
     setEndpointStatus: (id, status, reason, scope) =>

@@ -47,6 +47,7 @@ export interface EndpointRow {
 export interface SubscriberRow {
   id: Num;
   name: string;
+  token_hash?: string;
   created_at: Num;
 }
 

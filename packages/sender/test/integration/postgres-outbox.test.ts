@@ -71,7 +71,7 @@ describe("PostgreSQL outbox made at schema version 2 (event types)", () => {
         expect(await outbox.getMessage(1)).toMatchObject({ webhookId: "msg_v2", subscriberId: null });
         const [old] = await outbox.claimDue({ workerId: "me", limit: 10, leaseMs: 60_000 });
         expect(old?.webhookId).toBe("msg_v2");
-        const acme = await outbox.addSubscriber({ name: "Acme" });
+        const acme = (await outbox.addSubscriber({ name: "Acme" })).subscriber;
         const own = await outbox.addEndpoint({
           url: "http://127.0.0.1:9/acme",
           token: "t",

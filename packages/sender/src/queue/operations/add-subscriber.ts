@@ -1,5 +1,6 @@
 import { InvalidSubscriberError } from "../../invalid-subscriber-error.js";
-import type { AddSubscriberInput, Subscriber } from "../../outbox.js";
+import type { AddedSubscriber, AddSubscriberInput } from "../../outbox.js";
+import { newSubscriberToken, subscriberTokenDigest } from "../../subscriber-token.js";
 import type { QueueContext } from "../dialect.js";
 import { type Operation, row } from "../operation.js";
 import { type SubscriberRow, toSubscriber } from "../rows.js";
@@ -13,7 +14,7 @@ const MAX_NAME_LENGTH = 200;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
-export function* addSubscriber(ctx: QueueContext, input: AddSubscriberInput): Operation<Subscriber> {
+export function* addSubscriber(ctx: QueueContext, input: AddSubscriberInput): Operation<AddedSubscriber> {
   const { name } = input;
   if (
     typeof name !== "string" ||
@@ -24,8 +25,10 @@ export function* addSubscriber(ctx: QueueContext, input: AddSubscriberInput): Op
     throw new InvalidSubscriberError(
       `A subscriber's name is 1 to ${MAX_NAME_LENGTH} characters, not only spaces, without control characters`,
     );
+  const token = newSubscriberToken();
   const added = yield* row<SubscriberRow>(
-    sql`INSERT INTO webhook_subscribers (name, created_at) VALUES (${name}, ${ctx.now}) RETURNING *`,
+    sql`INSERT INTO webhook_subscribers (name, token_hash, created_at)
+        VALUES (${name}, ${subscriberTokenDigest(token)}, ${ctx.now}) RETURNING id, name, created_at`,
   );
-  return toSubscriber(added as SubscriberRow);
+  return { subscriber: toSubscriber(added as SubscriberRow), token };
 }

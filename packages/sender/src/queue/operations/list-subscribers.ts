@@ -4,5 +4,7 @@ import { type SubscriberRow, toSubscriber } from "../rows.js";
 import { sql } from "../sql.js";
 
 export function* listSubscribers(): Operation<Subscriber[]> {
-  return (yield* rows<SubscriberRow>(sql`SELECT * FROM webhook_subscribers ORDER BY id`)).map(toSubscriber);
+  return (yield* rows<SubscriberRow>(
+    sql`SELECT id, name, created_at FROM webhook_subscribers ORDER BY id`,
+  )).map(toSubscriber);
 }
