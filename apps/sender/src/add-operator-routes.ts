@@ -5,6 +5,7 @@ import { AdminError, invalidInput, notFound } from "./admin-error.js";
 import { IdSchema } from "./admin-inputs.js";
 import { formatZodError } from "./format-zod-error.js";
 import { presentEndpoint } from "./present.js";
+import { scopeOf } from "./principal.js";
 
 /** The store page's success rate is over the last hour unless asked otherwise; at most a week back. */
 const EndpointHealthQuerySchema = z.strictObject({
@@ -26,7 +27,11 @@ export function addOperatorRoutes(admin: Router, outbox: Outbox): void {
     const { windowMinutes } = parse(EndpointHealthQuerySchema, ctx.query, "query");
     const until = new Date();
     const since = new Date(until.getTime() - windowMinutes * 60_000);
-    const [endpoints, stats] = await Promise.all([outbox.listEndpoints(), outbox.endpointStats(since)]);
+    const scope = scopeOf(ctx);
+    const [endpoints, stats] = await Promise.all([
+      outbox.listEndpoints(scope),
+      outbox.endpointStats(since, scope),
+    ]);
     const byEndpoint = new Map(stats.map((entry) => [entry.endpointId, entry]));
     ctx.body = {
       since: since.toISOString(),
@@ -57,7 +62,7 @@ export function addOperatorRoutes(admin: Router, outbox: Outbox): void {
   admin.post("/endpoints/:id/rotate-secret", async (ctx) => {
     const id = parse(IdSchema, ctx.params.id, "id");
     // Read, checked against the limit and written in one transaction.
-    const rotated = await outbox.rotateEndpointSecret(id).catch((error: unknown) => {
+    const rotated = await outbox.rotateEndpointSecret(id, undefined, scopeOf(ctx)).catch((error: unknown) => {
       if (!(error instanceof TooManySecretsError)) throw error;
       throw new AdminError(
         409,

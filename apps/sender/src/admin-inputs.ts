@@ -121,3 +121,18 @@ export const ListDeliveriesQuerySchema = z.strictObject({
 });
 
 export const IdSchema = z.coerce.number().int().min(1);
+
+/** `POST /subscribers`: a name the operator recognises (the queue refuses control characters too). */
+export const AddSubscriberInputSchema = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+});
+
+/** `POST /subscribers/{id}/portal-links`: how long the link opens the portal; 1 hour unless asked. */
+export const PortalLinkInputSchema = z.strictObject({
+  expiresInSeconds: z
+    .number()
+    .int()
+    .min(60)
+    .max(7 * 24 * 60 * 60)
+    .default(60 * 60),
+});

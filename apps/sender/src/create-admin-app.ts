@@ -10,18 +10,21 @@ import {
   mountRouter,
 } from "@plant-store/app-shell";
 import {
+  type Endpoint,
   EndpointNotFoundError,
   InvalidEndpointError,
   type Outbox,
   SsrfBlockedError,
+  SUBSCRIBER_TOKEN_PREFIX,
 } from "@plant-store/sender";
-import { generateWebhookSecret } from "@plant-store/types";
+import { generateWebhookSecret, NEW_PLANT_EVENT } from "@plant-store/types";
 import Koa from "koa";
 import type { Logger } from "pino";
 import { Counter, type Registry } from "prom-client";
 import type { z } from "zod";
 import { addListenRoutes } from "./add-listen-routes.js";
 import { addOperatorRoutes } from "./add-operator-routes.js";
+import { addSubscriberRoutes } from "./add-subscriber-routes.js";
 import { AdminError, invalidInput, notFound } from "./admin-error.js";
 import {
   AddEndpointInputSchema,
@@ -33,14 +36,17 @@ import {
   UpdateEndpointInputSchema,
 } from "./admin-inputs.js";
 import type { ListenRelay } from "./create-listen-relay.js";
+import { createPortalLinks, PORTAL_LINK_PREFIX, type PortalLinks } from "./create-portal-links.js";
 import { formatZodError } from "./format-zod-error.js";
 import { isAdminToken } from "./is-admin-token.js";
 import { MAX_ENDPOINTS } from "./max-endpoints.js";
 import type { PlantCatalog } from "./plant-catalog.js";
 import { presentAttempt, presentDeliveries, presentEndpoint, presentPlant } from "./present.js";
+import { type Principal, principalOf, scopeOf } from "./principal.js";
 import { readJsonBody } from "./read-json-body.js";
 import { storageUnavailableCode } from "./storage-unavailable-code.js";
 import { STORE_PAGE_HEADERS, STORE_PAGE_HTML } from "./store-page-html.js";
+import { isSubscriberRoute } from "./subscriber-routes.js";
 
 export interface AdminAppOptions {
   outbox: Outbox;
@@ -61,16 +67,27 @@ export interface AdminAppOptions {
   throttle?: AuthThrottle;
   /** Endpoints the store takes at most through `POST /endpoints`; default MAX_ENDPOINTS (1,000). */
   maxEndpoints?: number;
+  /**
+   * The verification handshake (issue 25): proves a subscriber's endpoint wants these webhooks. Called
+   * when a subscriber adds an endpoint and on `POST /endpoints/{id}/verify`; without it a subscriber's
+   * endpoints stay unverified (and are sent nothing).
+   */
+  verifyEndpoint?: (endpoint: Endpoint) => Promise<EndpointVerification>;
+  /** Portal links; default, signed with a key derived from the admin token. */
+  portalLinks?: PortalLinks;
   /** `plant-store listen`'s sessions and relay; without it the listen routes are not there. */
   listen?: { relay: ListenRelay; timeoutMs: number };
 }
+
+/** What a handshake found: verified, or why not. */
+export type EndpointVerification = { verified: true } | { verified: false; reason: string };
 
 /**
  * What anyone may ask for without the admin credential: the static page, health and metrics, signing
  * in, and `listen`'s relay (its own check: the temporary endpoint's bearer token, in constant time).
  */
 function isPublic(method: string, path: string): boolean {
-  if (path === "/healthz" || path === "/metrics" || path === "/") return true;
+  if (path === "/healthz" || path === "/" || path === "/portal") return true;
   if (path.startsWith("/relay/")) return true;
   return path === "/sessions" && method === "POST";
 }
@@ -82,6 +99,12 @@ function parse<T extends z.ZodType>(schema: T, value: unknown, what: string, roo
   return result.data;
 }
 const BODY = "(body)";
+
+/** What "send an example" sends: a New Plant no catalog holds (its id is the contract's first). */
+const EXAMPLE_NEW_PLANT = {
+  eventType: NEW_PLANT_EVENT,
+  payload: { id: 1, name: "Example plant", tag: "example" },
+};
 
 /**
  * The Plant Store's admin API (documented in apps/sender/admin-openapi.json). The first middleware is the
@@ -109,6 +132,29 @@ export function createAdminApp(options: AdminAppOptions): Koa {
     });
   const acceptsToken = (candidate: string) => isAdminToken(candidate, options.adminToken);
   const maxEndpoints = options.maxEndpoints ?? MAX_ENDPOINTS;
+  const portalLinks = options.portalLinks ?? createPortalLinks({ adminToken: options.adminToken });
+  /** A subscriber's token or portal link, resolved to its subscriber (which must still exist). */
+  const resolveSubscriber = async (candidate: string): Promise<Principal | undefined> => {
+    let subscriber: Awaited<ReturnType<Outbox["getSubscriber"]>>;
+    if (candidate.startsWith(SUBSCRIBER_TOKEN_PREFIX))
+      subscriber = await outbox.authenticateSubscriber(candidate);
+    else if (candidate.startsWith(PORTAL_LINK_PREFIX)) {
+      const id = portalLinks.verify(candidate);
+      subscriber = id === undefined ? undefined : await outbox.getSubscriber(id);
+    }
+    return subscriber ? { kind: "subscriber", subscriber } : undefined;
+  };
+  /** Runs the handshake and records a success; a subscriber's endpoint only (the operator's need none). */
+  const verify = async (
+    endpoint: Endpoint,
+  ): Promise<{ endpoint: Endpoint; verification: EndpointVerification }> => {
+    if (!options.verifyEndpoint)
+      return { endpoint, verification: { verified: false, reason: "this store runs no handshake" } };
+    const verification = await options.verifyEndpoint(endpoint);
+    if (!verification.verified || endpoint.subscriberId === null) return { endpoint, verification };
+    const marked = await outbox.markEndpointVerified(endpoint.id, { subscriberId: endpoint.subscriberId });
+    return { endpoint: marked ?? endpoint, verification };
+  };
 
   app.use(
     createErrorBoundary({
@@ -131,10 +177,6 @@ export function createAdminApp(options: AdminAppOptions): Koa {
   router.get("/healthz", (ctx) => {
     ctx.body = { ok: true };
   });
-  router.get("/metrics", async (ctx) => {
-    ctx.type = options.registry.contentType;
-    ctx.body = await options.registry.metrics();
-  });
   // The store page holds no data: it signs in (POST /sessions) and calls the routes below with its session.
   router.get("/", (ctx) => {
     ctx.set(STORE_PAGE_HEADERS);
@@ -150,11 +192,24 @@ export function createAdminApp(options: AdminAppOptions): Koa {
     throttle,
     realm: "plant-store admin",
     message: "Missing or wrong admin token (Authorization: Bearer <token>)",
+    resolveOther: resolveSubscriber,
   });
   app.use((ctx, next) => (isPublic(ctx.method, ctx.path) ? next() : guard(ctx, next)));
+  // A subscriber is answered only on its routes; anything else is a path that does not exist for it.
+  app.use((ctx, next) => {
+    if (principalOf(ctx).kind === "subscriber" && !isPublic(ctx.method, ctx.path))
+      if (!isSubscriberRoute(ctx.method, ctx.path)) throw notFound("Route");
+    return next();
+  });
 
   const admin = new Router();
   addSessionRoutes(admin, { sessions, throttle, acceptsToken, credential: "admin token" });
+  // Prometheus scrapes with the admin token (`authorization: { credentials: ... }`): the figures name
+  // every subscriber's endpoints, so they are not for anyone who asks.
+  admin.get("/metrics", async (ctx) => {
+    ctx.type = options.registry.contentType;
+    ctx.body = await options.registry.metrics();
+  });
 
   admin.get("/plants", async (ctx) => {
     ctx.body = { plants: (await plants.list(1000)).map(presentPlant) };
@@ -180,13 +235,15 @@ export function createAdminApp(options: AdminAppOptions): Koa {
   });
 
   admin.get("/endpoints", async (ctx) => {
-    ctx.body = { endpoints: (await outbox.listEndpoints()).map(presentEndpoint) };
+    ctx.body = { endpoints: (await outbox.listEndpoints(scopeOf(ctx))).map(presentEndpoint) };
   });
   admin.post("/endpoints", async (ctx) => {
     const input = parse(AddEndpointInputSchema, await readJsonBody(ctx.req), "endpoint", BODY);
     // Counted through the Outbox's public listing; two adds at the same moment may both pass at the
     // cap's edge, so it is a bound on growth, not an exact number.
-    if ((await outbox.listEndpoints()).length >= maxEndpoints)
+    const scope = scopeOf(ctx);
+    // The cap is per owner: one subscriber filling it does not lock the others (or the operator) out.
+    if ((await outbox.listEndpoints(scope)).length >= maxEndpoints)
       throw new AdminError(
         409,
         "ERR_TOO_MANY_ENDPOINTS",
@@ -207,24 +264,34 @@ export function createAdminApp(options: AdminAppOptions): Koa {
       token: input.token,
       secrets,
       eventTypes: input.eventTypes ?? null,
+      subscriberId: scope?.subscriberId ?? null,
     });
     ctx.status = 201;
+    // A subscriber's endpoint is sent nothing until it answers the handshake, tried here at once (the
+    // generated secret is what it signs with, so the receiver must already hold it to pass; if not, it
+    // passes later with POST /endpoints/{id}/verify).
+    const checked = scope ? await verify(endpoint) : { endpoint, verification: undefined };
     // A generated secret is shown exactly once, here; a secret the caller chose is never echoed.
-    ctx.body = { endpoint: presentEndpoint(endpoint), ...(generated ? { secret: generated } : {}) };
+    ctx.body = {
+      endpoint: presentEndpoint(checked.endpoint),
+      ...(generated ? { secret: generated } : {}),
+      ...(checked.verification ? { verification: checked.verification } : {}),
+    };
   });
   for (const [action, status] of [
     ["disable", "disabled"],
     ["enable", "active"],
   ] as const) {
     admin.post(`/endpoints/:id/${action}`, async (ctx) => {
-      const endpoint = await outbox.setEndpointStatus(parse(IdSchema, ctx.params.id, "id"), status);
+      const id = parse(IdSchema, ctx.params.id, "id");
+      const endpoint = await outbox.setEndpointStatus(id, status, undefined, scopeOf(ctx));
       if (!endpoint) throw notFound("Endpoint");
       if (status === "active") wake();
       ctx.body = { endpoint: presentEndpoint(endpoint) };
     });
   }
   admin.get("/endpoints/:id", async (ctx) => {
-    const endpoint = await outbox.getEndpoint(parse(IdSchema, ctx.params.id, "id"));
+    const endpoint = await outbox.getEndpoint(parse(IdSchema, ctx.params.id, "id"), scopeOf(ctx));
     if (!endpoint) throw notFound("Endpoint");
     ctx.body = { endpoint: presentEndpoint(endpoint) };
   });
@@ -235,16 +302,21 @@ export function createAdminApp(options: AdminAppOptions): Koa {
     const input = parse(UpdateEndpointInputSchema, await readJsonBody(ctx.req), "endpoint update", BODY);
     // Token, secrets and subscriptions change together, in one transaction. New subscriptions decide
     // which messages queued from now on reach the endpoint; deliveries already queued stay.
-    const endpoint = await outbox.updateEndpoint(id, {
-      ...(input.token === undefined ? {} : { token: input.token }),
-      ...(input.secrets === undefined ? {} : { secrets: input.secrets }),
-      ...(input.eventTypes === undefined ? {} : { eventTypes: input.eventTypes }),
-    });
+    const endpoint = await outbox.updateEndpoint(
+      id,
+      {
+        ...(input.token === undefined ? {} : { token: input.token }),
+        ...(input.secrets === undefined ? {} : { secrets: input.secrets }),
+        ...(input.eventTypes === undefined ? {} : { eventTypes: input.eventTypes }),
+      },
+      scopeOf(ctx),
+    );
     if (!endpoint) throw notFound("Endpoint");
     ctx.body = { endpoint: presentEndpoint(endpoint) };
   });
   admin.delete("/endpoints/:id", async (ctx) => {
-    if (!(await outbox.removeEndpoint(parse(IdSchema, ctx.params.id, "id")))) throw notFound("Endpoint");
+    if (!(await outbox.removeEndpoint(parse(IdSchema, ctx.params.id, "id"), scopeOf(ctx))))
+      throw notFound("Endpoint");
     ctx.status = 204;
   });
 
@@ -255,18 +327,20 @@ export function createAdminApp(options: AdminAppOptions): Koa {
       ...(query.status ? { status: query.status } : {}),
       ...(query.eventType ? { eventType: query.eventType } : {}),
       ...(query.endpointId ? { endpointId: query.endpointId } : {}),
+      ...scopeOf(ctx),
     });
     ctx.body = { deliveries: await presentDeliveries(plants, deliveries) };
   });
   admin.get("/deliveries/:id", async (ctx) => {
     const id = parse(IdSchema, ctx.params.id, "id");
-    const delivery = await outbox.getDelivery(id);
+    const scope = scopeOf(ctx);
+    const delivery = await outbox.getDelivery(id, scope);
     if (!delivery) throw notFound("Delivery");
     const [shown] = await presentDeliveries(plants, [delivery]);
-    ctx.body = { delivery: shown, attempts: (await outbox.listAttempts(id)).map(presentAttempt) };
+    ctx.body = { delivery: shown, attempts: (await outbox.listAttempts(id, scope)).map(presentAttempt) };
   });
   admin.post("/deliveries/:id/retry", async (ctx) => {
-    const delivery = await outbox.retryDelivery(parse(IdSchema, ctx.params.id, "id"));
+    const delivery = await outbox.retryDelivery(parse(IdSchema, ctx.params.id, "id"), scopeOf(ctx));
     if (!delivery) throw notFound("Delivery");
     wake();
     const [shown] = await presentDeliveries(plants, [delivery]);
@@ -275,7 +349,7 @@ export function createAdminApp(options: AdminAppOptions): Koa {
   admin.post("/replay", async (ctx) => {
     const input = parse(ReplayInputSchema, await readJsonBody(ctx.req), "replay", BODY);
     try {
-      const queued = await outbox.replay(input.endpointId, new Date(input.since));
+      const queued = await outbox.replay(input.endpointId, new Date(input.since), scopeOf(ctx));
       wake();
       ctx.body = { queued };
     } catch (error) {
@@ -284,7 +358,26 @@ export function createAdminApp(options: AdminAppOptions): Koa {
     }
   });
 
+  admin.post("/endpoints/:id/verify", async (ctx) => {
+    const endpoint = await outbox.getEndpoint(parse(IdSchema, ctx.params.id, "id"), scopeOf(ctx));
+    if (!endpoint) throw notFound("Endpoint");
+    const checked = await verify(endpoint);
+    if (checked.verification.verified) wake();
+    ctx.body = { endpoint: presentEndpoint(checked.endpoint), verification: checked.verification };
+  });
+  // A signed example New Plant to this endpoint only, recorded like any delivery (its attempts show in
+  // GET /deliveries): what a subscriber uses to try its receiver before real plants arrive.
+  admin.post("/endpoints/:id/send-example", async (ctx) => {
+    const id = parse(IdSchema, ctx.params.id, "id");
+    const sent = await outbox.sendToEndpoint(id, EXAMPLE_NEW_PLANT, scopeOf(ctx));
+    if (!sent) throw notFound("Endpoint");
+    wake();
+    ctx.status = 202;
+    ctx.body = { messageId: sent.messageId, webhookId: sent.webhookId };
+  });
+
   addOperatorRoutes(admin, outbox);
+  addSubscriberRoutes(admin, { outbox, portalLinks });
   if (options.listen) addListenRoutes({ router, admin, ...options.listen });
 
   mountRouter(app, router);

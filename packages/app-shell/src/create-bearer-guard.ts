@@ -4,8 +4,11 @@ import type { AuthThrottle } from "./create-auth-throttle.js";
 import type { BrowserSessions } from "./create-browser-sessions.js";
 import { refuseRequest as refuse } from "./refuse-request.js";
 
-/** How a request was let in, in `ctx.state.auth`: the long-lived token, or a page's session. */
-export type AuthKind = "token" | "session";
+/**
+ * How a request was let in, in `ctx.state.auth`: the long-lived token, a page's session, or a credential
+ * the app resolved itself (`resolveOther`; what it answered is in `ctx.state.principal`).
+ */
+export type AuthKind = "token" | "session" | "other";
 
 export interface BearerGuardOptions {
   /** Whether `candidate` is the long-lived token (compared in constant time by the caller). */
@@ -16,6 +19,12 @@ export interface BearerGuardOptions {
   realm: string;
   /** What a 401 says: how to get in. */
   message: string;
+  /**
+   * Any other credential the app knows (a customer's token, a signed link), asked only when the token
+   * and the sessions refused it: what it answers (undefined: not one either) is put in
+   * `ctx.state.principal`. A wrong one counts against the client like any wrong credential.
+   */
+  resolveOther?(candidate: string): Promise<unknown> | unknown;
 }
 
 // Visible ASCII only: what a bearer token can be (RFC 6750's b64token is narrower still).
@@ -47,7 +56,7 @@ export function createBearerGuard(options: BearerGuardOptions): Middleware {
       return;
     }
     const candidate = BEARER.exec(header)?.[1];
-    const kind: AuthKind | undefined =
+    let kind: AuthKind | undefined =
       candidate === undefined
         ? undefined
         : options.acceptsToken(candidate)
@@ -55,6 +64,13 @@ export function createBearerGuard(options: BearerGuardOptions): Middleware {
           : sessions.check(candidate)
             ? "session"
             : undefined;
+    if (kind === undefined && candidate !== undefined && options.resolveOther) {
+      const principal = await options.resolveOther(candidate);
+      if (principal !== undefined) {
+        kind = "other";
+        ctx.state.principal = principal;
+      }
+    }
     if (kind === undefined) {
       throttle.failed(client);
       refuse(ctx, 401, options.message, challenge);

@@ -356,9 +356,12 @@ describe("the built plant-store CLI against a real receiver", () => {
       expect(output).not.toContain(value);
   });
 
-  it("serves /healthz and /metrics with attempts by outcome and delivery latency", async () => {
+  it("serves /healthz to anyone and /metrics with the admin token: attempts by outcome and delivery latency", async () => {
     expect(await (await fetch(`${store.url}/healthz`)).json()).toEqual({ ok: true });
-    const metrics = await (await fetch(`${store.url}/metrics`)).text();
+    expect((await fetch(`${store.url}/metrics`)).status).toBe(401);
+    const metrics = await (
+      await fetch(`${store.url}/metrics`, { headers: { authorization: `Bearer ${adminToken}` } })
+    ).text();
     expect(metrics).toMatch(/plant_store_delivery_attempts_total\{outcome="delivered"\} [1-9]/);
     expect(metrics).toMatch(/plant_store_delivery_attempts_total\{outcome="failed"\} [1-9]/);
     expect(metrics).toMatch(/plant_store_delivery_latency_seconds_count [1-9]/);
