@@ -74,6 +74,10 @@ export function addSubscriberRoutes(
     const input = parse(PortalLinkInputSchema, body, "portal link", "(body)");
     const { credential, expiresAt } = portalLinks.issue(subscriber.id, input.expiresInSeconds * 1000);
     ctx.status = 201;
-    ctx.body = { url: `${ctx.origin}/portal#${credential}`, expiresAt: expiresAt.toISOString() };
+    // Koa 3's ctx.origin is the Origin header; the link is for this store as the operator reached it.
+    ctx.body = {
+      url: `${ctx.protocol}://${ctx.host}/portal#${credential}`,
+      expiresAt: expiresAt.toISOString(),
+    };
   });
 }
