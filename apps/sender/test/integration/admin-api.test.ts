@@ -364,6 +364,7 @@ describe("the admin API, checked against admin-openapi.json", () => {
           "/healthz",
           "/metrics",
           "/",
+          "/portal",
           "/login-codes",
           "/sessions",
           "/sessions/current",
