@@ -100,4 +100,11 @@ export { type DeliveryHeaders, type SignDeliveryInput, signDelivery } from "./si
 export { SsrfBlockedError } from "./ssrf-blocked-error.js";
 export { SubscriberNotFoundError } from "./subscriber-not-found-error.js";
 export { TooManySecretsError } from "./too-many-secrets-error.js";
+export {
+  type EndpointVerification,
+  type VerifiableEndpoint,
+  type VerificationFailureReason,
+  type VerifyEndpointOptions,
+  verifyEndpoint,
+} from "./verify-endpoint.js";
 export { WebhookIdTakenError } from "./webhook-id-taken-error.js";
