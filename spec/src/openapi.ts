@@ -36,7 +36,7 @@ export const openapi = {
       "post": {
         "operationId": "newPlant",
         "summary": "New Plant",
-        "description": "Information about a new plant added to the store.\n\nThe Plant Store POSTs this to every subscribed receiver URL (by convention ending in `/plant/webhook`). Every delivery carries a bearer token (`Authorization: Bearer <ACCESS_TOKEN>`) **and** a Standard Webhooks v1 signature (`webhook-id`, `webhook-timestamp`, `webhook-signature`); a receiver checks both. A delivery that does not get a 2xx answer is retried with the same `webhook-id` and body and a fresh timestamp and signature, so receivers de-duplicate by `webhook-id`.\n\nLimits: the request body is at most 1 MiB (1048576 bytes); `webhook-timestamp` must be within 300 seconds of the receiver's clock in either direction; the Plant Store waits at most 15 seconds for an answer per attempt; `webhook-id` is at most 256 and `webhook-signature` at most 4096 characters; a plant's `name` is at most 200 and its `tag` at most 100 characters (Unicode code points); a signing secret decodes to at least 16 bytes (the Plant Store generates 32).",
+        "description": "Information about a new plant added to the store.\n\nThe Plant Store POSTs this to every subscribed receiver URL (by convention ending in `/plant/webhook`). Every delivery carries a bearer token (`Authorization: Bearer <ACCESS_TOKEN>`) **and** a Standard Webhooks v1 signature (`webhook-id`, `webhook-timestamp`, `webhook-signature`); a receiver checks both. A delivery that does not get a 2xx answer is retried with the same `webhook-id` and body and a fresh timestamp and signature, so receivers de-duplicate by `webhook-id`.\n\nA subscriber's endpoint receives nothing until it has answered the Plant Store's verification request (`components.pathItems.WebhookVerification`): a POST to the same URL, authenticated and signed exactly like a delivery, with `webhook-event-type: webhook.verification` and the body `{\"type\":\"webhook.verification\",\"challenge\":\"...\"}`, which the endpoint answers 200 with `{\"challenge\":\"<the same>\"}` within 10 seconds. It is not a New Plant: receivers answer it after checking the token and the signature, and never hand it to their New Plant handler. Endpoints the store's operator adds need no verification.\n\nLimits: the request body is at most 1 MiB (1048576 bytes); `webhook-timestamp` must be within 300 seconds of the receiver's clock in either direction; the Plant Store waits at most 15 seconds for an answer per attempt; `webhook-id` is at most 256 and `webhook-signature` at most 4096 characters; a plant's `name` is at most 200 and its `tag` at most 100 characters (Unicode code points); a signing secret decodes to at least 16 bytes (the Plant Store generates 32).",
         "tags": [
           "Plant"
         ],
@@ -406,6 +406,172 @@ export const openapi = {
         "minLength": 1,
         "maxLength": 4096,
         "description": "One or more space-separated `v1,<base64>` signatures. Other version prefixes are ignored by receivers."
+      },
+      "VerificationChallenge": {
+        "type": "string",
+        "description": "A verification request's challenge: 16 to 256 base64url characters (the Plant Store sends 32 random bytes, 43 characters). A new one for every request.",
+        "minLength": 16,
+        "maxLength": 256,
+        "pattern": "^[A-Za-z0-9_-]+$",
+        "examples": [
+          "q3TjW9y0bX8c1n5Lr2V6pK4sH7dQeA0fZmGuIwYoN1E"
+        ]
+      },
+      "WebhookVerification": {
+        "type": "object",
+        "description": "The signed body of a verification request. Unknown properties are allowed (forward compatible) and must be ignored.",
+        "required": [
+          "type",
+          "challenge"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "webhook.verification",
+            "description": "Always `webhook.verification`: what tells this request from a delivery (with the `webhook-event-type` header)."
+          },
+          "challenge": {
+            "$ref": "#/components/schemas/VerificationChallenge"
+          }
+        },
+        "additionalProperties": true
+      },
+      "WebhookVerificationAnswer": {
+        "type": "object",
+        "description": "The endpoint's 200 answer to a verification request: the challenge it was sent, unchanged. Other properties are ignored.",
+        "required": [
+          "challenge"
+        ],
+        "properties": {
+          "challenge": {
+            "$ref": "#/components/schemas/VerificationChallenge"
+          }
+        },
+        "additionalProperties": true
+      }
+    },
+    "pathItems": {
+      "WebhookVerification": {
+        "post": {
+          "operationId": "webhookVerification",
+          "summary": "Webhook verification",
+          "description": "The handshake that proves the owner of an endpoint wants the Plant Store's webhooks, before a subscriber's endpoint (or one whose URL changed) receives any delivery. The Plant Store POSTs it to the endpoint's URL (the URL New Plant is delivered to) when the endpoint is added, when its URL changes and when verification is asked for again. It is authenticated and signed exactly like a delivery: `Authorization: Bearer <token>` and a Standard Webhooks signature (`webhook-id`, a fresh `msg_` id; `webhook-timestamp`; `webhook-signature`, one per secret of the endpoint), so only a receiver holding the endpoint's token and secret can answer it: echoing the challenge proves control of the URL and of the secret.\n\nA receiver checks the token and the signature first (401 otherwise, as for a delivery: an unauthenticated caller learns nothing), then recognises the request by its signed body's `type` together with `webhook-event-type: webhook.verification`, and answers 200 with the challenge. It is not an event: no handler runs, nothing is stored, and it is not de-duplicated (answering twice is harmless).\n\nThe endpoint is verified only by a 2xx answer (200, as documented here) whose JSON body holds the same `challenge`, within 10 seconds. Anything else is a failed verification: another status, a redirect (not followed), a missing or different challenge, no answer in time, or an address the store refuses to send to.",
+          "tags": [
+            "Plant"
+          ],
+          "security": [
+            {
+              "bearerAuth": []
+            }
+          ],
+          "parameters": [
+            {
+              "name": "webhook-id",
+              "in": "header",
+              "required": true,
+              "description": "A fresh id for this request, as a delivery's.",
+              "schema": {
+                "$ref": "#/components/schemas/WebhookId"
+              }
+            },
+            {
+              "name": "webhook-timestamp",
+              "in": "header",
+              "required": true,
+              "description": "Unix time in whole seconds when this request was signed.",
+              "schema": {
+                "$ref": "#/components/schemas/WebhookTimestamp"
+              }
+            },
+            {
+              "name": "webhook-signature",
+              "in": "header",
+              "required": true,
+              "description": "Signatures over `<webhook-id>.<webhook-timestamp>.<raw body>`, one per secret of the endpoint, as for a delivery.",
+              "schema": {
+                "$ref": "#/components/schemas/WebhookSignature"
+              }
+            },
+            {
+              "name": "webhook-event-type",
+              "in": "header",
+              "required": true,
+              "description": "Always `webhook.verification`. Not signed: a receiver decides from the signed body, with this header.",
+              "schema": {
+                "type": "string",
+                "const": "webhook.verification"
+              }
+            }
+          ],
+          "requestBody": {
+            "required": true,
+            "description": "The challenge to send back.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/WebhookVerification"
+                },
+                "examples": {
+                  "challenge": {
+                    "summary": "A verification request",
+                    "value": {
+                      "type": "webhook.verification",
+                      "challenge": "q3TjW9y0bX8c1n5Lr2V6pK4sH7dQeA0fZmGuIwYoN1E"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "responses": {
+            "200": {
+              "description": "The endpoint is verified: the body holds the challenge it was sent.",
+              "content": {
+                "application/json": {
+                  "schema": {
+                    "$ref": "#/components/schemas/WebhookVerificationAnswer"
+                  },
+                  "examples": {
+                    "answer": {
+                      "summary": "The challenge, echoed",
+                      "value": {
+                        "challenge": "q3TjW9y0bX8c1n5Lr2V6pK4sH7dQeA0fZmGuIwYoN1E"
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "400": {
+              "description": "The body is signed but not a valid verification request. The endpoint stays unverified.",
+              "content": {
+                "application/json": {
+                  "schema": {
+                    "$ref": "#/components/schemas/Error"
+                  },
+                  "example": {
+                    "error": 400,
+                    "message": "Invalid webhook.verification: challenge: Too small: expected string to have >=16 characters"
+                  }
+                }
+              }
+            },
+            "401": {
+              "description": "Missing or wrong bearer token, or a missing, malformed, expired or non-matching signature. The endpoint stays unverified.",
+              "content": {
+                "application/json": {
+                  "schema": {
+                    "$ref": "#/components/schemas/Error"
+                  },
+                  "example": {
+                    "error": 401,
+                    "message": "Missing or invalid bearer token"
+                  }
+                }
+              }
+            }
+          }
+        }
       }
     }
   },

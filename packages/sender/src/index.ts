@@ -102,4 +102,11 @@ export { SsrfBlockedError } from "./ssrf-blocked-error.js";
 export { SubscriberNotFoundError } from "./subscriber-not-found-error.js";
 export { SUBSCRIBER_TOKEN_PREFIX } from "./subscriber-token.js";
 export { TooManySecretsError } from "./too-many-secrets-error.js";
+export {
+  type EndpointVerification,
+  type VerifiableEndpoint,
+  type VerificationFailureReason,
+  type VerifyEndpointOptions,
+  verifyEndpoint,
+} from "./verify-endpoint.js";
 export { WebhookIdTakenError } from "./webhook-id-taken-error.js";

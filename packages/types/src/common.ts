@@ -20,9 +20,12 @@ export {
   MAX_PLANT_NAME_LENGTH,
   MAX_PLANT_TAG_LENGTH,
   MAX_SIGNATURE_HEADER_LENGTH,
+  MAX_VERIFICATION_CHALLENGE_LENGTH,
   MAX_WEBHOOK_ID_LENGTH,
   MIN_SECRET_BYTES,
+  MIN_VERIFICATION_CHALLENGE_LENGTH,
   TIMESTAMP_TOLERANCE_SECONDS,
+  VERIFICATION_TIMEOUT_MS,
 } from "./limits.js";
 export { type NewPlant, NewPlantSchema } from "./new-plant.js";
 export { InvalidDurationError, parseDuration } from "./parse-duration.js";
@@ -58,4 +61,12 @@ export {
 export { parseWebhookKey, type WebhookKey } from "./webhook-key.js";
 export { generateWebhookSecret, InvalidWebhookSecretError, parseWebhookSecret } from "./webhook-secret.js";
 export { WebhookSecretSchema } from "./webhook-secret-schema.js";
+export {
+  VerificationChallengeSchema,
+  WEBHOOK_VERIFICATION_TYPE,
+  type WebhookVerification,
+  type WebhookVerificationAnswer,
+  WebhookVerificationAnswerSchema,
+  WebhookVerificationSchema,
+} from "./webhook-verification.js";
 export { WebhookVerificationError, type WebhookVerificationFailure } from "./webhook-verification-error.js";

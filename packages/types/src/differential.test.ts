@@ -83,6 +83,9 @@ const extraFields = fc.dictionary(
   { maxKeys: 3 },
 );
 
+/** A verification challenge: 16 to 256 base64url characters. */
+const challenge = fc.stringMatching(/^[A-Za-z0-9_-]{16,256}$/);
+
 /** Values that satisfy each schema, built by hand from the contract (not from either validator). */
 const validValues: Record<ComponentSchemaName, fc.Arbitrary<unknown>> = {
   Plant: fc.record(
@@ -100,6 +103,9 @@ const validValues: Record<ComponentSchemaName, fc.Arbitrary<unknown>> = {
   WebhookSignature: fc
     .array(fc.stringMatching(/^v[0-9],[A-Za-z0-9+/=]{1,60}$/), { minLength: 1, maxLength: 5 })
     .map((sigs) => sigs.join(" ")),
+  VerificationChallenge: challenge,
+  WebhookVerification: fc.record({ type: fc.constant("webhook.verification"), challenge }),
+  WebhookVerificationAnswer: fc.record({ challenge }),
 };
 
 /** A valid value, then damaged: a field dropped, retyped or added, or the whole value replaced. */

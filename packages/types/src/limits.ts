@@ -33,3 +33,15 @@ export const DELIVERY_TIMEOUT_MS = 15_000;
  * below 16 an HMAC key is too easy to guess.
  */
 export const MIN_SECRET_BYTES = 16;
+
+/**
+ * How long the Plant Store waits for an endpoint's answer to a verification request: shorter than a
+ * delivery's, because someone is usually waiting for it (the subscriber who just added the URL).
+ */
+export const VERIFICATION_TIMEOUT_MS = 10_000;
+
+/** Shortest challenge of a verification request (the store sends 43 characters: 32 bytes in base64url). */
+export const MIN_VERIFICATION_CHALLENGE_LENGTH = 16;
+
+/** Longest challenge of a verification request: a receiver echoes nothing longer. */
+export const MAX_VERIFICATION_CHALLENGE_LENGTH = 256;

@@ -5,6 +5,11 @@ import { ErrorBodySchema } from "../src/error-body.js";
 import { NewPlantSchema } from "../src/new-plant.js";
 import { PlantSchema } from "../src/plant.js";
 import { WebhookIdSchema, WebhookSignatureSchema, WebhookTimestampSchema } from "../src/webhook-headers.js";
+import {
+  VerificationChallengeSchema,
+  WebhookVerificationAnswerSchema,
+  WebhookVerificationSchema,
+} from "../src/webhook-verification.js";
 
 /** Each zod schema next to the spec component it mirrors. */
 export const contractSchemas: ReadonlyArray<readonly [ComponentSchemaName, z.ZodType]> = [
@@ -15,4 +20,7 @@ export const contractSchemas: ReadonlyArray<readonly [ComponentSchemaName, z.Zod
   ["WebhookId", WebhookIdSchema],
   ["WebhookTimestamp", WebhookTimestampSchema],
   ["WebhookSignature", WebhookSignatureSchema],
+  ["VerificationChallenge", VerificationChallengeSchema],
+  ["WebhookVerification", WebhookVerificationSchema],
+  ["WebhookVerificationAnswer", WebhookVerificationAnswerSchema],
 ];

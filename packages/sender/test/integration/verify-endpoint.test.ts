@@ -1,0 +1,175 @@
+import { startTestReceiver, type TestReceiver } from "@plant-store/testing";
+import { generateWebhookKeyPair, generateWebhookSecret, WebhookVerificationSchema } from "@plant-store/types";
+import { Webhook } from "standardwebhooks";
+import { afterEach, describe, expect, it } from "vitest";
+import { createDeliveryClient, type DeliveryClient } from "../../src/create-delivery-client.js";
+import { createSsrfGuard } from "../../src/create-ssrf-guard.js";
+import { type EndpointVerification, verifyEndpoint } from "../../src/verify-endpoint.js";
+
+const TOKEN = "verify-token";
+
+/** The challenge the request carried, as a receiver reads it. */
+function challengeOf(body: string): string {
+  return WebhookVerificationSchema.parse(JSON.parse(body)).challenge;
+}
+
+describe("verifyEndpoint: the handshake against a real HTTP server on 127.0.0.1", () => {
+  const cleanups: Array<() => Promise<void> | void> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  async function setUp(options: { timeoutMs?: number; allowPrivateTargets?: boolean } = {}) {
+    const server: TestReceiver = await startTestReceiver();
+    const client: DeliveryClient = createDeliveryClient();
+    cleanups.push(() => server.close());
+    cleanups.push(() => client.close());
+    const secret = generateWebhookSecret();
+    const endpoint = { url: `${server.url}/plant/webhook`, token: TOKEN, secrets: [secret] };
+    const verify = (): Promise<EndpointVerification> =>
+      verifyEndpoint(endpoint, {
+        client,
+        ssrfGuard: createSsrfGuard({ allowPrivateTargets: options.allowPrivateTargets ?? true }),
+        ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      });
+    return { server, endpoint, secret, verify };
+  }
+
+  it("is verified by a server that echoes the challenge, after one POST the reference library verifies", async () => {
+    const { server, secret, verify } = await setUp();
+    server.respond((request, response) => {
+      response
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ challenge: challengeOf(request.body) }));
+    });
+    const result = await verify();
+    expect(result).toMatchObject({ verified: true, status: 200 });
+    expect(server.requests).toHaveLength(1);
+    const [request] = server.requests;
+    if (request === undefined) throw new Error("no request");
+    expect(request.path).toBe("/plant/webhook");
+    expect(request.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(request.headers["content-type"]).toBe("application/json");
+    expect(request.headers["webhook-event-type"]).toBe("webhook.verification");
+    expect(request.headers["webhook-id"]).toBe(result.webhookId);
+    expect(result.webhookId).toMatch(/^msg_[0-9a-f-]{36}$/);
+    // Standard Webhooks' own implementation accepts it: signed exactly like a delivery.
+    const signed = new Webhook(secret).verify(request.body, {
+      "webhook-id": String(request.headers["webhook-id"]),
+      "webhook-timestamp": String(request.headers["webhook-timestamp"]),
+      "webhook-signature": String(request.headers["webhook-signature"]),
+    });
+    expect(signed).toEqual({ type: "webhook.verification", challenge: challengeOf(request.body) });
+    // 32 random bytes in base64url.
+    expect(challengeOf(request.body)).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  it("sends a fresh id and challenge every time", async () => {
+    const { server, verify } = await setUp();
+    server.respond((request, response) => {
+      response.writeHead(200).end(JSON.stringify({ challenge: challengeOf(request.body) }));
+    });
+    const first = await verify();
+    const second = await verify();
+    expect([first.verified, second.verified]).toEqual([true, true]);
+    expect(first.webhookId).not.toBe(second.webhookId);
+    const [a, b] = server.requests.map((request) => challengeOf(request.body));
+    expect(a).not.toBe(b);
+  });
+
+  it("signs with every secret of the endpoint, v1 and v1a", async () => {
+    const server = await startTestReceiver();
+    const client = createDeliveryClient();
+    cleanups.push(
+      () => server.close(),
+      () => client.close(),
+    );
+    server.respond((request, response) => {
+      response.writeHead(200).end(JSON.stringify({ challenge: challengeOf(request.body) }));
+    });
+    const { signingKey } = generateWebhookKeyPair();
+    const secrets = [generateWebhookSecret(), generateWebhookSecret(), signingKey];
+    const result = await verifyEndpoint(
+      { url: server.url, token: TOKEN, secrets },
+      { client, ssrfGuard: createSsrfGuard({ allowPrivateTargets: true }) },
+    );
+    expect(result.verified).toBe(true);
+    const signatures = String(server.requests[0]?.headers["webhook-signature"]).split(" ");
+    expect(signatures.map((signature) => signature.split(",")[0])).toEqual(["v1", "v1", "v1a"]);
+  });
+
+  it("accepts any 2xx carrying the challenge, and ignores other fields of the answer", async () => {
+    const { server, verify } = await setUp();
+    server.respond((request, response) => {
+      response.writeHead(201).end(JSON.stringify({ ok: true, challenge: challengeOf(request.body) }));
+    });
+    expect(await verify()).toMatchObject({ verified: true, status: 201 });
+  });
+
+  it.each([
+    ["a wrong challenge", 200, JSON.stringify({ challenge: "x".repeat(43) }), "wrong-challenge"],
+    ["the usual delivery answer", 200, JSON.stringify({ received: true }), "invalid-answer"],
+    ["an empty body", 200, "", "invalid-answer"],
+    ["text that is not JSON", 200, "ok", "invalid-answer"],
+    ["a challenge that is not a string", 200, JSON.stringify({ challenge: 42 }), "invalid-answer"],
+    ["a 404", 404, JSON.stringify({ error: 404, message: "Not found" }), "status"],
+    ["a 500", 500, JSON.stringify({ error: 500, message: "Internal error" }), "status"],
+    ["a 401", 401, JSON.stringify({ error: 401, message: "Missing or invalid bearer token" }), "status"],
+  ] as const)("is not verified by %s (%i)", async (_name, status, answer, reason) => {
+    const { server, verify } = await setUp();
+    server.respond((_request, response) => {
+      response.writeHead(status, { "content-type": "application/json" }).end(answer);
+    });
+    const result = await verify();
+    expect(result).toMatchObject({ verified: false, reason, status });
+    expect(result.verified ? "" : result.message).toContain(String(status));
+  });
+
+  it("is not verified by a 500 that echoes the challenge", async () => {
+    const { server, verify } = await setUp();
+    server.respond((request, response) => {
+      response.writeHead(500).end(JSON.stringify({ challenge: challengeOf(request.body) }));
+    });
+    expect(await verify()).toMatchObject({ verified: false, reason: "status", status: 500 });
+  });
+
+  it("does not follow a redirect, even to a server that would echo", async () => {
+    const { server, verify } = await setUp();
+    server.respond((request, response) => {
+      if (request.path === "/elsewhere") {
+        response.writeHead(200).end(JSON.stringify({ challenge: challengeOf(request.body) }));
+        return;
+      }
+      response.writeHead(307, { location: `${server.url}/elsewhere` }).end();
+    });
+    const result = await verify();
+    expect(result).toMatchObject({ verified: false, reason: "redirect", status: 307 });
+    expect(server.requests.map((request) => request.path)).toEqual(["/plant/webhook"]);
+  });
+
+  it("is not verified when no answer comes in time", async () => {
+    const { server, verify } = await setUp({ timeoutMs: 200 });
+    server.respond(() => new Promise<void>(() => {}));
+    const result = await verify();
+    expect(result).toMatchObject({ verified: false, reason: "no-answer", error: "ETIMEDOUT" });
+    expect(result).not.toHaveProperty("status");
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("is not verified when nothing listens (connection refused)", async () => {
+    const { server, verify } = await setUp();
+    await server.close();
+    expect(await verify()).toMatchObject({ verified: false, reason: "no-answer", error: "ECONNREFUSED" });
+  });
+
+  it("sends nothing to an address the SSRF guard refuses", async () => {
+    const { server, verify } = await setUp({ allowPrivateTargets: false });
+    server.respond((request, response) => {
+      response.writeHead(200).end(JSON.stringify({ challenge: challengeOf(request.body) }));
+    });
+    const result = await verify();
+    expect(result).toMatchObject({ verified: false, reason: "refused-target", error: "ERR_SSRF_BLOCKED" });
+    expect(result.verified ? "" : result.message).toContain("127.0.0.1");
+    expect(server.requests).toEqual([]);
+  });
+});
