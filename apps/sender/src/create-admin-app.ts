@@ -10,12 +10,16 @@ import {
   mountRouter,
 } from "@plant-store/app-shell";
 import {
+  createDeliveryClient,
+  createSsrfGuard,
   type Endpoint,
   EndpointNotFoundError,
+  type EndpointVerification,
   InvalidEndpointError,
   type Outbox,
   SsrfBlockedError,
   SUBSCRIBER_TOKEN_PREFIX,
+  verifyEndpoint,
 } from "@plant-store/sender";
 import { generateWebhookSecret, NEW_PLANT_EVENT } from "@plant-store/types";
 import Koa from "koa";
@@ -41,7 +45,13 @@ import { formatZodError } from "./format-zod-error.js";
 import { isAdminToken } from "./is-admin-token.js";
 import { MAX_ENDPOINTS } from "./max-endpoints.js";
 import type { PlantCatalog } from "./plant-catalog.js";
-import { presentAttempt, presentDeliveries, presentEndpoint, presentPlant } from "./present.js";
+import {
+  presentAttempt,
+  presentDeliveries,
+  presentEndpoint,
+  presentPlant,
+  presentVerification,
+} from "./present.js";
 import { type Principal, principalOf, scopeOf } from "./principal.js";
 import { readJsonBody } from "./read-json-body.js";
 import { storageUnavailableCode } from "./storage-unavailable-code.js";
@@ -69,8 +79,9 @@ export interface AdminAppOptions {
   maxEndpoints?: number;
   /**
    * The verification handshake (issue 25): proves a subscriber's endpoint wants these webhooks. Called
-   * when a subscriber adds an endpoint and on `POST /endpoints/{id}/verify`; without it a subscriber's
-   * endpoints stay unverified (and are sent nothing).
+   * when a subscriber adds an endpoint and on `POST /endpoints/{id}/verify`. Default: the sender's
+   * `verifyEndpoint` with a client and SSRF guard of its own (public addresses only); `serve` passes
+   * the worker's client and guard, so the handshake goes where deliveries may.
    */
   verifyEndpoint?: (endpoint: Endpoint) => Promise<EndpointVerification>;
   /** Portal links; default, signed with a key derived from the admin token. */
@@ -78,9 +89,6 @@ export interface AdminAppOptions {
   /** `plant-store listen`'s sessions and relay; without it the listen routes are not there. */
   listen?: { relay: ListenRelay; timeoutMs: number };
 }
-
-/** What a handshake found: verified, or why not. */
-export type EndpointVerification = { verified: true } | { verified: false; reason: string };
 
 /**
  * What anyone may ask for without the admin credential: the static page, health and metrics, signing
@@ -145,12 +153,19 @@ export function createAdminApp(options: AdminAppOptions): Koa {
     return subscriber ? { kind: "subscriber", subscriber } : undefined;
   };
   /** Runs the handshake and records a success; a subscriber's endpoint only (the operator's need none). */
+  let handshake = options.verifyEndpoint;
   const verify = async (
     endpoint: Endpoint,
   ): Promise<{ endpoint: Endpoint; verification: EndpointVerification }> => {
-    if (!options.verifyEndpoint)
-      return { endpoint, verification: { verified: false, reason: "this store runs no handshake" } };
-    const verification = await options.verifyEndpoint(endpoint);
+    if (!handshake) {
+      const defaults = { client: createDeliveryClient(), ssrfGuard: createSsrfGuard() };
+      handshake = (target) => verifyEndpoint(target, defaults);
+    }
+    const verification = await handshake(endpoint);
+    logger?.info(
+      { event: "endpoint.verification", endpointId: endpoint.id, ...presentVerification(verification) },
+      "endpoint verification",
+    );
     if (!verification.verified || endpoint.subscriberId === null) return { endpoint, verification };
     const marked = await outbox.markEndpointVerified(endpoint.id, { subscriberId: endpoint.subscriberId });
     return { endpoint: marked ?? endpoint, verification };
@@ -275,7 +290,7 @@ export function createAdminApp(options: AdminAppOptions): Koa {
     ctx.body = {
       endpoint: presentEndpoint(checked.endpoint),
       ...(generated ? { secret: generated } : {}),
-      ...(checked.verification ? { verification: checked.verification } : {}),
+      ...(checked.verification ? { verification: presentVerification(checked.verification) } : {}),
     };
   });
   for (const [action, status] of [
@@ -363,7 +378,10 @@ export function createAdminApp(options: AdminAppOptions): Koa {
     if (!endpoint) throw notFound("Endpoint");
     const checked = await verify(endpoint);
     if (checked.verification.verified) wake();
-    ctx.body = { endpoint: presentEndpoint(checked.endpoint), verification: checked.verification };
+    ctx.body = {
+      endpoint: presentEndpoint(checked.endpoint),
+      verification: presentVerification(checked.verification),
+    };
   });
   // A signed example New Plant to this endpoint only, recorded like any delivery (its attempts show in
   // GET /deliveries): what a subscriber uses to try its receiver before real plants arrive.

@@ -1,4 +1,4 @@
-import type { AttemptRecord, DeliveryRecord, Endpoint } from "@plant-store/sender";
+import type { AttemptRecord, DeliveryRecord, Endpoint, EndpointVerification } from "@plant-store/sender";
 import type { CatalogPlant, PlantCatalog } from "./plant-catalog.js";
 
 const iso = (date: Date | null) => (date === null ? null : date.toISOString());
@@ -70,4 +70,17 @@ export async function presentDeliveries(plants: PlantCatalog, deliveries: readon
     ...new Set(deliveries.map((delivery) => delivery.webhookId)),
   ]);
   return deliveries.map((delivery) => presentDelivery(delivery, ids.get(delivery.webhookId) ?? null));
+}
+
+/** What a handshake found, as the admin API shows it (and logs it): the request's id, the answer's status. */
+export function presentVerification(verification: EndpointVerification) {
+  if (verification.verified)
+    return { verified: true as const, webhookId: verification.webhookId, status: verification.status };
+  return {
+    verified: false as const,
+    reason: verification.reason,
+    message: verification.message,
+    webhookId: verification.webhookId,
+    ...(verification.status === undefined ? {} : { status: verification.status }),
+  };
 }

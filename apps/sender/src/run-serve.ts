@@ -1,6 +1,12 @@
 import type { AddressInfo } from "node:net";
 import { createHttpServer, type DeliveryAttempted, logPoolError } from "@plant-store/app-shell";
-import { createDeliveryClient, createRetryPolicy, createSsrfGuard, createWorker } from "@plant-store/sender";
+import {
+  createDeliveryClient,
+  createRetryPolicy,
+  createSsrfGuard,
+  createWorker,
+  verifyEndpoint,
+} from "@plant-store/sender";
 import type { Logger } from "pino";
 import { createAdminApp } from "./create-admin-app.js";
 import { createListenRelay } from "./create-listen-relay.js";
@@ -39,10 +45,11 @@ export async function runServe(config: ServeConfig, logger: Logger): Promise<Run
     // The one private target always allowed: this store's own `listen` relay (exact origin and path).
     isTrustedTarget: (url) => relay.owns(url),
   });
+  // As many kept-alive sockets per host as attempts in flight: fewer would queue attempts in the agent.
+  const client = createDeliveryClient({ timeoutMs: config.timeout, maxSockets: config.concurrency });
   const worker = createWorker({
     outbox,
-    // As many kept-alive sockets per host as attempts in flight: fewer would queue attempts in the agent.
-    client: createDeliveryClient({ timeoutMs: config.timeout, maxSockets: config.concurrency }),
+    client,
     policy: createRetryPolicy({
       schedule: config.retrySchedule,
       disableAfterMs: config.disableAfter,
@@ -72,6 +79,8 @@ export async function runServe(config: ServeConfig, logger: Logger): Promise<Run
     registry: metrics.registry,
     logger,
     checkTarget: (url) => ssrfGuard.check(url),
+    // The handshake goes out as deliveries do: same client, same guard.
+    verifyEndpoint: (endpoint) => verifyEndpoint(endpoint, { client, ssrfGuard }),
     wake: () => worker.wake(),
     listen: { relay, timeoutMs: config.timeout },
   });

@@ -47,8 +47,15 @@ describe("subscribers through the admin API: isolation, tokens and portal links"
       portalLinks,
       verifyEndpoint: async (endpoint) =>
         answering.has(endpoint.url)
-          ? { verified: true }
-          : { verified: false, reason: "the endpoint answered 404, not the challenge" },
+          ? { verified: true, webhookId: "msg_ok", status: 200, durationMs: 1 }
+          : {
+              verified: false,
+              reason: "status",
+              message: "Answered 404, not 2xx",
+              webhookId: "msg_refused",
+              status: 404,
+              durationMs: 1,
+            },
     });
     server = app.listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
@@ -119,7 +126,7 @@ describe("subscribers through the admin API: isolation, tokens and portal links"
     expect(endpointA.status).toBe(201);
     documented("post", "/endpoints", endpointA);
     expect(endpointA.body.endpoint).toMatchObject({ subscriberId: a.id, verified: true });
-    expect(endpointA.body.verification).toEqual({ verified: true });
+    expect(endpointA.body.verification).toEqual({ verified: true, webhookId: "msg_ok", status: 200 });
     const endpointB = await call("POST", "/endpoints", b.token, {
       url: "https://b.example/hook",
       token: "b-receiver-token",
@@ -127,7 +134,10 @@ describe("subscribers through the admin API: isolation, tokens and portal links"
     expect(endpointB.body.endpoint).toMatchObject({ subscriberId: b.id, verified: false });
     expect(endpointB.body.verification).toEqual({
       verified: false,
-      reason: "the endpoint answered 404, not the challenge",
+      reason: "status",
+      message: "Answered 404, not 2xx",
+      webhookId: "msg_refused",
+      status: 404,
     });
     // B's server starts answering: "verify again" verifies it.
     answering.add("https://b.example/hook");
