@@ -29,7 +29,7 @@ const DeliveryAttemptedSchema = z.object({
 const WebhookHandledSchema = z.object({
   event: z.literal("webhook.handled"),
   /** `received`: the handler ran to completion for a webhook id not seen before. */
-  outcome: z.enum(["received", "duplicate", "rejected", "failed"]),
+  outcome: z.enum(["received", "duplicate", "rejected", "failed", "verification"]),
   status: z.number(),
   webhookId: z.string().optional(),
   code: z.string().optional(),

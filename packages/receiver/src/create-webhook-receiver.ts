@@ -6,6 +6,7 @@ import {
   type WebhookCatalog,
   type WebhookDefinition,
 } from "@plant-store/types";
+import { answerVerification } from "./answer-verification.js";
 import { checkPayload } from "./check-payload.js";
 import { createMemoryDedupStore } from "./create-memory-dedup-store.js";
 import { createOnceRunner, type OnceOutcome } from "./create-once-runner.js";
@@ -96,7 +97,8 @@ export interface WebhookRoute {
 
 /** What an adapter leaves for metrics and access logs (Koa: `ctx.state.plantWebhook`). */
 export interface PlantWebhookOutcome {
-  outcome: "received" | "duplicate" | "rejected" | "failed";
+  /** `verification`: the store's verification request, answered with its challenge (no handler ran). */
+  outcome: "received" | "duplicate" | "rejected" | "failed" | "verification";
   code?: string;
   webhookId?: string;
 }
@@ -184,6 +186,10 @@ function invalid(message: string): InvalidReceiverOptionsError {
  * 501 `ERR_UNHANDLED_EVENT_TYPE`.
  * The header is not signed: the payload is checked against that type's schema, and a replay under
  * another type is still the same `webhook-id`, de-duplicated.
+ *
+ * The store's verification request (`webhook-event-type: webhook.verification`, a signed
+ * `{"type":"webhook.verification","challenge":"..."}` body) is answered 200 `{"challenge":"..."}` on
+ * every path, after the token and the signature and before the catalog: no handler sees it.
  */
 export function createWebhookReceiver<Events extends Record<string, unknown>>(
   options: WebhookReceiverOptions<Events>,
@@ -329,7 +335,20 @@ export function createWebhookReceiver<Events extends Record<string, unknown>>(
     return { payload, context, handler };
   };
 
-  /** Verified: the handler, once per webhook id. */
+  /** The store's verification request, authenticated: its challenge back, no handler, no de-duplication. */
+  const answerChallenge = (body: string, webhookId: string, spans: ReceiveSpans): DeliveryAnswer => {
+    spans.verified(webhookId);
+    logger.info({ webhookId }, "webhook verification answered");
+    return {
+      status: 200,
+      headers: NO_HEADERS,
+      body,
+      closeConnection: false,
+      outcome: { outcome: "verification", webhookId },
+    };
+  };
+
+  /** Verified: the verification request answered, or the handler, once per webhook id. */
   const handleVerified = (
     verified: VerifiedBody,
     spans: ReceiveSpans,
@@ -338,6 +357,9 @@ export function createWebhookReceiver<Events extends Record<string, unknown>>(
   ): Maybe<DeliveryAnswer> => {
     let event: ReturnType<typeof toEvent>;
     try {
+      // Before the catalog: the handshake is the same on every path and for every catalog.
+      const challenge = answerVerification(verified.json, request.headers);
+      if (challenge !== undefined) return answerChallenge(challenge, verified.delivery.webhookId, spans);
       event = toEvent(verified, request.headers, route);
     } catch (error) {
       return fail(error, spans, request, false);
