@@ -12,7 +12,7 @@ const STYLE = `
   .muted { color: #777; font-size: .8rem; }
   .state { border-radius: .6rem; padding: .05rem .5rem; font-size: .8rem; white-space: nowrap; }
   .state-active, .state-delivered { background: #e3f3e4; }
-  .state-disabled, .state-failed { background: #fde2e1; }
+  .state-disabled, .state-failed, .state-unverified { background: #fde2e1; }
   .state-pending { background: #eef; }
   .state-retrying { background: #fff3cd; }
   tr.details > td { background: #f7f9f7; }
@@ -165,18 +165,29 @@ const SCRIPT = String.raw`
           data.secret + " (give it to the receiver, then drop the old ones with pnpm sender endpoints set-secrets or PATCH /endpoints/" + endpoint.id + ").");
       });
     });
-    return el("tr", { "data-endpoint-id": endpoint.id, "data-status": endpoint.status }, [
+    // A subscriber's endpoint is sent nothing until its server answers the handshake.
+    var verify = endpoint.verified ? null : button("Verify again", "verify", function (b) {
+      act(b, "POST", "/endpoints/" + endpoint.id + "/verify", undefined, function (data) {
+        notice(data.verification.verified
+          ? "Endpoint " + endpoint.id + " answered the handshake: it receives webhooks from now on."
+          : "Endpoint " + endpoint.id + " is still unverified: " + data.verification.message);
+      });
+    });
+    return el("tr", { "data-endpoint-id": endpoint.id, "data-status": endpoint.status, "data-verified": String(endpoint.verified) }, [
       el("td", { text: endpoint.id }),
-      el("td", { className: "wrap", text: endpoint.url, max: 300 }),
+      el("td", { className: "wrap", text: endpoint.url, max: 300 }, [
+        endpoint.subscriberId === null ? null : el("div", { className: "muted owner", text: "subscriber " + endpoint.subscriberId }),
+      ]),
       el("td", {}, [
         el("span", { className: "state state-" + endpoint.status, text: endpoint.status }),
+        endpoint.verified ? null : el("span", { className: "state state-unverified", text: "unverified" }),
         reason ? el("div", { className: "muted reason", text: reason, max: 300 }) : null,
       ]),
       el("td", { className: "failing", text: endpoint.failingSince ? when(endpoint.failingSince) : "—" }),
       el("td", { className: "rate", text: rate(health) }),
       el("td", { text: endpoint.secretCount }),
       el("td", { className: "wrap event-types", text: subscriptions(endpoint.eventTypes), max: 300 }),
-      el("td", {}, [toggle, subscribe, rotate]),
+      el("td", {}, [verify, toggle, subscribe, rotate]),
     ]);
   }
 

@@ -256,4 +256,28 @@ describe("the store page in headless Chromium", () => {
     expect(text).not.toMatch(/[\u202a-\u202e\u2066-\u2069\u200b-\u200f\ufeff\u061c\u00ad]/);
     await context.close();
   });
+
+  it("marks a subscriber's unverified endpoint and runs the handshake again from the page", async () => {
+    const { token } = await admin<{ token: string }>("POST", "/subscribers", { name: "Page subscriber" });
+    // Nothing listens on port 9: the handshake gets no answer, so the endpoint stays unverified.
+    const response = await fetch(`${store.url}/endpoints`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ url: "http://127.0.0.1:9/plant/webhook", token: "receiver-token" }),
+    });
+    const { endpoint } = (await response.json()) as { endpoint: { id: number; subscriberId: number } };
+    const { code } = await admin<{ code: string }>("POST", "/login-codes");
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${store.url}/#code=${code}`);
+    const row = page.locator(`tr[data-endpoint-id="${endpoint.id}"][data-verified="false"]`);
+    await row.waitFor();
+    expect(await row.locator(".state-unverified").textContent()).toBe("unverified");
+    expect(await row.locator(".owner").textContent()).toBe(`subscriber ${endpoint.subscriberId}`);
+    await row.locator('button[data-action="verify"]').click();
+    await page
+      .locator("#notice", { hasText: `Endpoint ${endpoint.id} is still unverified: No answer` })
+      .waitFor();
+    await context.close();
+  });
 });
