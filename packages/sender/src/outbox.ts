@@ -108,6 +108,13 @@ export interface UntypedMessage {
    * else). Without it, every subscribed endpoint, the operator's and every subscriber's.
    */
   subscriberId?: number;
+  /**
+   * Deliveries of messages with the same key to the same endpoint are attempted in the order they were
+   * queued, one at a time, across every worker sharing the database: a delivery waits until the one
+   * queued before it with its key has been delivered or has failed for good. A delivery being retried
+   * holds back only its key on its endpoint (not the endpoint, not other keys). 1 to 255 characters.
+   */
+  orderingKey?: string;
 }
 
 /** What `enqueue` did. */
@@ -146,6 +153,8 @@ export interface DeliveryRecord {
   webhookId: string;
   /** Its message's event type (null for a message queued without one). */
   eventType: string | null;
+  /** Its message's ordering key (null: attempted in any order). */
+  orderingKey: string | null;
   status: DeliveryStatus;
   /** Attempts made over the delivery's whole life (replays included). */
   attemptCount: number;

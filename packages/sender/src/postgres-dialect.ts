@@ -4,6 +4,7 @@ import type { ClaimPlan } from "./queue/claim-plan.js";
 import { CLAIMED_COLUMNS } from "./queue/claimed-columns.js";
 import type { ColumnType, Dialect, QueueContext } from "./queue/dialect.js";
 import { ADDRESSED_TO_ENDPOINT, ENDPOINT_RECEIVES } from "./queue/endpoint-receives.js";
+import { headOfItsKey } from "./queue/head-of-its-key.js";
 import { messageTable } from "./queue/message-table.js";
 import { count, type Operation, row, rows } from "./queue/operation.js";
 import type { ClaimedRow } from "./queue/rows.js";
@@ -20,6 +21,8 @@ export const POSTGRES_NOW = raw("(extract(epoch FROM statement_timestamp()) * 10
 const arrayType = (type: ColumnType) => `${type}[]` as const;
 
 /** The claim's first parts: due candidates picked without locks, then locked and re-checked, and the lease. */
+const HEAD_OF_ITS_KEY = headOfItsKey("d");
+
 function claimParts(ctx: QueueContext, plan: ClaimPlan): Sql[] {
   const { now } = ctx;
   // Candidates walk the pending rows' (endpoint_id, next_attempt_at) index once per active endpoint, so the
@@ -31,7 +34,7 @@ function claimParts(ctx: QueueContext, plan: ClaimPlan): Sql[] {
         SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
         WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= ${now}
           AND (d.lease_until IS NULL OR d.lease_until <= ${now})
-          AND NOT (d.id = ANY(${param(plan.skipDeliveryIds, "bigint[]")}))
+          AND NOT (d.id = ANY(${param(plan.skipDeliveryIds, "bigint[]")})) AND ${HEAD_OF_ITS_KEY}
         ORDER BY d.next_attempt_at, d.id LIMIT ${param(plan.perEndpoint, "int")}
       ) due
       WHERE e.status = 'active' AND ${ENDPOINT_RECEIVES} AND NOT (e.id = ANY(${param(plan.excludeEndpointIds, "bigint[]")}))
@@ -102,12 +105,12 @@ export const postgresDialect: Dialect = {
     const input = messageTable(postgresDialect, messages);
     return yield* rows(
       sql`WITH m AS (
-          INSERT INTO webhook_messages (webhook_id, event_type, idempotency_key, payload, created_at, traceparent, subscriber_id)
-          SELECT webhook_id, event_type, idempotency_key, payload, ${ctx.now}, traceparent, subscriber_id FROM ${input} ORDER BY n
-          ON CONFLICT DO NOTHING RETURNING id, webhook_id, event_type, subscriber_id, created_at
+          INSERT INTO webhook_messages (webhook_id, event_type, idempotency_key, payload, created_at, traceparent, subscriber_id, ordering_key)
+          SELECT webhook_id, event_type, idempotency_key, payload, ${ctx.now}, traceparent, subscriber_id, ordering_key FROM ${input} ORDER BY n
+          ON CONFLICT DO NOTHING RETURNING id, webhook_id, event_type, subscriber_id, ordering_key, created_at
         ), d AS (
-          INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, event_type, status, next_attempt_at, created_at, updated_at)
-          SELECT m.id, e.id, m.webhook_id, m.event_type, 'pending', m.created_at, m.created_at, m.created_at
+          INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, event_type, ordering_key, status, next_attempt_at, created_at, updated_at)
+          SELECT m.id, e.id, m.webhook_id, m.event_type, m.ordering_key, 'pending', m.created_at, m.created_at, m.created_at
           FROM m CROSS JOIN webhook_endpoints e
           WHERE e.status = 'active' AND ${ENDPOINT_RECEIVES} AND ${ADDRESSED_TO_ENDPOINT}
             AND ${postgresDialect.subscribes(raw("e.event_types"), raw("m.event_type"))}

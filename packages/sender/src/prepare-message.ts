@@ -16,6 +16,7 @@ export interface PreparedMessage {
   idempotencyKey: string | null;
   /** The subscriber it is addressed to; null: every subscribed endpoint. */
   subscriberId: number | null;
+  orderingKey: string | null;
 }
 
 function serialise(payload: unknown): string {
@@ -81,11 +82,22 @@ export function prepareMessage(message: UntypedMessage, catalog?: WebhookCatalog
   const { subscriberId } = message;
   if (subscriberId !== undefined && (!Number.isSafeInteger(subscriberId) || subscriberId <= 0))
     throw new InvalidMessageError("subscriberId must be a subscriber's id (a positive integer)");
+  const { orderingKey } = message;
+  if (
+    orderingKey !== undefined &&
+    (typeof orderingKey !== "string" ||
+      orderingKey.length === 0 ||
+      orderingKey.length > MAX_IDEMPOTENCY_KEY_LENGTH)
+  )
+    throw new InvalidMessageError(
+      `orderingKey must be a string of 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`,
+    );
   return {
     eventType: eventType ?? null,
     payload,
     webhookId: message.webhookId ?? newWebhookId(),
     idempotencyKey: key ?? null,
     subscriberId: subscriberId ?? null,
+    orderingKey: orderingKey ?? null,
   };
 }

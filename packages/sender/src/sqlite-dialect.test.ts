@@ -12,6 +12,7 @@ const message = {
   payload: "{}",
   traceparent: null,
   subscriberId: null,
+  orderingKey: null,
 };
 /** The text of each statement the fan-out of `count` messages runs, each answered with one message row. */
 function fanOutTexts(count: number): string[] {

@@ -1,6 +1,7 @@
 import { CLAIMED_COLUMNS } from "./queue/claimed-columns.js";
 import type { Dialect } from "./queue/dialect.js";
 import { ADDRESSED_TO_ENDPOINT, ENDPOINT_RECEIVES } from "./queue/endpoint-receives.js";
+import { headOfItsKey } from "./queue/head-of-its-key.js";
 import { messageTable } from "./queue/message-table.js";
 import type { InsertedMessage } from "./queue/message-to-insert.js";
 import { count, row, rows, wake } from "./queue/operation.js";
@@ -16,6 +17,8 @@ const isIn: Dialect["isIn"] = (column, values) =>
  * transaction, `BEGIN IMMEDIATE`, holds the whole file), and the hot paths as several statements: SQLite
  * has no data-modifying CTEs, and its statements cost no round trip.
  */
+const HEAD_OF_ITS_KEY = headOfItsKey("x");
+
 export const sqliteDialect: Dialect = {
   name: "sqlite",
   placeholder: () => "?",
@@ -46,16 +49,16 @@ export const sqliteDialect: Dialect = {
     const [only] = messages;
     if (messages.length === 1 && only !== undefined) {
       const inserted = yield* row<{ id: number }>(
-        sql`INSERT INTO webhook_messages (webhook_id, event_type, idempotency_key, payload, created_at, traceparent, subscriber_id)
-            VALUES (${only.webhookId}, ${only.eventType}, ${only.idempotencyKey}, ${only.payload}, ${ctx.now}, ${only.traceparent}, ${only.subscriberId})
+        sql`INSERT INTO webhook_messages (webhook_id, event_type, idempotency_key, payload, created_at, traceparent, subscriber_id, ordering_key)
+            VALUES (${only.webhookId}, ${only.eventType}, ${only.idempotencyKey}, ${only.payload}, ${ctx.now}, ${only.traceparent}, ${only.subscriberId}, ${only.orderingKey})
             ON CONFLICT DO NOTHING RETURNING id`,
       );
       if (inserted === undefined) return [];
       // The subscription test, ENDPOINT_RECEIVES and ADDRESSED_TO_ENDPOINT written out (not spliced in),
       // so the statement's text is rendered once.
       const deliveries = yield* count(
-        sql`INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, event_type, status, next_attempt_at, created_at, updated_at)
-            SELECT m.id, e.id, m.webhook_id, m.event_type, 'pending', m.created_at, m.created_at, m.created_at
+        sql`INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, event_type, ordering_key, status, next_attempt_at, created_at, updated_at)
+            SELECT m.id, e.id, m.webhook_id, m.event_type, m.ordering_key, 'pending', m.created_at, m.created_at, m.created_at
             FROM webhook_messages m CROSS JOIN webhook_endpoints e
             WHERE m.id = ${inserted.id} AND e.status = 'active'
               AND (e.subscriber_id IS NULL OR e.verified_at IS NOT NULL)
@@ -68,15 +71,15 @@ export const sqliteDialect: Dialect = {
       return [{ id: inserted.id, webhook_id: only.webhookId, deliveries }];
     }
     const inserted = yield* rows<{ id: number; webhook_id: string }>(
-      sql`INSERT INTO webhook_messages (webhook_id, event_type, idempotency_key, payload, created_at, traceparent, subscriber_id)
-          SELECT webhook_id, event_type, idempotency_key, payload, ${ctx.now}, traceparent, subscriber_id FROM ${messageTable(sqliteDialect, messages)} WHERE true ORDER BY n
+      sql`INSERT INTO webhook_messages (webhook_id, event_type, idempotency_key, payload, created_at, traceparent, subscriber_id, ordering_key)
+          SELECT webhook_id, event_type, idempotency_key, payload, ${ctx.now}, traceparent, subscriber_id, ordering_key FROM ${messageTable(sqliteDialect, messages)} WHERE true ORDER BY n
           ON CONFLICT DO NOTHING RETURNING id, webhook_id`,
     );
     if (inserted.length === 0) return [];
     const deliveries = new Map<number, number>();
     for (const { message_id } of yield* rows<{ message_id: number }>(
-      sql`INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, event_type, status, next_attempt_at, created_at, updated_at)
-          SELECT m.id, e.id, m.webhook_id, m.event_type, 'pending', m.created_at, m.created_at, m.created_at
+      sql`INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, event_type, ordering_key, status, next_attempt_at, created_at, updated_at)
+          SELECT m.id, e.id, m.webhook_id, m.event_type, m.ordering_key, 'pending', m.created_at, m.created_at, m.created_at
           FROM webhook_messages m CROSS JOIN webhook_endpoints e
           WHERE ${isIn(
             raw("m.id"),
@@ -106,7 +109,7 @@ export const sqliteDialect: Dialect = {
               SELECT x.id FROM webhook_deliveries x
               WHERE x.endpoint_id = e.id AND x.status = 'pending' AND x.next_attempt_at <= ${now}
                 AND (x.lease_until IS NULL OR x.lease_until <= ${now})
-                AND NOT (${isIn(raw("x.id"), claim.skipDeliveryIds, "bigint")})
+                AND NOT (${isIn(raw("x.id"), claim.skipDeliveryIds, "bigint")}) AND ${HEAD_OF_ITS_KEY}
               ORDER BY x.next_attempt_at, x.id LIMIT ${claim.perEndpoint})
             WHERE e.status = 'active' AND ${ENDPOINT_RECEIVES}
               AND NOT (${isIn(raw("e.id"), claim.excludeEndpointIds, "bigint")})

@@ -4,7 +4,7 @@ import type { Sql } from "./sql.js";
 
 /**
  * Messages to insert as the dialect's row set `input` (webhook_id, event_type, idempotency_key, payload,
- * traceparent, subscriber_id, n).
+ * traceparent, subscriber_id, ordering_key, n).
  */
 export function messageTable(dialect: Dialect, messages: readonly MessageToInsert[]): Sql {
   return dialect.table(
@@ -16,6 +16,7 @@ export function messageTable(dialect: Dialect, messages: readonly MessageToInser
       ["payload", "text"],
       ["traceparent", "text"],
       ["subscriber_id", "bigint"],
+      ["ordering_key", "text"],
     ],
     messages.map((message) => [
       message.webhookId,
@@ -24,6 +25,7 @@ export function messageTable(dialect: Dialect, messages: readonly MessageToInser
       message.payload,
       message.traceparent,
       message.subscriberId,
+      message.orderingKey,
     ]),
   );
 }

@@ -6,6 +6,7 @@ export interface MessageToInsert {
   payload: string;
   traceparent: string | null;
   subscriberId: number | null;
+  orderingKey: string | null;
 }
 
 /** One message `insertMessages` stored (a message whose webhook id or key was taken is not among them). */

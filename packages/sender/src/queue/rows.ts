@@ -57,6 +57,7 @@ export interface DeliveryRow {
   endpoint_id: Num;
   webhook_id: string;
   event_type?: string | null;
+  ordering_key?: string | null;
   status: string;
   attempt_count: Num;
   round_attempts: Num;
@@ -158,6 +159,7 @@ export function toDelivery(row: DeliveryRow): DeliveryRecord {
     endpointId: Number(row.endpoint_id),
     webhookId: row.webhook_id,
     eventType: row.event_type ?? null,
+    orderingKey: row.ordering_key ?? null,
     status: row.status as DeliveryStatus,
     attemptCount: Number(row.attempt_count),
     roundAttempts: Number(row.round_attempts),

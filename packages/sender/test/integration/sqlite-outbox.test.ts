@@ -9,6 +9,7 @@ import { createSqliteOutbox } from "../../src/sqlite.js";
 import { enqueuePlant } from "../fixtures/enqueue-plant.js";
 import { expectMigratedOutbox } from "../fixtures/expect-migrated-outbox.js";
 import { LEGACY_SQLITE_SCHEMA, legacyRows } from "../fixtures/legacy-outbox.js";
+import { describeOrdering } from "../fixtures/ordering-suite.js";
 import { describeOutbox, type OutboxFactory } from "../fixtures/outbox-suite.js";
 import { SQLITE_SCHEMA_V2 } from "../fixtures/schema-v2.js";
 import { describeSubscribers } from "../fixtures/subscriber-suite.js";
@@ -26,6 +27,7 @@ const sqlite: OutboxFactory = {
 };
 describeOutbox("SQLite", sqlite);
 describeSubscribers("SQLite", sqlite);
+describeOrdering("SQLite", sqlite);
 
 describe("SQLite outbox made at schema version 2 (event types)", () => {
   it("gains subscribers on open: every endpoint and message is the operator's and everyone's, and keeps working", async () => {

@@ -10,8 +10,9 @@ import { raw, sql } from "../sql.js";
  * 1: the shared schema (one unique key per message and endpoint on both databases, endpoints by URL).
  * 2: event types: a message's (copied to its deliveries) and the ones an endpoint subscribes to.
  * 3: subscribers (`webhook_subscribers`): an endpoint's owner and verification, a message's addressee.
+ * 4: ordering keys: a message's (copied to its deliveries), and the index the claims test them with.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** Columns added since the first schema, each added to a database that lacks it. */
 const ADDED_COLUMNS: ReadonlyArray<readonly [table: string, column: string, type: string]> = [
@@ -28,6 +29,20 @@ const ADDED_COLUMNS: ReadonlyArray<readonly [table: string, column: string, type
   ["webhook_endpoints", "subscriber_id", "BIGINT REFERENCES webhook_subscribers (id) ON DELETE CASCADE"],
   ["webhook_endpoints", "verified_at", "BIGINT"],
   ["webhook_messages", "subscriber_id", "BIGINT"],
+  // 4: messages and deliveries queued before have no key (NULL): attempted in any order, as they were.
+  ["webhook_messages", "ordering_key", "TEXT"],
+  ["webhook_deliveries", "ordering_key", "TEXT"],
+];
+
+/**
+ * Indexes on added columns, made after them (in the schema files they would fail on a database whose
+ * column is not there yet). Same text on both databases.
+ */
+const ADDED_INDEXES: readonly string[] = [
+  // 4: what a claim asks of a keyed delivery, "is one queued before it with its key still pending?",
+  // answered from the pending keyed rows only (unkeyed and finished rows are not in it).
+  `CREATE INDEX IF NOT EXISTS webhook_deliveries_ordering ON webhook_deliveries (endpoint_id, ordering_key, id)
+    WHERE ordering_key IS NOT NULL AND status = 'pending'`,
 ];
 
 /** Serialises schema upgrades when several processes open one database at once. */
@@ -56,6 +71,7 @@ export function* migrateSchema(ctx: QueueContext): Operation<void> {
   for (const [table, column, type] of ADDED_COLUMNS)
     if (!(yield* dialect.hasColumn(table, column)))
       yield* count(raw(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`));
+  for (const statement of ADDED_INDEXES) yield* count(raw(statement));
   if (yield* dialect.hasColumn("deliveries", "plant_id")) {
     // The oldest 0.1 databases lack it.
     if (!(yield* dialect.hasColumn("endpoints", "last_failure_at")))

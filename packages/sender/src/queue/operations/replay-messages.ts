@@ -23,8 +23,8 @@ export function* replayMessages(
   );
   if (!endpoint) throw new EndpointNotFoundError(`No endpoint ${endpointId}`);
   const queued = yield* count(
-    sql`INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, event_type, status, next_attempt_at, created_at, updated_at)
-        SELECT m.id, e.id, m.webhook_id, m.event_type, 'pending', ${ctx.now}, ${ctx.now}, ${ctx.now}
+    sql`INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, event_type, ordering_key, status, next_attempt_at, created_at, updated_at)
+        SELECT m.id, e.id, m.webhook_id, m.event_type, m.ordering_key, 'pending', ${ctx.now}, ${ctx.now}, ${ctx.now}
         FROM webhook_messages m, webhook_endpoints e
         WHERE e.id = ${endpointId} AND m.created_at >= ${since.getTime()}
           AND ${ADDRESSED_TO_ENDPOINT} AND ${ctx.dialect.subscribes(raw("e.event_types"), raw("m.event_type"))}

@@ -24,14 +24,14 @@ export function* sendToEndpoint(
   if (!endpoint) return undefined;
   const subscriberId = endpoint.subscriber_id === null ? null : Number(endpoint.subscriber_id);
   const inserted = yield* row<{ id: number | string }>(
-    sql`INSERT INTO webhook_messages (webhook_id, event_type, payload, created_at, traceparent, subscriber_id)
-        VALUES (${message.webhookId}, ${message.eventType}, ${message.payload}, ${ctx.now}, ${traceparent}, ${subscriberId})
+    sql`INSERT INTO webhook_messages (webhook_id, event_type, payload, created_at, traceparent, subscriber_id, ordering_key)
+        VALUES (${message.webhookId}, ${message.eventType}, ${message.payload}, ${ctx.now}, ${traceparent}, ${subscriberId}, ${message.orderingKey})
         RETURNING id`,
   );
   const messageId = Number(inserted?.id);
   yield* row(
-    sql`INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, event_type, status, next_attempt_at, created_at, updated_at)
-        VALUES (${messageId}, ${endpointId}, ${message.webhookId}, ${message.eventType}, 'pending', ${ctx.now}, ${ctx.now}, ${ctx.now})
+    sql`INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, event_type, ordering_key, status, next_attempt_at, created_at, updated_at)
+        VALUES (${messageId}, ${endpointId}, ${message.webhookId}, ${message.eventType}, ${message.orderingKey}, 'pending', ${ctx.now}, ${ctx.now}, ${ctx.now})
         RETURNING id`,
   );
   yield* wake();
