@@ -241,8 +241,19 @@ export function createAdminApp(options: AdminAppOptions): Koa {
       );
     const key =
       header === undefined ? undefined : parse(IdempotencyKeySchema, header, "Idempotency-Key header");
+    // Plants added with one Ordering-Key reach each endpoint in the order they were added, one at a time.
+    const ordering = ctx.req.headers["ordering-key"];
+    if (ordering === "")
+      throw invalidInput(
+        "Invalid Ordering-Key header: must not be empty or only spaces; send no header for no key",
+      );
+    const orderingKey =
+      ordering === undefined ? undefined : parse(IdempotencyKeySchema, ordering, "Ordering-Key header");
     const input = parse(AddPlantInputSchema, await readJsonBody(ctx.req), "plant", BODY);
-    const { plant, queued, replayed } = await plants.add(input, key);
+    const { plant, queued, replayed } = await plants.add(
+      { ...input, ...(orderingKey === undefined ? {} : { orderingKey }) },
+      key,
+    );
     if (!replayed) wake();
     ctx.status = 201;
     if (replayed) ctx.set("Idempotency-Replayed", "true");

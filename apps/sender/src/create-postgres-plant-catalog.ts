@@ -62,14 +62,19 @@ export async function createPostgresPlantCatalog(
     const fresh: New[] = [];
     const firstOfKey = new Map<string, New>();
     const plan = items.map((item): BatchOutcome<AddPlantResult> | New | { repeatOf: New; hash: string } => {
-      const hash = requestHash({ name: item.name, tag: item.tag });
+      const hash = requestHash({ name: item.name, tag: item.tag, orderingKey: item.orderingKey });
       try {
         const row = item.key === undefined ? undefined : seen.get(item.key);
         if (row) return { ok: true, value: replayOf(row, hash) };
         const first = item.key === undefined ? undefined : firstOfKey.get(item.key);
         if (first) return { repeatOf: first, hash };
         // Refused before anything is written.
-        const added: New = { item, hash, webhookId: newWebhookId(), payloadFor: newPlantPayload(item) };
+        const added: New = {
+          item,
+          hash,
+          webhookId: newWebhookId(),
+          payloadFor: newPlantPayload({ name: item.name, tag: item.tag }),
+        };
         fresh.push(added);
         if (item.key !== undefined) firstOfKey.set(item.key, added);
         return added;
@@ -92,6 +97,7 @@ export async function createPostgresPlantCatalog(
           eventType: NEW_PLANT_EVENT,
           payload: added.payloadFor(ids[index] as number),
           webhookId: added.webhookId,
+          ...(added.item.orderingKey === undefined ? {} : { orderingKey: added.item.orderingKey }),
         })),
         { client },
       );
@@ -146,13 +152,19 @@ export async function createPostgresPlantCatalog(
   });
   return {
     async add(input, idempotencyKey) {
+      const request: AddRequest = {
+        name: input.name,
+        tag: input.tag,
+        key: idempotencyKey,
+        ...(input.orderingKey === undefined ? {} : { orderingKey: input.orderingKey }),
+      };
       try {
-        return await grouped.submit({ name: input.name, tag: input.tag, key: idempotencyKey });
+        return await grouped.submit(request);
       } catch (error) {
         // Two requests with one new key raced: the loser's insert waited for the winner's commit and
         // failed; looking again finds the winner's plant.
         if (idempotencyKey !== undefined && (error as { code?: unknown }).code === UNIQUE_VIOLATION)
-          return grouped.submit({ name: input.name, tag: input.tag, key: idempotencyKey });
+          return grouped.submit(request);
         throw error;
       }
     },

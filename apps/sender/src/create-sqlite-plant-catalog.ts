@@ -30,8 +30,9 @@ export function createSqlitePlantCatalog(outbox: SqliteOutbox<PlantStoreEvents>)
     "UPDATE store_plants SET queued = ? WHERE id = ? RETURNING *",
   );
 
-  function addIn(name: string, tag: string | undefined, key: string | undefined): AddPlantResult {
-    const hash = requestHash({ name, tag });
+  function addIn(request: AddRequest): AddPlantResult {
+    const { name, tag, key, orderingKey } = request;
+    const hash = requestHash({ name, tag, orderingKey });
     if (key !== undefined) {
       const seen = byKey.get(key);
       if (seen) return replayOf(seen, hash);
@@ -53,6 +54,7 @@ export function createSqlitePlantCatalog(outbox: SqliteOutbox<PlantStoreEvents>)
       eventType: NEW_PLANT_EVENT,
       payload: payloadFor(id),
       webhookId,
+      ...(orderingKey === undefined ? {} : { orderingKey }),
     });
     return {
       plant: toCatalogPlant(setQueued.get(deliveries, id) as PlantRow),
@@ -69,7 +71,7 @@ export function createSqlitePlantCatalog(outbox: SqliteOutbox<PlantStoreEvents>)
         .transaction(() =>
           items.map((item): BatchOutcome<AddPlantResult> => {
             try {
-              return { ok: true, value: addIn(item.name, item.tag, item.key) };
+              return { ok: true, value: addIn(item) };
             } catch (error) {
               if (error instanceof IdempotencyConflictError || error instanceof InvalidPlantError)
                 return { ok: false, error };
@@ -83,7 +85,12 @@ export function createSqlitePlantCatalog(outbox: SqliteOutbox<PlantStoreEvents>)
 
   return {
     async add(input, idempotencyKey) {
-      return grouped.submit({ name: input.name, tag: input.tag, key: idempotencyKey });
+      return grouped.submit({
+        name: input.name,
+        tag: input.tag,
+        key: idempotencyKey,
+        ...(input.orderingKey === undefined ? {} : { orderingKey: input.orderingKey }),
+      });
     },
     async list(limit) {
       return db

@@ -15,8 +15,11 @@ export interface AddPlantResult {
   replayed: boolean;
 }
 
+/** What adding a plant takes: the plant, and the ordering key its New Plant event is queued with. */
+export type AddPlantInput = Pick<NewPlant, "name" | "tag"> & { orderingKey?: string | undefined };
+
 /** One add-plant request as a catalog queues it for its group commit. */
-export type AddRequest = Pick<NewPlant, "name" | "tag"> & { key: string | undefined };
+export type AddRequest = AddPlantInput & { key: string | undefined };
 
 /**
  * The store's own plants, in the store's own table beside the delivery queue's, in the same database:
@@ -27,7 +30,7 @@ export interface PlantCatalog {
    * Adds a plant and queues its New Plant event. With an idempotency key seen before, answers as the
    * first time (same input) or throws `IdempotencyConflictError` (another input).
    */
-  add(input: Pick<NewPlant, "name" | "tag">, idempotencyKey?: string): Promise<AddPlantResult>;
+  add(input: AddPlantInput, idempotencyKey?: string): Promise<AddPlantResult>;
   /** Newest first. */
   list(limit: number): Promise<CatalogPlant[]>;
   /** The plant each webhook id announced (deliveries carry the webhook id, not the plant). */

@@ -41,6 +41,8 @@ export function presentDelivery(delivery: DeliveryRecord, plantId: number | null
     webhookId: delivery.webhookId,
     /** Null for a message queued before messages had a type. */
     eventType: delivery.eventType,
+    /** Deliveries with one key reach their endpoint in queue order, one at a time; null: any order. */
+    orderingKey: delivery.orderingKey,
     status: delivery.status,
     attempts: delivery.attemptCount,
     nextAttemptAt: iso(delivery.nextAttemptAt),

@@ -19,24 +19,41 @@ export function plantsCommand(): Command {
         "add the plant once however often this is run with the same key and plant",
       ).env("PLANT_STORE_IDEMPOTENCY_KEY"),
     )
+    .addOption(
+      new Option(
+        "--ordering-key <key>",
+        "plants added with one key reach each endpoint in the order they were added, one at a time",
+      ).env("PLANT_STORE_ORDERING_KEY"),
+    )
     .addOption(dbOption())
     .addOption(encryptionKeyFileOption())
     .addOption(jsonOption())
     .action(
-      async (opts: { name: string; tag?: string; idempotencyKey?: string; db: string; json?: boolean }) => {
+      async (opts: {
+        name: string;
+        tag?: string;
+        idempotencyKey?: string;
+        orderingKey?: string;
+        db: string;
+        json?: boolean;
+      }) => {
         const input = parseConfig(
           AddPlantInputSchema,
           opts.tag === undefined ? { name: opts.name } : { name: opts.name, tag: opts.tag },
         );
         // Keyed like the flag, so a problem names --idempotency-key (PLANT_STORE_IDEMPOTENCY_KEY).
-        const { idempotencyKey } = parseConfig(
-          z.object({ idempotencyKey: IdempotencyKeySchema.optional() }),
-          {
-            idempotencyKey: opts.idempotencyKey,
-          },
+        const { idempotencyKey, orderingKey } = parseConfig(
+          z.object({
+            idempotencyKey: IdempotencyKeySchema.optional(),
+            orderingKey: IdempotencyKeySchema.optional(),
+          }),
+          { idempotencyKey: opts.idempotencyKey, orderingKey: opts.orderingKey },
         );
         await withStore(opts, async ({ plants }) => {
-          const { plant, queued, replayed } = await plants.add(input, idempotencyKey);
+          const { plant, queued, replayed } = await plants.add(
+            { ...input, ...(orderingKey === undefined ? {} : { orderingKey }) },
+            idempotencyKey,
+          );
           print(
             opts.json,
             { plant: presentPlant(plant), queued },

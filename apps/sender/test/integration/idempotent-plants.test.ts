@@ -57,13 +57,14 @@ describe.each([
     await store.close();
   });
 
-  async function addPlant(body: unknown, key?: string) {
+  async function addPlant(body: unknown, key?: string, orderingKey?: string) {
     const response = await fetch(`${base}/plants`, {
       method: "POST",
       headers: {
         authorization: `Bearer ${adminToken}`,
         "content-type": "application/json",
         ...(key === undefined ? {} : { "idempotency-key": key }),
+        ...(orderingKey === undefined ? {} : { "ordering-key": orderingKey }),
       },
       body: JSON.stringify(body),
     });
@@ -91,6 +92,21 @@ describe.each([
     const deliveries = await store.outbox.listDeliveries({ limit: 1000 });
     expect(deliveries.filter((delivery) => delivery.webhookId === webhookId)).toHaveLength(2);
     expect((await store.plants.list(1000)).filter((plant) => plant.name === "Monstera")).toHaveLength(1);
+  });
+
+  it("queues plants with an Ordering-Key: the key is on their deliveries and part of what the idempotency key compares", async () => {
+    const first = await addPlant({ name: "Ordered fern" }, "ordered-1", "greenhouse-1");
+    expect(first.status).toBe(201);
+    const keys = (await store.outbox.listDeliveries({ limit: 1000 }))
+      .filter((delivery) => delivery.webhookId === first.body.plant.webhookId)
+      .map((delivery) => delivery.orderingKey);
+    expect(keys).toEqual(["greenhouse-1", "greenhouse-1"]);
+    expect((await addPlant({ name: "Ordered fern" }, "ordered-1", "greenhouse-1")).replayed).toBe("true");
+    expect((await addPlant({ name: "Ordered fern" }, "ordered-1", "greenhouse-2")).status).toBe(409);
+    expect((await addPlant({ name: "Ordered fern" }, "ordered-1")).status).toBe(409);
+    const refused = await addPlant({ name: "Unordered" }, undefined, "has space");
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain("Invalid Ordering-Key header");
   });
 
   it("answers 409 with the Error body for the same key with another body, and adds nothing", async () => {
