@@ -9,6 +9,11 @@ export interface Endpoint {
   token: string;
   secrets: string[];
   status: EndpointStatus;
+  /**
+   * At most this many deliveries a second are started to it, by all the workers sharing the database
+   * together, with a burst of a fifth of it (at least 1); null: no limit.
+   */
+  rateLimit: number | null;
   disabledReason: string | null;
   /** When the current run of failures began; null while the endpoint is healthy. */
   failingSince: Date | null;
@@ -257,7 +262,12 @@ export interface AddEndpointInput {
    * null: the operator's own, which needs no verification.
    */
   subscriberId?: number | null;
+  /** Deliveries a second at most (1 to `MAX_RATE_LIMIT`), across every worker; absent or null: none. */
+  rateLimit?: number | null;
 }
+
+/** The highest rate limit an endpoint takes, in deliveries a second. */
+export const MAX_RATE_LIMIT = 10_000;
 
 /** What `ensureEndpoint` found or made. */
 export interface EnsuredEndpoint {
@@ -276,6 +286,8 @@ export interface EndpointChanges {
   eventTypes?: string[] | null;
   /** Replaces the whole list (1 to `MAX_ENDPOINT_SECRETS`; duplicates dropped). */
   secrets?: string[];
+  /** Its new rate limit (the burst starts full again); null: none. */
+  rateLimit?: number | null;
 }
 
 /** What `rotateEndpointSecret` did. */

@@ -7,6 +7,7 @@ import { ADDRESSED_TO_ENDPOINT, ENDPOINT_RECEIVES } from "./queue/endpoint-recei
 import { headOfItsKey } from "./queue/head-of-its-key.js";
 import { messageTable } from "./queue/message-table.js";
 import { count, type Operation, row, rows } from "./queue/operation.js";
+import { availableTokens } from "./queue/rate-bucket.js";
 import type { ClaimedRow } from "./queue/rows.js";
 import { join, param, raw, type Sql, sql } from "./queue/sql.js";
 
@@ -29,13 +30,22 @@ function claimParts(ctx: QueueContext, plan: ClaimPlan): Sql[] {
   // cost follows what is claimed, not the backlog; the locking SELECT re-checks each row as it stands after
   // any concurrent claim committed, and skips rows another claim holds.
   return [
+    // Rate-limited endpoints' rows, held for the rest of the transaction: one claim at a time spends an
+    // endpoint's bucket (another worker passes over it meanwhile). Not those this transaction writes.
+    sql`limited AS (
+      SELECT e.id, ${availableTokens(postgresDialect, now)} AS available FROM webhook_endpoints e
+      WHERE e.rate_limit IS NOT NULL AND e.status = 'active'
+        AND NOT (e.id = ANY(${param(plan.keepBucketsOf, "bigint[]")}))
+      FOR UPDATE SKIP LOCKED)`,
     sql`candidates AS (
-      SELECT due.id FROM webhook_endpoints e CROSS JOIN LATERAL (
+      SELECT due.id FROM webhook_endpoints e LEFT JOIN limited l ON l.id = e.id CROSS JOIN LATERAL (
         SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
         WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= ${now}
           AND (d.lease_until IS NULL OR d.lease_until <= ${now})
           AND NOT (d.id = ANY(${param(plan.skipDeliveryIds, "bigint[]")})) AND ${HEAD_OF_ITS_KEY}
-        ORDER BY d.next_attempt_at, d.id LIMIT ${param(plan.perEndpoint, "int")}
+        ORDER BY d.next_attempt_at, d.id
+        LIMIT CASE WHEN e.rate_limit IS NULL THEN ${param(plan.perEndpoint, "int")}
+          ELSE LEAST(${param(plan.perEndpoint, "int")}, floor(COALESCE(l.available, 0))::int) END
       ) due
       WHERE e.status = 'active' AND ${ENDPOINT_RECEIVES} AND NOT (e.id = ANY(${param(plan.excludeEndpointIds, "bigint[]")}))
       ORDER BY due.next_attempt_at, due.id LIMIT ${param(plan.limit, "int")})`,
@@ -48,11 +58,22 @@ function claimParts(ctx: QueueContext, plan: ClaimPlan): Sql[] {
   ];
 }
 
-/** The claim's last part: lease the locked rows and return them with their payload and endpoint joined in. */
-const CLAIM_UPDATE = sql`UPDATE webhook_deliveries d SET lease_owner = lease.owner, lease_until = lease.until
-  FROM locked, lease, webhook_messages m, webhook_endpoints e
-  WHERE d.id = locked.id AND m.id = d.message_id AND e.id = d.endpoint_id
-  RETURNING ${CLAIMED_COLUMNS}`;
+/**
+ * The claim's last parts: lease the locked rows and return them with their payload and endpoint joined
+ * in (`claimed`), then leave in each rate-limited endpoint's bucket what this claim did not spend.
+ */
+function claimWrites(now: Sql): Sql[] {
+  return [
+    sql`claimed AS (UPDATE webhook_deliveries d SET lease_owner = lease.owner, lease_until = lease.until
+      FROM locked, lease, webhook_messages m, webhook_endpoints e
+      WHERE d.id = locked.id AND m.id = d.message_id AND e.id = d.endpoint_id
+      RETURNING ${CLAIMED_COLUMNS})`,
+    sql`spent AS (UPDATE webhook_endpoints e SET rate_tokens = l.available - COALESCE(c.n, 0), rate_at = ${now}
+      FROM limited l LEFT JOIN (SELECT endpoint_id, count(*) AS n FROM claimed GROUP BY endpoint_id) c
+        ON c.endpoint_id = l.id
+      WHERE e.id = l.id)`,
+  ];
+}
 
 /**
  * PostgreSQL: `$n::type` placeholders, arrays for lists and `unnest` for row sets, row locks, advisory
@@ -73,6 +94,8 @@ export const postgresDialect: Dialect = {
     const names = [...columns.map(([name]) => name), "n"].join(", ");
     return sql`unnest(${join(arrays, ", ")}) WITH ORDINALITY AS ${raw(alias)}(${raw(names)})`;
   },
+  least: (a, b) => sql`LEAST(${a}, ${b})`,
+  greatest: (a, b) => sql`GREATEST(${a}, ${b})`,
   subscribes: (eventTypes, eventType) =>
     sql`(${eventTypes} IS NULL OR EXISTS (SELECT 1 FROM json_array_elements_text(${eventTypes}::json) AS t(v)
       WHERE t.v = ${eventType} OR (right(t.v, 1) = '*' AND starts_with(${eventType}, left(t.v, -1)))))`,
@@ -130,14 +153,16 @@ export const postgresDialect: Dialect = {
     if (writes.length === 0 && claim !== undefined)
       return {
         counts: [],
-        claimed: yield* rows<ClaimedRow>(sql`WITH ${join(claimParts(ctx, claim), ",\n")}\n${CLAIM_UPDATE}`),
+        claimed: yield* rows<ClaimedRow>(
+          sql`WITH ${join([...claimParts(ctx, claim), ...claimWrites(ctx.now)], ",\n")}\nSELECT * FROM claimed`,
+        ),
       };
     const parts = writes.map((write, index) => sql`${raw(`w${index}`)} AS (${write} RETURNING 1)`);
     const counted = writes.map((_, index) => raw(`(SELECT count(*) FROM w${index})::int AS w${index}`));
     const statement =
       claim === undefined
         ? sql`WITH ${join(parts, ",\n")}\nSELECT ${join(counted, ", ")}`
-        : sql`WITH ${join([...claimParts(ctx, claim), ...parts, sql`claimed AS (${CLAIM_UPDATE})`], ",\n")}
+        : sql`WITH ${join([...claimParts(ctx, claim), ...parts, ...claimWrites(ctx.now)], ",\n")}
               SELECT ${join(counted, ", ")}, claimed.* FROM (SELECT 1) AS one LEFT JOIN claimed ON true`;
     const found = yield* rows<ClaimedRow & Record<string, number>>(statement);
     const first = found[0];

@@ -1,12 +1,14 @@
+import type { ClaimPlan } from "./queue/claim-plan.js";
 import { CLAIMED_COLUMNS } from "./queue/claimed-columns.js";
 import type { Dialect } from "./queue/dialect.js";
 import { ADDRESSED_TO_ENDPOINT, ENDPOINT_RECEIVES } from "./queue/endpoint-receives.js";
 import { headOfItsKey } from "./queue/head-of-its-key.js";
 import { messageTable } from "./queue/message-table.js";
 import type { InsertedMessage } from "./queue/message-to-insert.js";
-import { count, row, rows, wake } from "./queue/operation.js";
+import { count, type Operation, row, rows, wake } from "./queue/operation.js";
+import { availableTokens } from "./queue/rate-bucket.js";
 import type { ClaimedRow } from "./queue/rows.js";
-import { param, raw, sql } from "./queue/sql.js";
+import { param, raw, type Sql, sql } from "./queue/sql.js";
 import { SQLITE_SCHEMA } from "./sqlite-schema.js";
 
 const isIn: Dialect["isIn"] = (column, values) =>
@@ -17,6 +19,40 @@ const isIn: Dialect["isIn"] = (column, values) =>
  * transaction, `BEGIN IMMEDIATE`, holds the whole file), and the hot paths as several statements: SQLite
  * has no data-modifying CTEs, and its statements cost no round trip.
  */
+/** Which endpoints a claim statement takes from, and how many at most from each and in all. */
+interface ClaimRange {
+  exclude?: readonly number[];
+  only?: number;
+  perEndpoint: number;
+  limit: number;
+}
+
+/**
+ * Leases due deliveries as `claim` asks, within `range`: walks the (endpoint_id, status,
+ * next_attempt_at) index once per active endpoint and stops after `perEndpoint` rows, so a claim costs
+ * O(endpoints × perEndpoint) however large the backlog is.
+ */
+function* claimFrom(now: Sql, claim: ClaimPlan, range: ClaimRange): Operation<Array<{ id: number }>> {
+  const scope =
+    range.only === undefined
+      ? sql`NOT (${isIn(raw("e.id"), range.exclude ?? [], "bigint")})`
+      : sql`e.id = ${range.only}`;
+  return yield* rows<{ id: number }>(
+    sql`UPDATE webhook_deliveries SET lease_owner = ${claim.workerId}, lease_until = ${now} + ${claim.leaseMs}
+          WHERE id IN (
+            SELECT d.id FROM webhook_endpoints e JOIN webhook_deliveries d ON d.id IN (
+              SELECT x.id FROM webhook_deliveries x
+              WHERE x.endpoint_id = e.id AND x.status = 'pending' AND x.next_attempt_at <= ${now}
+                AND (x.lease_until IS NULL OR x.lease_until <= ${now})
+                AND NOT (${isIn(raw("x.id"), claim.skipDeliveryIds, "bigint")}) AND ${HEAD_OF_ITS_KEY}
+              ORDER BY x.next_attempt_at, x.id LIMIT ${range.perEndpoint})
+            WHERE e.status = 'active' AND ${ENDPOINT_RECEIVES}
+              AND ${scope}
+            ORDER BY d.next_attempt_at, d.id LIMIT ${range.limit})
+          RETURNING id`,
+  );
+}
+
 const HEAD_OF_ITS_KEY = headOfItsKey("x");
 
 export const sqliteDialect: Dialect = {
@@ -28,6 +64,8 @@ export const sqliteDialect: Dialect = {
     const picked = columns.map(([name], index) => `json_extract(value, '$[${index}]') AS ${name}`).join(", ");
     return sql`(SELECT ${raw(picked)}, key + 1 AS n FROM json_each(${JSON.stringify(rows)})) AS ${raw(alias)}`;
   },
+  least: (a, b) => sql`min(${a}, ${b})`,
+  greatest: (a, b) => sql`max(${a}, ${b})`,
   subscribes: (types, type) =>
     sql`(${types} IS NULL OR EXISTS (SELECT 1 FROM json_each(${types}) AS t WHERE t.value = ${type}
       OR (substr(t.value, -1) = '*' AND substr(${type}, 1, length(t.value) - 1) = substr(t.value, 1, length(t.value) - 1))))`,
@@ -100,22 +138,39 @@ export const sqliteDialect: Dialect = {
     for (const write of writes) counts.push(yield* count(write));
     if (claim === undefined) return { counts, claimed: [] };
     const { now } = ctx;
-    // Walks the (endpoint_id, status, next_attempt_at) index once per active endpoint and stops after
-    // `perEndpoint` rows, so a claim costs O(endpoints × perEndpoint) however large the backlog is.
-    const leased = yield* rows<{ id: number }>(
-      sql`UPDATE webhook_deliveries SET lease_owner = ${claim.workerId}, lease_until = ${now} + ${claim.leaseMs}
-          WHERE id IN (
-            SELECT d.id FROM webhook_endpoints e JOIN webhook_deliveries d ON d.id IN (
-              SELECT x.id FROM webhook_deliveries x
-              WHERE x.endpoint_id = e.id AND x.status = 'pending' AND x.next_attempt_at <= ${now}
-                AND (x.lease_until IS NULL OR x.lease_until <= ${now})
-                AND NOT (${isIn(raw("x.id"), claim.skipDeliveryIds, "bigint")}) AND ${HEAD_OF_ITS_KEY}
-              ORDER BY x.next_attempt_at, x.id LIMIT ${claim.perEndpoint})
-            WHERE e.status = 'active' AND ${ENDPOINT_RECEIVES}
-              AND NOT (${isIn(raw("e.id"), claim.excludeEndpointIds, "bigint")})
-            ORDER BY d.next_attempt_at, d.id LIMIT ${claim.limit})
-          RETURNING id`,
-    );
+    // Rate-limited endpoints are claimed for one by one, each within what its bucket holds (SQLite has
+    // no LIMIT that depends on the row); the write transaction holds the file, so no other claim spends
+    // a bucket meanwhile.
+    const limited = (yield* rows<{ id: number; available: number }>(
+      sql`SELECT e.id, ${availableTokens(sqliteDialect, now)} AS available FROM webhook_endpoints e
+          WHERE e.rate_limit IS NOT NULL AND e.status = 'active'
+            AND NOT (${isIn(raw("e.id"), claim.keepBucketsOf, "bigint")})`,
+    )).filter((endpoint) => !claim.excludeEndpointIds.includes(endpoint.id));
+    const leased = yield* claimFrom(now, claim, {
+      exclude: [
+        ...claim.excludeEndpointIds,
+        ...claim.keepBucketsOf,
+        ...limited.map((endpoint) => endpoint.id),
+      ],
+      perEndpoint: claim.perEndpoint,
+      limit: claim.limit,
+    });
+    for (const endpoint of limited) {
+      const allowed = Math.min(
+        claim.perEndpoint,
+        Math.floor(endpoint.available),
+        claim.limit - leased.length,
+      );
+      const taken =
+        allowed > 0
+          ? yield* claimFrom(now, claim, { only: endpoint.id, perEndpoint: allowed, limit: allowed })
+          : [];
+      leased.push(...taken);
+      yield* count(
+        sql`UPDATE webhook_endpoints SET rate_tokens = ${endpoint.available - taken.length}, rate_at = ${now}
+            WHERE id = ${endpoint.id}`,
+      );
+    }
     if (leased.length === 0) return { counts, claimed: [] };
     const claimed = yield* rows<ClaimedRow>(
       sql`SELECT ${CLAIMED_COLUMNS} FROM webhook_deliveries d

@@ -39,6 +39,9 @@ export interface EndpointRow {
   failing_since: NullableNum;
   last_failure_at: NullableNum;
   event_types?: string | null;
+  rate_limit?: NullableNum;
+  rate_tokens?: NullableNum;
+  rate_at?: NullableNum;
   subscriber_id?: NullableNum;
   verified_at?: NullableNum;
   created_at: Num;
@@ -102,6 +105,7 @@ export interface ClaimedRow extends DeliveryRow {
   e_failing_since: NullableNum;
   e_last_failure_at: NullableNum;
   e_event_types: string | null;
+  e_rate_limit: NullableNum;
   e_subscriber_id: NullableNum;
   e_verified_at: NullableNum;
   e_created_at: Num;
@@ -140,6 +144,7 @@ export function toEndpoint(row: EndpointRow, open: (stored: string) => string = 
     token: open(row.token),
     secrets: JSON.parse(open(row.secrets)) as string[],
     status: row.status as EndpointStatus,
+    rateLimit: nullableNumber(row.rate_limit ?? null),
     disabledReason: row.disabled_reason,
     failingSince: row.failing_since === null ? null : date(row.failing_since),
     lastFailureAt: row.last_failure_at === null ? null : date(row.last_failure_at),
@@ -219,6 +224,7 @@ export function toClaimed(rows: readonly ClaimedRow[], open: (stored: string) =>
           failing_since: row.e_failing_since,
           last_failure_at: row.e_last_failure_at,
           event_types: row.e_event_types,
+          rate_limit: row.e_rate_limit,
           subscriber_id: row.e_subscriber_id,
           verified_at: row.e_verified_at,
           created_at: row.e_created_at,

@@ -14,10 +14,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { createRetryPolicy, createSsrfGuard, createWorker, type Outbox } from "../../src/index.js";
 import { createPostgresOutbox } from "../../src/postgres.js";
 import { createSqliteOutbox } from "../../src/sqlite.js";
+import { describeDeliveryControl } from "../fixtures/delivery-control-suite.js";
 import { enqueuePlant } from "../fixtures/enqueue-plant.js";
 import { expectMigratedOutbox } from "../fixtures/expect-migrated-outbox.js";
 import { LEGACY_POSTGRES_SCHEMA, legacyRows } from "../fixtures/legacy-outbox.js";
-import { describeOrdering } from "../fixtures/ordering-suite.js";
 import { describeOutbox, type OutboxFactory } from "../fixtures/outbox-suite.js";
 import { POSTGRES_SCHEMA_V2 } from "../fixtures/schema-v2.js";
 import { describeSubscribers } from "../fixtures/subscriber-suite.js";
@@ -45,7 +45,7 @@ const postgresFactory: OutboxFactory = {
 };
 describeOutbox("PostgreSQL", postgresFactory);
 describeSubscribers("PostgreSQL", postgresFactory);
-describeOrdering("PostgreSQL", postgresFactory);
+describeDeliveryControl("PostgreSQL", postgresFactory);
 
 describe("PostgreSQL outbox made at schema version 2 (event types)", () => {
   it("gains subscribers on open: every endpoint and message is the operator's and everyone's, and keeps working", async () => {

@@ -6,10 +6,10 @@ import { generateWebhookSecret, parseTraceparent } from "@plant-store/types";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { createSqliteOutbox } from "../../src/sqlite.js";
+import { describeDeliveryControl } from "../fixtures/delivery-control-suite.js";
 import { enqueuePlant } from "../fixtures/enqueue-plant.js";
 import { expectMigratedOutbox } from "../fixtures/expect-migrated-outbox.js";
 import { LEGACY_SQLITE_SCHEMA, legacyRows } from "../fixtures/legacy-outbox.js";
-import { describeOrdering } from "../fixtures/ordering-suite.js";
 import { describeOutbox, type OutboxFactory } from "../fixtures/outbox-suite.js";
 import { SQLITE_SCHEMA_V2 } from "../fixtures/schema-v2.js";
 import { describeSubscribers } from "../fixtures/subscriber-suite.js";
@@ -27,7 +27,7 @@ const sqlite: OutboxFactory = {
 };
 describeOutbox("SQLite", sqlite);
 describeSubscribers("SQLite", sqlite);
-describeOrdering("SQLite", sqlite);
+describeDeliveryControl("SQLite", sqlite);
 
 describe("SQLite outbox made at schema version 2 (event types)", () => {
   it("gains subscribers on open: every endpoint and message is the operator's and everyone's, and keeps working", async () => {

@@ -9,15 +9,15 @@ import { sealEndpointValues } from "./seal-endpoint-values.js";
 
 /** A subscriber's new endpoint starts unverified: it receives nothing until `markEndpointVerified`. */
 export function* addEndpoint(ctx: QueueContext, input: AddEndpointInput): Operation<Endpoint> {
-  const { url, token, secrets, eventTypes } = checkEndpointInput(input, ctx.catalog);
+  const { url, token, secrets, eventTypes, rateLimit } = checkEndpointInput(input, ctx.catalog);
   const subscriberId = input.subscriberId ?? null;
   yield* requireSubscribers(ctx, [subscriberId]);
   const sealed = yield* sealEndpointValues(ctx, { token, secrets });
   const added = yield* row<EndpointRow>(
-    sql`INSERT INTO webhook_endpoints (url, token, secrets, event_types, subscriber_id, created_at)
+    sql`INSERT INTO webhook_endpoints (url, token, secrets, event_types, subscriber_id, rate_limit, created_at)
         VALUES (${url}, ${sealed.token ?? null}, ${sealed.secrets ?? null}, ${
           eventTypes ? JSON.stringify(eventTypes) : null
-        }, ${subscriberId}, ${ctx.now}) RETURNING *`,
+        }, ${subscriberId}, ${rateLimit ?? null}, ${ctx.now}) RETURNING *`,
   );
   return toEndpoint(added as EndpointRow, ctx.codec.open);
 }

@@ -1,7 +1,7 @@
 import { BearerTokenSchema, type WebhookCatalog, WebhookSecretSchema } from "@plant-store/types";
 import { EVENT_TYPE_PATTERN } from "../../event-type-pattern.js";
 import { InvalidEndpointError } from "../../invalid-endpoint-error.js";
-import { type EndpointChanges, MAX_ENDPOINT_SECRETS } from "../../outbox.js";
+import { type EndpointChanges, MAX_ENDPOINT_SECRETS, MAX_RATE_LIMIT } from "../../outbox.js";
 
 /** Most event types one endpoint lists. */
 const MAX_EVENT_TYPES = 100;
@@ -47,6 +47,15 @@ export function checkEndpointInput<C extends EndpointChanges>(changes: C, catalo
 }
 
 function checkValues<C extends EndpointChanges>(changes: C): C {
+  const { rateLimit } = changes;
+  if (
+    rateLimit !== undefined &&
+    rateLimit !== null &&
+    (!Number.isSafeInteger(rateLimit) || rateLimit < 1 || rateLimit > MAX_RATE_LIMIT)
+  )
+    throw new InvalidEndpointError(
+      `rateLimit must be a whole number of deliveries a second, 1 to ${MAX_RATE_LIMIT}`,
+    );
   if (changes.url !== undefined && !URL.canParse(changes.url))
     throw new InvalidEndpointError("url must be an absolute URL");
   if (changes.token !== undefined && !BearerTokenSchema.safeParse(changes.token).success)

@@ -9,6 +9,7 @@ export function claimPlan(
   request: ClaimRequest,
   skipDeliveryIds: readonly number[] = [],
   skipEndpointIds: readonly number[] = [],
+  keepBucketsOf: readonly number[] = [],
 ): ClaimPlan {
   return {
     workerId: request.workerId,
@@ -17,6 +18,7 @@ export function claimPlan(
     perEndpoint: request.perEndpointLimit ?? request.limit,
     excludeEndpointIds: [...(request.excludeEndpointIds ?? []), ...skipEndpointIds],
     skipDeliveryIds,
+    keepBucketsOf,
   };
 }
 

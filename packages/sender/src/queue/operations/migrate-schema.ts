@@ -10,7 +10,8 @@ import { raw, sql } from "../sql.js";
  * 1: the shared schema (one unique key per message and endpoint on both databases, endpoints by URL).
  * 2: event types: a message's (copied to its deliveries) and the ones an endpoint subscribes to.
  * 3: subscribers (`webhook_subscribers`): an endpoint's owner and verification, a message's addressee.
- * 4: ordering keys: a message's (copied to its deliveries), and the index the claims test them with.
+ * 4: delivery control: ordering keys (a message's, copied to its deliveries, and the index the claims
+ *    test them with) and an endpoint's rate limit with its token bucket.
  */
 export const SCHEMA_VERSION = 4;
 
@@ -32,6 +33,10 @@ const ADDED_COLUMNS: ReadonlyArray<readonly [table: string, column: string, type
   // 4: messages and deliveries queued before have no key (NULL): attempted in any order, as they were.
   ["webhook_messages", "ordering_key", "TEXT"],
   ["webhook_deliveries", "ordering_key", "TEXT"],
+  // 4: endpoints made before have no limit (NULL); the bucket starts full (NULL tokens).
+  ["webhook_endpoints", "rate_limit", "INTEGER"],
+  ["webhook_endpoints", "rate_tokens", "DOUBLE PRECISION"],
+  ["webhook_endpoints", "rate_at", "BIGINT"],
 ];
 
 /**

@@ -179,7 +179,10 @@ export function* recordAttempts(
   const disabled = set
     .filter((endpoint) => endpoint[1] === "disabled")
     .map((endpoint) => endpoint[0] as number);
-  const plan = options.claim && options.claim.limit > 0 ? claimPlan(options.claim, ids, disabled) : undefined;
+  const plan =
+    options.claim && options.claim.limit > 0
+      ? claimPlan(options.claim, ids, disabled, [...cleared, ...set.map((endpoint) => endpoint[0] as number)])
+      : undefined;
   const { counts, claimed } = yield* dialect.writeAndClaim(ctx, writes, plan);
   if (deliveryWrites.length > 0 && counts[deliveriesWrite] !== deliveryWrites.length)
     throw new StaleReadError("a delivery changed between the record's read and its write");

@@ -21,7 +21,8 @@ export function* updateEndpoint(
   const checked = checkEndpointInput(changes, ctx.catalog);
   const sealed = yield* sealEndpointValues(ctx, checked);
   // null is a change too (every message again): only an absent list leaves it as it is.
-  const { eventTypes } = checked;
+  const { eventTypes, rateLimit } = checked;
+  const limitChanged = rateLimit === undefined ? 0 : 1;
   const updated = yield* row<EndpointRow>(
     sql`UPDATE webhook_endpoints SET
           verified_at = CASE WHEN ${param(checked.url ?? null, "text")} IS NULL OR ${
@@ -31,7 +32,10 @@ export function* updateEndpoint(
           token = COALESCE(${sealed.token ?? null}, token), secrets = COALESCE(${sealed.secrets ?? null}, secrets),
           event_types = CASE WHEN ${eventTypes === undefined ? 0 : 1} = 1 THEN ${
             eventTypes ? JSON.stringify(eventTypes) : null
-          } ELSE event_types END
+          } ELSE event_types END,
+          rate_limit = CASE WHEN ${limitChanged} = 1 THEN ${param(rateLimit ?? null, "int")} ELSE rate_limit END,
+          rate_tokens = CASE WHEN ${limitChanged} = 1 THEN NULL ELSE rate_tokens END,
+          rate_at = CASE WHEN ${limitChanged} = 1 THEN NULL ELSE rate_at END
         WHERE id = ${id} AND ${ownedBy(raw("subscriber_id"), scope)} RETURNING *`,
   );
   return updated ? toEndpoint(updated, ctx.codec.open) : undefined;
