@@ -1,4 +1,4 @@
-import { DELIVERY_STATUSES, MAX_IDEMPOTENCY_KEY_LENGTH } from "@plant-store/sender";
+import { DELIVERY_STATUSES, MAX_IDEMPOTENCY_KEY_LENGTH, MAX_RATE_LIMIT } from "@plant-store/sender";
 import {
   BearerTokenSchema,
   MAX_PLANT_NAME_LENGTH,
@@ -82,6 +82,9 @@ export const EventTypeSchema = z.string().refine((type) => STORE_EVENT_TYPES.inc
   message: `must be one of the store's event types (${storeEventTypes})`,
 });
 
+/** Deliveries a second at most, across every worker; null: no limit. */
+export const RateLimitSchema = z.number().int().min(1).max(MAX_RATE_LIMIT).nullable();
+
 export const AddEndpointInputSchema = z.strictObject({
   url: EndpointUrlSchema,
   token: EndpointTokenSchema,
@@ -90,6 +93,8 @@ export const AddEndpointInputSchema = z.strictObject({
   secrets: z.array(WebhookSecretSchema).min(1).max(10).optional(),
   /** Absent or null: every event type. */
   eventTypes: EventTypesSchema.optional(),
+  /** Absent or null: no limit. */
+  rateLimit: RateLimitSchema.optional(),
 });
 
 /**
@@ -101,10 +106,15 @@ export const UpdateEndpointInputSchema = z
     token: EndpointTokenSchema.optional(),
     secrets: z.array(WebhookSecretSchema).min(1).max(10).optional(),
     eventTypes: EventTypesSchema.optional(),
+    rateLimit: RateLimitSchema.optional(),
   })
   .refine(
-    (input) => input.token !== undefined || input.secrets !== undefined || input.eventTypes !== undefined,
-    { message: "give token, secrets, eventTypes or several of them" },
+    (input) =>
+      input.token !== undefined ||
+      input.secrets !== undefined ||
+      input.eventTypes !== undefined ||
+      input.rateLimit !== undefined,
+    { message: "give token, secrets, eventTypes, rateLimit or several of them" },
   );
 
 export const ReplayInputSchema = z.strictObject({

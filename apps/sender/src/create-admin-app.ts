@@ -290,6 +290,7 @@ export function createAdminApp(options: AdminAppOptions): Koa {
       token: input.token,
       secrets,
       eventTypes: input.eventTypes ?? null,
+      rateLimit: input.rateLimit ?? null,
       subscriberId: scope?.subscriberId ?? null,
     });
     ctx.status = 201;
@@ -334,6 +335,7 @@ export function createAdminApp(options: AdminAppOptions): Koa {
         ...(input.token === undefined ? {} : { token: input.token }),
         ...(input.secrets === undefined ? {} : { secrets: input.secrets }),
         ...(input.eventTypes === undefined ? {} : { eventTypes: input.eventTypes }),
+        ...(input.rateLimit === undefined ? {} : { rateLimit: input.rateLimit }),
       },
       scopeOf(ctx),
     );

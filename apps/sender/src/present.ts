@@ -20,6 +20,8 @@ export function presentEndpoint(endpoint: Endpoint) {
     id: endpoint.id,
     url: endpoint.url,
     status: endpoint.status,
+    /** Deliveries a second at most, across every worker; null: no limit. */
+    rateLimit: endpoint.rateLimit,
     disabledReason: endpoint.disabledReason,
     failingSince: iso(endpoint.failingSince),
     secretCount: endpoint.secrets.length,

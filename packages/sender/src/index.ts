@@ -75,6 +75,7 @@ export {
   type EventMap,
   type ListDeliveriesOptions,
   MAX_ENDPOINT_SECRETS,
+  MAX_RATE_LIMIT,
   type MessageInput,
   type MessageRecord,
   OUTBOX_NOTIFY_CHANNEL,

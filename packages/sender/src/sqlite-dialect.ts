@@ -143,19 +143,16 @@ export const sqliteDialect: Dialect = {
     // a bucket meanwhile.
     const limited = (yield* rows<{ id: number; available: number }>(
       sql`SELECT e.id, ${availableTokens(sqliteDialect, now)} AS available FROM webhook_endpoints e
-          WHERE e.rate_limit IS NOT NULL AND e.status = 'active'
-            AND NOT (${isIn(raw("e.id"), claim.keepBucketsOf, "bigint")})`,
+          WHERE e.rate_limit IS NOT NULL AND e.status = 'active'`,
     )).filter((endpoint) => !claim.excludeEndpointIds.includes(endpoint.id));
     const leased = yield* claimFrom(now, claim, {
-      exclude: [
-        ...claim.excludeEndpointIds,
-        ...claim.keepBucketsOf,
-        ...limited.map((endpoint) => endpoint.id),
-      ],
+      exclude: [...claim.excludeEndpointIds, ...limited.map((endpoint) => endpoint.id)],
       perEndpoint: claim.perEndpoint,
       limit: claim.limit,
     });
     for (const endpoint of limited) {
+      // One this transaction wrote is left to the next claim, as on PostgreSQL.
+      if (claim.keepBucketsOf.includes(endpoint.id)) continue;
       const allowed = Math.min(
         claim.perEndpoint,
         Math.floor(endpoint.available),
