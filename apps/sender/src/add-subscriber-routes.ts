@@ -74,6 +74,10 @@ export function addSubscriberRoutes(
     const input = parse(PortalLinkInputSchema, body, "portal link", "(body)");
     const { credential, expiresAt } = portalLinks.issue(subscriber.id, input.expiresInSeconds * 1000);
     ctx.status = 201;
-    ctx.body = { url: `${ctx.origin}/portal#${credential}`, expiresAt: expiresAt.toISOString() };
+    // Not ctx.origin: since Koa 3 that is the request's Origin header (null from a script or curl).
+    ctx.body = {
+      url: `${ctx.protocol}://${ctx.host}/portal#${credential}`,
+      expiresAt: expiresAt.toISOString(),
+    };
   });
 }

@@ -26,6 +26,10 @@ export function presentEndpoint(endpoint: Endpoint) {
     /** The event types it receives (a trailing `*` matches a prefix); null: every one. */
     eventTypes: endpoint.eventTypes,
     createdAt: iso(endpoint.createdAt),
+    /** Null: the operator's; a subscriber's endpoint is sent nothing until `verified`. */
+    subscriberId: endpoint.subscriberId,
+    verified: endpoint.verified,
+    verifiedAt: iso(endpoint.verifiedAt),
   };
 }
 
