@@ -18,7 +18,7 @@ const EXPIRED = "This portal link has expired or is not valid: ask the store for
 
 /** The page's globals, typed here: this project compiles without the DOM library. */
 interface BrowserGlobals {
-  document: { body: { innerText: string; dataset: Record<string, string | undefined> } };
+  document: { body: { textContent: string; dataset: Record<string, string | undefined> } };
   sessionStorage: { getItem(key: string): string | null };
 }
 
@@ -62,9 +62,9 @@ describe("the subscriber portal in headless Chromium", () => {
     const { url } = await admin<{ url: string }>("POST", `/subscribers/${subscriberId}/portal-links`, {});
     return url;
   }
-  /** The page's text with control characters as the page shows them, for "is B anywhere on it". */
+  /** Every text node of the page, hidden ones included, for "is anything of B's on it". */
   const pageText = (page: Page) =>
-    page.evaluate(() => (globalThis as unknown as BrowserGlobals).document.body.innerText);
+    page.evaluate(() => (globalThis as unknown as BrowserGlobals).document.body.textContent);
   const pwned = (page: Page) =>
     page.evaluate(() => (globalThis as unknown as BrowserGlobals).document.body.dataset.pwned);
   const stored = (page: Page) =>
@@ -97,6 +97,24 @@ describe("the subscriber portal in headless Chromium", () => {
     await browser?.close();
     await store?.stop();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("serves the portal to anyone, holding no data, under a CSP that runs only its own script", async () => {
+    const response = await fetch(`${store.url}/portal`);
+    const html = await response.text();
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    const csp = response.headers.get("content-security-policy") ?? "";
+    expect(csp).toMatch(/default-src 'none'/);
+    expect(csp).toMatch(/script-src 'sha256-[A-Za-z0-9+/]+=*'/);
+    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval/);
+    expect(html).not.toContain("Bob's bonsai");
+    // Without a link there is nothing to show, and nothing is asked.
+    const page = await browser.newPage();
+    await page.goto(`${store.url}/portal`);
+    await page.locator("#ended", { hasText: "portal link the store gave you" }).waitFor();
+    await page.close();
   });
 
   it("opens A's portal from its link: A's name, endpoint and deliveries as text, nothing of B's", async () => {
