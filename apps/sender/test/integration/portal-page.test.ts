@@ -162,6 +162,8 @@ describe("the subscriber portal in headless Chromium", () => {
     await page.locator(`tr[data-endpoint-id="${endpointA.id}"][data-status="disabled"]`).waitFor();
     await row.locator('button[data-action="enable"]').click();
     await page.locator(`tr[data-endpoint-id="${endpointA.id}"][data-status="active"]`).waitFor();
+    await row.locator('button[data-action="rotate"]').click();
+    await page.locator("#notice", { hasText: "The new one, shown once: whsec_" }).waitFor();
 
     // An endpoint added from the form: its generated secret shown once, and the handshake's outcome.
     await page.fill("#add-url", "http://127.0.0.1:9/ann/second");
