@@ -364,9 +364,17 @@ const SCRIPT = String.raw`
     });
   });
 
+  // A new link pasted into this tab changes only the fragment, which loads nothing: start again with it.
+  window.addEventListener("hashchange", function () { location.reload(); });
   // The link's credential: into this tab's storage, out of the address bar before anything else runs.
   var fragment = location.hash.slice(1);
   if (location.hash) history.replaceState(null, "", location.pathname + location.search);
+  // A subscriber's token lasts until rotated, and the browser's history has kept the link already:
+  // refused, like the store page's #token= links. A portal link expires; that is what a link is for.
+  if (fragment.indexOf("pss_") === 0) {
+    end("Links carrying a subscriber token are refused: a browser keeps them in its history. Ask the store for a portal link, and have the token rotated.");
+    return;
+  }
   if (fragment) sessionStorage.setItem(KEY, fragment);
   if (!credential()) { end("Open this page through the portal link the store gave you."); return; }
   setStatus("connecting", "Loading…");

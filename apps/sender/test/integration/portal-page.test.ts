@@ -110,10 +110,15 @@ describe("the subscriber portal in headless Chromium", () => {
     expect(csp).toMatch(/script-src 'sha256-[A-Za-z0-9+/]+=*'/);
     expect(csp).not.toMatch(/unsafe-inline|unsafe-eval/);
     expect(html).not.toContain("Bob's bonsai");
-    // Without a link there is nothing to show, and nothing is asked.
+    // Without a link there is nothing to show.
     const page = await browser.newPage();
     await page.goto(`${store.url}/portal`);
     await page.locator("#ended", { hasText: "portal link the store gave you" }).waitFor();
+    // Nor is a subscriber's own token taken from a link: it outlives any link, in the browser's history.
+    await page.goto(`${store.url}/portal#${a.token}`);
+    await page.locator("#ended", { hasText: "Links carrying a subscriber token are refused" }).waitFor();
+    expect(page.url()).toBe(`${store.url}/portal`);
+    expect(await stored(page)).toBeNull();
     await page.close();
   });
 
