@@ -216,7 +216,7 @@ describe("the subscriber portal in headless Chromium", () => {
   it("stops working when the link expires: the open portal says so, and the store refuses it", async () => {
     // A link signed the store's way (same admin token) as if issued almost an hour ago, so it expires
     // seconds from now: the API's shortest link lasts a minute, too long to wait for here.
-    const lifetimeMs = 2_500;
+    const lifetimeMs = 3_000;
     const { credential } = createPortalLinks({
       adminToken,
       now: () => Date.now() - PORTAL_LINK_DEFAULT_TTL_MS + lifetimeMs,
