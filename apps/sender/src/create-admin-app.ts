@@ -45,6 +45,7 @@ import { formatZodError } from "./format-zod-error.js";
 import { isAdminToken } from "./is-admin-token.js";
 import { MAX_ENDPOINTS } from "./max-endpoints.js";
 import type { PlantCatalog } from "./plant-catalog.js";
+import { PORTAL_PAGE_HEADERS, PORTAL_PAGE_HTML } from "./portal-page-html.js";
 import {
   presentAttempt,
   presentDeliveries,
@@ -196,6 +197,11 @@ export function createAdminApp(options: AdminAppOptions): Koa {
   router.get("/", (ctx) => {
     ctx.set(STORE_PAGE_HEADERS);
     ctx.body = STORE_PAGE_HTML;
+  });
+  // A subscriber's portal, static too: its credential stays in the link's fragment, which is never sent.
+  router.get("/portal", (ctx) => {
+    ctx.set(PORTAL_PAGE_HEADERS);
+    ctx.body = PORTAL_PAGE_HTML;
   });
 
   // Every path but the public ones needs the token or a page's session, checked before any router

@@ -29,6 +29,10 @@ export function presentEndpoint(endpoint: Endpoint) {
     verified: endpoint.verified,
     verifiedAt: iso(endpoint.verifiedAt),
     createdAt: iso(endpoint.createdAt),
+    /** Null: the operator's; a subscriber's endpoint is sent nothing until `verified`. */
+    subscriberId: endpoint.subscriberId,
+    verified: endpoint.verified,
+    verifiedAt: iso(endpoint.verifiedAt),
   };
 }
 
