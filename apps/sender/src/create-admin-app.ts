@@ -168,8 +168,24 @@ export function createAdminApp(options: AdminAppOptions): Koa {
       "endpoint verification",
     );
     if (!verification.verified || endpoint.subscriberId === null) return { endpoint, verification };
-    const marked = await outbox.markEndpointVerified(endpoint.id, { subscriberId: endpoint.subscriberId });
-    return { endpoint: marked ?? endpoint, verification };
+    // Only if its URL is still the one that answered: a URL changed meanwhile stays unverified.
+    const marked = await outbox.markEndpointVerified(
+      endpoint.id,
+      { subscriberId: endpoint.subscriberId },
+      endpoint.url,
+    );
+    if (!marked)
+      return {
+        endpoint,
+        verification: {
+          verified: false,
+          reason: "url-changed",
+          message: "The endpoint's URL changed while the handshake ran; verify it again",
+          webhookId: verification.webhookId,
+          durationMs: verification.durationMs,
+        },
+      };
+    return { endpoint: marked, verification };
   };
 
   app.use(

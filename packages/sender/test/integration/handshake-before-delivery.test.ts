@@ -106,7 +106,9 @@ describe("a subscriber's endpoint and the verification handshake", () => {
     });
     const accepted = await verifyEndpoint(endpoint, { client, ssrfGuard });
     expect(accepted).toMatchObject({ verified: true, status: 200 });
-    expect(await outbox.markEndpointVerified(endpoint.id, { subscriberId: acme.id })).toMatchObject({
+    expect(
+      await outbox.markEndpointVerified(endpoint.id, { subscriberId: acme.id }, endpoint.url),
+    ).toMatchObject({
       verified: true,
     });
 
