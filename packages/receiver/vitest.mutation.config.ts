@@ -2,7 +2,8 @@ import { defineConfig } from "vitest/config";
 
 // Mutation testing runs the tests that reach the mutated files: the token checker's, the
 // verifier's, the once runner's and the delivery handler's unit tests, the catalog receiver's tests, the body reader's tests, and the in-process
-// adapter, router, refused-body and tracing tests that drive the delivery handler over node:http.
+// adapter, router, refused-body and tracing tests that drive the delivery handler over node:http, and
+// the verification handshake's (in the core, and through every adapter against the sender's request).
 // The others (SQLite and PostgreSQL stores, workerd) never reach these files differently and would
 // multiply every mutant's run time.
 export default defineConfig({
@@ -19,6 +20,8 @@ export default defineConfig({
       "test/integration/refused-body.test.ts",
       "test/integration/tracing.test.ts",
       "test/integration/webhook-catalog.test.ts",
+      "src/answer-verification.test.ts",
+      "test/integration/verification-handshake.test.ts",
     ],
   },
 });

@@ -4,6 +4,8 @@ import { defineConfig } from "vitest/config";
 // PostgreSQL, which would multiply every mutant's run time without reaching these files differently.
 export default defineConfig({
   test: {
-    include: ["src/**/*.test.ts"],
+    // The handshake's test is the one exception: it is verifyEndpoint's only test, against a local
+    // server, and runs in about a second.
+    include: ["src/**/*.test.ts", "test/integration/verify-endpoint.test.ts"],
   },
 });

@@ -16,7 +16,7 @@ export function createMetrics(): Metrics {
     registry,
     requests: new Counter({
       name: "plant_receiver_webhook_requests_total",
-      help: "Webhook requests by outcome (received, duplicate, rejected, failed) and HTTP status.",
+      help: "Webhook requests by outcome (received, duplicate, rejected, failed, verification) and HTTP status.",
       labelNames: ["outcome", "status"],
       registers: [registry],
     }),

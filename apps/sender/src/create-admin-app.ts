@@ -45,6 +45,7 @@ import { formatZodError } from "./format-zod-error.js";
 import { isAdminToken } from "./is-admin-token.js";
 import { MAX_ENDPOINTS } from "./max-endpoints.js";
 import type { PlantCatalog } from "./plant-catalog.js";
+import { PORTAL_PAGE_HEADERS, PORTAL_PAGE_HTML } from "./portal-page-html.js";
 import {
   presentAttempt,
   presentDeliveries,
@@ -167,8 +168,24 @@ export function createAdminApp(options: AdminAppOptions): Koa {
       "endpoint verification",
     );
     if (!verification.verified || endpoint.subscriberId === null) return { endpoint, verification };
-    const marked = await outbox.markEndpointVerified(endpoint.id, { subscriberId: endpoint.subscriberId });
-    return { endpoint: marked ?? endpoint, verification };
+    // Only if its URL is still the one that answered: a URL changed meanwhile stays unverified.
+    const marked = await outbox.markEndpointVerified(
+      endpoint.id,
+      { subscriberId: endpoint.subscriberId },
+      endpoint.url,
+    );
+    if (!marked)
+      return {
+        endpoint,
+        verification: {
+          verified: false,
+          reason: "url-changed",
+          message: "The endpoint's URL changed while the handshake ran; verify it again",
+          webhookId: verification.webhookId,
+          durationMs: verification.durationMs,
+        },
+      };
+    return { endpoint: marked, verification };
   };
 
   app.use(
@@ -196,6 +213,11 @@ export function createAdminApp(options: AdminAppOptions): Koa {
   router.get("/", (ctx) => {
     ctx.set(STORE_PAGE_HEADERS);
     ctx.body = STORE_PAGE_HTML;
+  });
+  // A subscriber's portal, static too: its credential stays in the link's fragment, which is never sent.
+  router.get("/portal", (ctx) => {
+    ctx.set(PORTAL_PAGE_HEADERS);
+    ctx.body = PORTAL_PAGE_HTML;
   });
 
   // Every path but the public ones needs the token or a page's session, checked before any router

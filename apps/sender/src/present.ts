@@ -27,10 +27,11 @@ export function presentEndpoint(endpoint: Endpoint) {
     secretCount: endpoint.secrets.length,
     /** The event types it receives (a trailing `*` matches a prefix); null: every one. */
     eventTypes: endpoint.eventTypes,
+    createdAt: iso(endpoint.createdAt),
+    /** Null: the operator's; a subscriber's endpoint is sent nothing until `verified`. */
     subscriberId: endpoint.subscriberId,
     verified: endpoint.verified,
     verifiedAt: iso(endpoint.verifiedAt),
-    createdAt: iso(endpoint.createdAt),
   };
 }
 

@@ -28,7 +28,10 @@ const DeliveryAttemptedSchema = z.object({
 
 const WebhookHandledSchema = z.object({
   event: z.literal("webhook.handled"),
-  /** `received`: the handler ran to completion for a webhook id not seen before. */
+  /**
+   * `received`: the handler ran to completion for a webhook id not seen before. `verification`: the
+   * store's verification request, answered with its challenge (no handler ran).
+   */
   outcome: z.enum(["received", "duplicate", "rejected", "failed", "verification"]),
   status: z.number(),
   webhookId: z.string().optional(),

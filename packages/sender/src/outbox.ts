@@ -367,9 +367,15 @@ export interface Outbox<Events extends EventMap = EventMap> {
   /**
    * Marks a subscriber's endpoint as verified now (its owner answered the handshake): from now on it
    * receives fan-out, and its queued deliveries are claimed. An operator's endpoint is answered as it
-   * is (it needs none); undefined when there is no such endpoint (in the scope).
+   * is (it needs none); undefined when there is no such endpoint (in the scope). Pass `verifiedUrl`, the
+   * URL the handshake went to (`verifyEndpoint`'s `endpoint.url`): an endpoint whose URL changed while the
+   * handshake ran is then left unverified and answered undefined, checked in the same statement.
    */
-  markEndpointVerified(id: number, scope?: SubscriberScope): Promise<Endpoint | undefined>;
+  markEndpointVerified(
+    id: number,
+    scope?: SubscriberScope,
+    verifiedUrl?: string,
+  ): Promise<Endpoint | undefined>;
   /** A new subscriber and its token (`pss_` and 43 base64url characters), which is not kept. */
   addSubscriber(input: AddSubscriberInput): Promise<AddedSubscriber>;
   /** The subscriber whose token this is; undefined for any other string (compared by digest). */

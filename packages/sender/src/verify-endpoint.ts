@@ -43,7 +43,12 @@ export type VerificationFailureReason =
   /** A 2xx whose body is not JSON with a `challenge` string (of the contract's length and alphabet). */
   | "invalid-answer"
   /** A 2xx with another challenge than the one sent. */
-  | "wrong-challenge";
+  | "wrong-challenge"
+  /**
+   * Never from `verifyEndpoint` itself: for a caller whose `markEndpointVerified(id, scope, url)` found
+   * the URL changed while the handshake ran (the answer came from the old URL's owner).
+   */
+  | "url-changed";
 
 /** The handshake's outcome. `webhookId` names the request (in the receiver's logs too). */
 export type EndpointVerification =
@@ -66,13 +71,18 @@ function errorCode(error: unknown): string {
   return typeof code === "string" ? code : "ERR_VERIFICATION";
 }
 
-function echoed(body: string): string | undefined {
+/** The challenge an answer's body holds, or what is wrong with it. */
+function echoed(body: string): { challenge: string } | { problem: string } {
+  let json: unknown;
   try {
-    const answer = WebhookVerificationAnswerSchema.safeParse(JSON.parse(body));
-    return answer.success ? answer.data.challenge : undefined;
+    json = JSON.parse(body);
   } catch {
-    return undefined;
+    return { problem: "a body that is not JSON" };
   }
+  const answer = WebhookVerificationAnswerSchema.safeParse(json);
+  return answer.success
+    ? { challenge: answer.data.challenge }
+    : { problem: 'a JSON body without {"challenge": "..."}' };
 }
 
 /**
@@ -130,6 +140,7 @@ export async function verifyEndpoint(
   });
   const { status } = result;
   if (status === null) {
+    // Stryker disable next-line StringLiteral: unreachable fallback (deliver sets an error whenever no status came)
     const error = result.error ?? "ERR_VERIFICATION";
     return failed("no-answer", `No answer (${error})`, { error });
   }
@@ -137,11 +148,9 @@ export async function verifyEndpoint(
     return failed("redirect", `Answered ${status}: redirects are not followed`, { status });
   if (!isSuccessStatus(status)) return failed("status", `Answered ${status}, not 2xx`, { status });
   const answer = echoed(result.responseBody);
-  if (answer === undefined)
-    return failed("invalid-answer", `Answered ${status} without a JSON {"challenge": "..."} body`, {
-      status,
-    });
-  if (answer !== challenge)
+  if ("problem" in answer)
+    return failed("invalid-answer", `Answered ${status} with ${answer.problem}`, { status });
+  if (answer.challenge !== challenge)
     return failed("wrong-challenge", `Answered ${status} with another challenge`, { status });
   return { verified: true, webhookId, status, durationMs: elapsed() };
 }

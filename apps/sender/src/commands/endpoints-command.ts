@@ -1,5 +1,5 @@
 import { ConfigError } from "@plant-store/app-shell";
-import { MAX_ENDPOINT_SECRETS, TooManySecretsError } from "@plant-store/sender";
+import { MAX_ENDPOINT_SECRETS, SubscriberNotFoundError, TooManySecretsError } from "@plant-store/sender";
 import { generateWebhookSecret, WebhookSecretSchema } from "@plant-store/types";
 import { Argument, Command, Option } from "commander";
 import { z } from "zod";
@@ -57,6 +57,7 @@ interface StoreOptions {
 }
 interface AddOptions extends StoreOptions {
   token: string;
+  subscriber?: string;
   secret?: string;
   eventType?: string[];
 }
@@ -82,6 +83,12 @@ export function endpointsCommand(): Command {
         "an event type it receives (a trailing * matches a prefix); repeat for several; none: every event type",
       ),
     )
+    .addOption(
+      new Option(
+        "--subscriber <id>",
+        "the subscriber it belongs to (sent nothing until it passes the handshake: POST /endpoints/{id}/verify); none: the operator's",
+      ).env("PLANT_STORE_SUBSCRIBER"),
+    )
     .addOption(dbOption())
     .addOption(encryptionKeyFileOption())
     .addOption(jsonOption())
@@ -92,19 +99,31 @@ export function endpointsCommand(): Command {
         ...(opts.secret ? { secret: opts.secret } : {}),
         ...(opts.eventType ? { eventType: opts.eventType } : {}),
       });
+      // Keyed like the flag, so a problem names --subscriber (PLANT_STORE_SUBSCRIBER).
+      const { subscriber } = parseConfig(z.object({ subscriber: IdSchema.optional() }), {
+        subscriber: opts.subscriber,
+      });
       const generated = input.secret === undefined ? generateWebhookSecret() : undefined;
       await withStore(opts, async ({ outbox }) => {
-        // The same bound as POST /endpoints (counted through the listing; a bound on growth, not exact).
-        if ((await outbox.listEndpoints()).length >= MAX_ENDPOINTS)
+        // The same bound as POST /endpoints, per owner (counted through the listing; a bound on growth, not exact).
+        const scope = subscriber === undefined ? undefined : { subscriberId: subscriber };
+        if ((await outbox.listEndpoints(scope)).length >= MAX_ENDPOINTS)
           throw new ConfigError([
             `The store already has ${MAX_ENDPOINTS} endpoints, the most it takes: remove one first`,
           ]);
-        const endpoint = await outbox.addEndpoint({
-          url: input.url,
-          token: input.token,
-          secrets: [input.secret ?? (generated as string)],
-          eventTypes: input.eventType ?? null,
-        });
+        const endpoint = await outbox
+          .addEndpoint({
+            url: input.url,
+            token: input.token,
+            secrets: [input.secret ?? (generated as string)],
+            eventTypes: input.eventType ?? null,
+            subscriberId: subscriber ?? null,
+          })
+          .catch((error: unknown) => {
+            if (error instanceof SubscriberNotFoundError)
+              throw new NotFoundError(`No subscriber ${subscriber}`);
+            throw error;
+          });
         print(
           opts.json,
           { endpoint: presentEndpoint(endpoint), ...(generated ? { secret: generated } : {}) },

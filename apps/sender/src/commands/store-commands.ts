@@ -35,6 +35,12 @@ export const STORE_COMMANDS: readonly LazyCommand[] = [
     load: async () => (await import("./endpoints-command.js")).endpointsCommand(),
   },
   {
+    name: "subscribers",
+    term: "subscribers",
+    description: "Manage subscribers: who may serve their own endpoints with a token or a portal link",
+    load: async () => (await import("./subscribers-command.js")).subscribersCommand(),
+  },
+  {
     name: "deliveries",
     term: "deliveries",
     description: "Inspect and retry deliveries",

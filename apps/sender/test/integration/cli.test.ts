@@ -349,6 +349,48 @@ describe("the built plant-store CLI against a real receiver", () => {
     );
   });
 
+  it("manages subscribers from the CLI: the token printed once works on the running store until rotated, and removal takes the subscriber's endpoints", async () => {
+    const me = (token: string) =>
+      fetch(`${store.url}/me`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.status);
+    const added = await runCli(["subscribers", "add", "--name", "Ann's ferns", "--db", db]);
+    expect(added.code).toBe(0);
+    expect(added.stdout).toContain("will not be shown again");
+    const [, id, token] = /#(\d+) .*\nToken: (pss_\S+)/.exec(added.stdout) ?? [];
+    expect(await me(token as string)).toBe(200);
+    const owned = await cliJson<{ endpoint: { id: number; subscriberId: number; verified: boolean } }>([
+      ...["endpoints", "add", `${receiver.url}/ann`, "--token", "ann-token", "--subscriber", id as string],
+      ...["--db", db],
+    ]);
+    expect(owned.endpoint).toMatchObject({ subscriberId: Number(id), verified: false });
+    const { subscribers } = await cliJson<{ subscribers: Array<Record<string, unknown>> }>([
+      ...["subscribers", "list", "--db", db],
+    ]);
+    expect(subscribers).toEqual([{ id: Number(id), name: "Ann's ferns", createdAt: expect.any(String) }]);
+    const rotated = await cliJson<{ token: string }>([
+      "subscribers",
+      "rotate-token",
+      id as string,
+      "--db",
+      db,
+    ]);
+    expect(await me(token as string)).toBe(401);
+    expect(await me(rotated.token)).toBe(200);
+    expect((await runCli(["subscribers", "remove", id as string, "--db", db])).code).toBe(0);
+    expect(await me(rotated.token)).toBe(401);
+    const { endpoints } = await cliJson<{ endpoints: Array<{ id: number }> }>([
+      "endpoints",
+      "list",
+      "--db",
+      db,
+    ]);
+    expect(endpoints.map((endpoint) => endpoint.id)).not.toContain(owned.endpoint.id);
+    // A name the store refuses is input to fix: exit 2, saying which flag and why, and nothing added.
+    const refused = await runCli(["subscribers", "add", "--name", "   ", "--db", db]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("--name (PLANT_STORE_NAME)");
+    expect(store.output()).not.toContain(rotated.token);
+  });
+
   it("never logs the admin token, the receiver token or the secret", () => {
     const output = store.output();
     expect(output).toContain("delivery attempt");

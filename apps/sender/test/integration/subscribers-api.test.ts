@@ -45,8 +45,11 @@ describe("subscribers through the admin API: isolation, tokens and portal links"
       adminToken,
       registry: new Registry(),
       portalLinks,
-      verifyEndpoint: async (endpoint) =>
-        answering.has(endpoint.url)
+      verifyEndpoint: async (endpoint) => {
+        // The URL changed to another's while the handshake ran: the old URL's answer must not count.
+        if (endpoint.url === "https://racy.example/hook")
+          await outbox.updateEndpoint(endpoint.id, { url: "https://victim.example/hook" });
+        return answering.has(endpoint.url)
           ? { verified: true, webhookId: "msg_ok", status: 200, durationMs: 1 }
           : {
               verified: false,
@@ -55,7 +58,8 @@ describe("subscribers through the admin API: isolation, tokens and portal links"
               webhookId: "msg_refused",
               status: 404,
               durationMs: 1,
-            },
+            };
+      },
     });
     server = app.listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
@@ -339,6 +343,18 @@ describe("subscribers through the admin API: isolation, tokens and portal links"
     documented("post", "/subscribers/{id}/rotate-token", rotated);
     expect((await call("GET", "/me", created.body.token)).status).toBe(401);
     expect((await call("GET", "/me", rotated.body.token)).body.subscriber.id).toBe(id);
+    // A URL changed during the handshake: the endpoint stays unverified, and the answer says why.
+    answering.add("https://racy.example/hook");
+    const racy = await call("POST", "/endpoints", rotated.body.token, {
+      url: "https://racy.example/hook",
+      token: "racy-token",
+    });
+    expect(racy.body.verification).toMatchObject({ verified: false, reason: "url-changed" });
+    documented("post", "/endpoints", racy);
+    expect(await outbox.getEndpoint(racy.body.endpoint.id)).toMatchObject({
+      url: "https://victim.example/hook",
+      verified: false,
+    });
     const refused = await call("POST", "/subscribers", adminToken, { name: "  " });
     expect(refused.status).toBe(400);
     documented("post", "/subscribers", refused);

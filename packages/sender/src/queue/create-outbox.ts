@@ -89,7 +89,8 @@ export function createOutbox<Join>(
     ensureEndpoint: (input) => write((ctx) => ensureEndpoint(ctx, input)),
     getEndpoint: (id, scope) => read((ctx) => getEndpoint(ctx, id, scope)),
     listEndpoints: (scope) => read((ctx) => listEndpoints(ctx, scope)),
-    markEndpointVerified: (id, scope) => write((ctx) => markEndpointVerified(ctx, id, scope)),
+    markEndpointVerified: (id, scope, verifiedUrl) =>
+      write((ctx) => markEndpointVerified(ctx, id, scope, verifiedUrl)),
     addSubscriber: (input) => write((ctx) => addSubscriber(ctx, input)),
     getSubscriber: (id) => read(() => getSubscriber(id)),
     listSubscribers: () => read(listSubscribers),

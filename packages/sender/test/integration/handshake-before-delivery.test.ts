@@ -50,7 +50,7 @@ describe("a subscriber's endpoint and the verification handshake", () => {
         .writeHead(404, { "content-type": "application/json" })
         .end('{"error":404,"message":"Not found"}');
     });
-    const acme = await outbox.addSubscriber({ name: "Acme" });
+    const acme = (await outbox.addSubscriber({ name: "Acme" })).subscriber;
     const endpoint = await outbox.addEndpoint({
       url: `${subscriberServer.url}/plant/webhook`,
       token: TOKEN,
@@ -106,7 +106,9 @@ describe("a subscriber's endpoint and the verification handshake", () => {
     });
     const accepted = await verifyEndpoint(endpoint, { client, ssrfGuard });
     expect(accepted).toMatchObject({ verified: true, status: 200 });
-    expect(await outbox.markEndpointVerified(endpoint.id, { subscriberId: acme.id })).toMatchObject({
+    expect(
+      await outbox.markEndpointVerified(endpoint.id, { subscriberId: acme.id }, endpoint.url),
+    ).toMatchObject({
       verified: true,
     });
 

@@ -107,22 +107,37 @@ describe("verifyEndpoint: the handshake against a real HTTP server on 127.0.0.1"
   });
 
   it.each([
-    ["a wrong challenge", 200, JSON.stringify({ challenge: "x".repeat(43) }), "wrong-challenge"],
-    ["the usual delivery answer", 200, JSON.stringify({ received: true }), "invalid-answer"],
-    ["an empty body", 200, "", "invalid-answer"],
-    ["text that is not JSON", 200, "ok", "invalid-answer"],
-    ["a challenge that is not a string", 200, JSON.stringify({ challenge: 42 }), "invalid-answer"],
-    ["a 404", 404, JSON.stringify({ error: 404, message: "Not found" }), "status"],
-    ["a 500", 500, JSON.stringify({ error: 500, message: "Internal error" }), "status"],
-    ["a 401", 401, JSON.stringify({ error: 401, message: "Missing or invalid bearer token" }), "status"],
-  ] as const)("is not verified by %s (%i)", async (_name, status, answer, reason) => {
+    [
+      "a wrong challenge",
+      200,
+      JSON.stringify({ challenge: "x".repeat(43) }),
+      "wrong-challenge",
+      "another challenge",
+    ],
+    ["the usual delivery answer", 200, JSON.stringify({ received: true }), "invalid-answer", "without"],
+    ["an empty body", 200, "", "invalid-answer", "not JSON"],
+    ["text that is not JSON", 200, "ok", "invalid-answer", "not JSON"],
+    ["a challenge that is not a string", 200, JSON.stringify({ challenge: 42 }), "invalid-answer", "without"],
+    ["a 300", 300, "", "redirect", "redirects are not followed"],
+    ["a 400", 400, JSON.stringify({ error: 400, message: "Bad" }), "status", "not 2xx"],
+    ["a 404", 404, JSON.stringify({ error: 404, message: "Not found" }), "status", "not 2xx"],
+    ["a 500", 500, JSON.stringify({ error: 500, message: "Internal error" }), "status", "not 2xx"],
+    [
+      "a 401",
+      401,
+      JSON.stringify({ error: 401, message: "Missing or invalid bearer token" }),
+      "status",
+      "not 2xx",
+    ],
+  ] as const)("is not verified by %s (%i)", async (_name, status, answer, reason, says) => {
     const { server, verify } = await setUp();
     server.respond((_request, response) => {
       response.writeHead(status, { "content-type": "application/json" }).end(answer);
     });
     const result = await verify();
     expect(result).toMatchObject({ verified: false, reason, status });
-    expect(result.verified ? "" : result.message).toContain(String(status));
+    expect(result.verified ? "" : result.message).toContain(`Answered ${status}`);
+    expect(result.verified ? "" : result.message).toContain(says);
   });
 
   it("is not verified by a 500 that echoes the challenge", async () => {
@@ -152,6 +167,7 @@ describe("verifyEndpoint: the handshake against a real HTTP server on 127.0.0.1"
     server.respond(() => new Promise<void>(() => {}));
     const result = await verify();
     expect(result).toMatchObject({ verified: false, reason: "no-answer", error: "ETIMEDOUT" });
+    expect(result.verified ? "" : result.message).toBe("No answer (ETIMEDOUT)");
     expect(result).not.toHaveProperty("status");
     expect(server.requests).toHaveLength(1);
   });
@@ -160,6 +176,68 @@ describe("verifyEndpoint: the handshake against a real HTTP server on 127.0.0.1"
     const { server, verify } = await setUp();
     await server.close();
     expect(await verify()).toMatchObject({ verified: false, reason: "no-answer", error: "ECONNREFUSED" });
+  });
+
+  it("takes a slow name lookup's time out of the wait for the answer", async () => {
+    const server = await startTestReceiver();
+    const client = createDeliveryClient();
+    cleanups.push(
+      () => server.close(),
+      () => client.close(),
+    );
+    // The answer comes after 100 ms, the lookup takes 150 of the 200 allowed: the 50 left run out first.
+    server.respond((request, response) => {
+      setTimeout(
+        () => response.writeHead(200).end(JSON.stringify({ challenge: challengeOf(request.body) })),
+        100,
+      );
+    });
+    const slowLookup = createSsrfGuard({
+      allowPrivateTargets: true,
+      resolve: () =>
+        new Promise((resolve) => setTimeout(() => resolve([{ address: "127.0.0.1", family: 4 }]), 150)),
+    });
+    const url = server.url.replace("127.0.0.1", "receiver.plant-store.invalid");
+    const result = await verifyEndpoint(
+      { url, token: TOKEN, secrets: [generateWebhookSecret()] },
+      { client, ssrfGuard: slowLookup, timeoutMs: 200 },
+    );
+    expect(result).toMatchObject({ verified: false, reason: "no-answer", error: "ETIMEDOUT" });
+  });
+
+  it("gives the name lookup the handshake's time, not the guard's default", async () => {
+    const client = createDeliveryClient();
+    cleanups.push(() => client.close());
+    const hanging = createSsrfGuard({ allowPrivateTargets: true, resolve: () => new Promise(() => {}) });
+    const result = await verifyEndpoint(
+      {
+        url: "http://receiver.plant-store.invalid/plant/webhook",
+        token: TOKEN,
+        secrets: [generateWebhookSecret()],
+      },
+      { client, ssrfGuard: hanging, timeoutMs: 100 },
+    );
+    expect(result).toMatchObject({ verified: false, reason: "refused-target", error: "ERR_DNS_TIMEOUT" });
+  });
+
+  it("names a guard's failure without a code ERR_VERIFICATION", async () => {
+    const client = createDeliveryClient();
+    cleanups.push(() => client.close());
+    const broken = {
+      check: async () => {
+        throw new Error("resolver exploded");
+      },
+    };
+    const result = await verifyEndpoint(
+      { url: "http://receiver.plant-store.invalid/", token: TOKEN, secrets: [generateWebhookSecret()] },
+      { client, ssrfGuard: broken },
+    );
+    expect(result).toMatchObject({
+      verified: false,
+      reason: "refused-target",
+      error: "ERR_VERIFICATION",
+      message: "Not sent: resolver exploded",
+    });
   });
 
   it("sends nothing to an address the SSRF guard refuses", async () => {

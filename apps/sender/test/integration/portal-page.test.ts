@@ -1,0 +1,248 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { launchChromium } from "@plant-store/testing";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPortalLinks, PORTAL_LINK_DEFAULT_TTL_MS } from "../../src/create-portal-links.js";
+import { type StoreProcess, startStore } from "../fixtures/store-process.js";
+
+const adminToken = "portal-page-admin-token-0123";
+// Markup in the two values a subscriber (or whoever names it) chooses: both must arrive as text.
+const hostileName = '<img src=x onerror="document.body.dataset.pwned=1">Ann\'s <b>ferns</b>';
+// Nothing listens on port 9: whatever the store tries (a handshake, a delivery) fails, and the test
+// does not depend on how far verification is wired into `serve`.
+const urlA = "http://127.0.0.1:9/ann/hooks?x=<img src=y onerror=document.body.dataset.pwned=2>";
+const urlB = "http://127.0.0.1:9/bob/hooks";
+const EXPIRED = "This portal link has expired or is not valid: ask the store for a new one.";
+
+/** The page's globals, typed here: this project compiles without the DOM library. */
+interface BrowserGlobals {
+  document: { body: { textContent: string; dataset: Record<string, string | undefined> } };
+  sessionStorage: { getItem(key: string): string | null };
+}
+
+interface Endpoint {
+  id: number;
+  url: string;
+  verified: boolean;
+}
+
+describe("the subscriber portal in headless Chromium", () => {
+  const dir = mkdtempSync(join(tmpdir(), "plant-store-portal-"));
+  let store: StoreProcess;
+  let browser: Browser;
+  let a: { id: number; token: string };
+  let b: { id: number; token: string };
+  let endpointA: Endpoint;
+  let endpointB: Endpoint;
+  let deliveryB: number;
+
+  async function call<T>(credential: string, method: string, path: string, body?: unknown): Promise<T> {
+    const response = await fetch(`${store.url}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${credential}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+    return (response.status === 204 ? undefined : await response.json()) as T;
+  }
+  const admin = <T>(method: string, path: string, body?: unknown) => call<T>(adminToken, method, path, body);
+
+  async function addSubscriber(name: string) {
+    const added = await admin<{ subscriber: { id: number }; token: string }>("POST", "/subscribers", {
+      name,
+    });
+    return { id: added.subscriber.id, token: added.token };
+  }
+  async function portalLink(subscriberId: number): Promise<string> {
+    const { url } = await admin<{ url: string }>("POST", `/subscribers/${subscriberId}/portal-links`, {});
+    return url;
+  }
+  /** Every text node of the page, hidden ones included, for "is anything of B's on it". */
+  const pageText = (page: Page) =>
+    page.evaluate(() => (globalThis as unknown as BrowserGlobals).document.body.textContent);
+  const pwned = (page: Page) =>
+    page.evaluate(() => (globalThis as unknown as BrowserGlobals).document.body.dataset.pwned);
+  const stored = (page: Page) =>
+    page.evaluate(() =>
+      (globalThis as unknown as BrowserGlobals).sessionStorage.getItem("plant-store-portal-credential"),
+    );
+
+  beforeAll(async () => {
+    store = await startStore(["--db", join(dir, "store.db"), "--allow-private-targets"], {
+      PLANT_STORE_ADMIN_TOKEN: adminToken,
+    });
+    browser = await launchChromium();
+    a = await addSubscriber(hostileName);
+    b = await addSubscriber("Bob's bonsai");
+    // Each subscriber adds its own endpoint with its own token, and sends itself an example: a delivery
+    // row exists at once, pending while the endpoint is unverified.
+    endpointA = (
+      await call<{ endpoint: Endpoint }>(a.token, "POST", "/endpoints", { url: urlA, token: "t-a" })
+    ).endpoint;
+    endpointB = (
+      await call<{ endpoint: Endpoint }>(b.token, "POST", "/endpoints", { url: urlB, token: "t-b" })
+    ).endpoint;
+    await call(a.token, "POST", `/endpoints/${endpointA.id}/send-example`);
+    await call(b.token, "POST", `/endpoints/${endpointB.id}/send-example`);
+    const { deliveries } = await call<{ deliveries: Array<{ id: number }> }>(b.token, "GET", "/deliveries");
+    deliveryB = (deliveries[0] as { id: number }).id;
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await store?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("serves the portal to anyone, holding no data, under a CSP that runs only its own script", async () => {
+    const response = await fetch(`${store.url}/portal`);
+    const html = await response.text();
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    const csp = response.headers.get("content-security-policy") ?? "";
+    expect(csp).toMatch(/default-src 'none'/);
+    expect(csp).toMatch(/script-src 'sha256-[A-Za-z0-9+/]+=*'/);
+    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval/);
+    expect(html).not.toContain("Bob's bonsai");
+    // Without a link there is nothing to show.
+    const page = await browser.newPage();
+    await page.goto(`${store.url}/portal`);
+    await page.locator("#ended", { hasText: "portal link the store gave you" }).waitFor();
+    // Nor is a subscriber's own token taken from a link: it outlives any link, in the browser's history.
+    await page.goto(`${store.url}/portal#${a.token}`);
+    await page.locator("#ended", { hasText: "Links carrying a subscriber token are refused" }).waitFor();
+    expect(page.url()).toBe(`${store.url}/portal`);
+    expect(await stored(page)).toBeNull();
+    await page.close();
+  });
+
+  it("opens A's portal from its link: A's name, endpoint and deliveries as text, nothing of B's", async () => {
+    const link = await portalLink(a.id);
+    expect(link).toMatch(new RegExp(`^${store.url}/portal#psl_`));
+    const page = await browser.newPage();
+    await page.goto(link);
+    await page.locator("#main").waitFor();
+    // The credential leaves the address bar at once and lives in the tab's storage only.
+    expect(page.url()).toBe(`${store.url}/portal`);
+    expect(await stored(page)).toBe(link.slice(link.indexOf("#") + 1));
+
+    expect(await page.locator("#who").textContent()).toBe(hostileName);
+    const row = page.locator(`tr[data-endpoint-id="${endpointA.id}"]`);
+    await row.waitFor();
+    expect(await row.locator(".url").textContent()).toBe(endpointA.url);
+    expect(await row.getAttribute("data-verified")).toBe("false");
+    expect(await row.locator(".verified").textContent()).toBe("unverified");
+    await page.locator("tr[data-delivery-id]").first().waitFor();
+    // The markup stayed text: no element made of it, nothing it would run ran.
+    expect(await page.locator("#main img, #main b").count()).toBe(0);
+    expect(await pwned(page)).toBeUndefined();
+
+    // Only A's objects: one endpoint, its one example delivery; B's URL and delivery nowhere.
+    expect(await page.locator("tr[data-endpoint-id]").count()).toBe(1);
+    expect(await page.locator("tr[data-delivery-id]").count()).toBe(1);
+    expect(await page.locator(`tr[data-delivery-id="${deliveryB}"]`).count()).toBe(0);
+    const text = await pageText(page);
+    expect(text).not.toContain(urlB);
+    expect(text).not.toContain("Bob's bonsai");
+
+    // Its actions, through the page: verify again shows the outcome and why; an example adds a delivery.
+    await row.locator('button[data-action="verify"]').click();
+    await page.locator("#notice", { hasText: `Endpoint ${endpointA.id} is` }).waitFor();
+    const verification = await call<{ verification: { verified: boolean; reason?: string } }>(
+      a.token,
+      "POST",
+      `/endpoints/${endpointA.id}/verify`,
+    );
+    expect(verification.verification.verified).toBe(false);
+    expect(await page.locator("#notice").textContent()).toContain(verification.verification.reason);
+    await row.locator('button[data-action="send-example"]').click();
+    await page.locator("tr[data-delivery-id]").nth(1).waitFor();
+    await row.locator('button[data-action="disable"]').click();
+    await page.locator(`tr[data-endpoint-id="${endpointA.id}"][data-status="disabled"]`).waitFor();
+    await row.locator('button[data-action="enable"]').click();
+    await page.locator(`tr[data-endpoint-id="${endpointA.id}"][data-status="active"]`).waitFor();
+    await row.locator('button[data-action="rotate"]').click();
+    await page.locator("#notice", { hasText: "The new one, shown once: whsec_" }).waitFor();
+
+    // An endpoint added from the form: its generated secret shown once, and the handshake's outcome.
+    await page.fill("#add-url", "http://127.0.0.1:9/ann/second");
+    await page.fill("#add-token", "t-a2");
+    await page.click("#add-button");
+    const added = page.locator("#notice", { hasText: "whsec_" });
+    await added.waitFor();
+    expect(await added.textContent()).toContain("not verified");
+    await page.locator("tr[data-endpoint-id]").nth(1).waitFor();
+    const mine = await call<{ endpoints: Endpoint[] }>(a.token, "GET", "/endpoints");
+    const second = mine.endpoints.find((endpoint) => endpoint.url === "http://127.0.0.1:9/ann/second");
+    expect(second).toBeDefined();
+    // Removed in two clicks.
+    const secondRow = page.locator(`tr[data-endpoint-id="${second?.id}"]`);
+    await secondRow.locator('button[data-action="remove"]').click();
+    await secondRow.locator('button[data-action="confirm-remove"]').click();
+    await secondRow.waitFor({ state: "detached" });
+
+    // B's objects are as they were.
+    const ofB = await call<{ endpoints: Endpoint[] }>(b.token, "GET", "/endpoints");
+    expect(ofB.endpoints.map((endpoint) => endpoint.url)).toEqual([urlB]);
+    expect(await pwned(page)).toBeUndefined();
+    await page.close();
+  });
+
+  it("shows the expired message for an altered link, and asks nothing more", async () => {
+    const link = await portalLink(a.id);
+    // The subscriber id inside the link changed to B's: the signature no longer matches.
+    const altered = link.replace(`#psl_${a.id}.`, `#psl_${b.id}.`);
+    expect(altered).not.toBe(link);
+    const page = await browser.newPage();
+    const asked: string[] = [];
+    page.on("request", (request) => {
+      if (request.resourceType() === "fetch") asked.push(new URL(request.url()).pathname);
+    });
+    await page.goto(altered);
+    await page.locator("#ended", { hasText: EXPIRED }).waitFor();
+    expect(await page.locator("#main").isHidden()).toBe(true);
+    expect(await stored(page)).toBeNull();
+    // No polling after the refusal: the one question was who the link belongs to.
+    expect(asked).toEqual(["/me"]);
+    await page.close();
+  });
+
+  it("stops working when the link expires: the open portal says so, and the store refuses it", async () => {
+    // A link signed the store's way (same admin token) as if issued almost an hour ago, so it expires
+    // seconds from now: the API's shortest link lasts a minute, too long to wait for here.
+    const lifetimeMs = 3_000;
+    const { credential } = createPortalLinks({
+      adminToken,
+      now: () => Date.now() - PORTAL_LINK_DEFAULT_TTL_MS + lifetimeMs,
+    }).issue(a.id);
+    const me = await call<{ subscriber: { id: number } }>(credential, "GET", "/me");
+    expect(me.subscriber.id).toBe(a.id);
+
+    const page = await browser.newPage();
+    await page.goto(`${store.url}/portal#${credential}`);
+    // Whether the page got to show the portal first depends on the machine; either way it must end here.
+    await page.locator("#ended", { hasText: EXPIRED }).waitFor({ timeout: lifetimeMs + 10_000 });
+    expect(await page.locator("#main").isHidden()).toBe(true);
+    const refused = await fetch(`${store.url}/me`, { headers: { authorization: `Bearer ${credential}` } });
+    expect(refused.status).toBe(401);
+    await page.close();
+
+    // The API's own links: a minute at least, and the default an hour.
+    const short = await admin<{ expiresAt: string }>("POST", `/subscribers/${a.id}/portal-links`, {
+      expiresInSeconds: 60,
+    });
+    expect(Date.parse(short.expiresAt) - Date.now()).toBeLessThanOrEqual(60_000);
+    const tooShort = await fetch(`${store.url}/subscribers/${a.id}/portal-links`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+      body: JSON.stringify({ expiresInSeconds: 1 }),
+    });
+    expect(tooShort.status).toBe(400);
+  }, 30_000);
+});
