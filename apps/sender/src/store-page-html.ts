@@ -29,10 +29,13 @@ const STYLE = `
   .chart-label { font-size: 11px; fill: #555; }
   .bar-succeeded { fill: #5f9e63; }
   .bar-failed { fill: #d0534c; }
+  .rate-line { fill: none; stroke: #1b2a1b; stroke-width: 1.5; stroke-dasharray: 4 2; }
+  .rate-point { fill: #1b2a1b; }
   .latency-p50 { fill: #7a9cc6; }
   .latency-p95 { fill: #2f5d94; }
   .swatch { display: inline-block; width: .7rem; height: .7rem; border-radius: .15rem; margin: 0 .25rem 0 .6rem; vertical-align: -.05rem; }
   .swatch-succeeded { background: #5f9e63; } .swatch-failed { background: #d0534c; }
+  .swatch-rate { background: #1b2a1b; height: .15rem; vertical-align: .2rem; }
   .swatch-p50 { background: #7a9cc6; } .swatch-p95 { background: #2f5d94; }
   #success-rate { font-size: 1.05rem; }
   td.latency-bars svg { width: 14rem; height: 1.1rem; display: block; }
@@ -315,9 +318,10 @@ const SCRIPT = String.raw`
   function percent(rate) { return Math.round(rate * 1000) / 10 + " %"; }
 
   // Stacked bars, one slot per minute (the API answers every minute of the window): succeeded at the
-  // bottom, failed above; the y axis runs from 0 to the busiest minute.
+  // bottom, failed above; the left axis runs from 0 to the busiest minute. Over them, each minute's
+  // success rate (minutes with attempts only) against the right axis, 0 to 100 %.
   function perMinuteChart(stats) {
-    var W = 720, H = 200, left = 44, right = 8, top = 10, bottom = 34;
+    var W = 720, H = 200, left = 44, right = 40, top = 10, bottom = 34;
     var plotW = W - left - right, plotH = H - top - bottom;
     var minutes = stats.minutes;
     var most = minutes.reduce(function (m, minute) { return Math.max(m, minute.attempts); }, 0);
@@ -333,7 +337,11 @@ const SCRIPT = String.raw`
       svgEl("text", { "class": "chart-label", x: 10, y: top + plotH / 2, "text-anchor": "middle",
         transform: "rotate(-90 10 " + (top + plotH / 2) + ")", text: "attempts / min" }),
       svgEl("text", { "class": "chart-label", x: left + plotW / 2, y: H - 2, "text-anchor": "middle", text: "minute (local time)" }),
+      svgEl("line", { "class": "chart-axis", x1: left + plotW, y1: top, x2: left + plotW, y2: top + plotH }),
+      svgEl("text", { "class": "chart-label", x: left + plotW + 4, y: top + 8, text: "100 %" }),
+      svgEl("text", { "class": "chart-label", x: left + plotW + 4, y: top + plotH, text: "0 %" }),
     ]);
+    var rates = [];
     minutes.forEach(function (minute, index) {
       var x = left + index * slot;
       var ok = minute.succeeded * scale, failed = minute.failed * scale;
@@ -348,10 +356,20 @@ const SCRIPT = String.raw`
         minute.failed ? svgEl("rect", { "class": "bar-failed", x: x + 1, y: top + plotH - ok - failed, width: Math.max(slot - 2, 1), height: failed }) : null,
       ]);
       chart.appendChild(bar);
+      if (minute.attempts) rates.push({ minute: minute, x: x + slot / 2, y: top + plotH * (1 - minute.succeeded / minute.attempts) });
       // A time under every 15th minute and the last.
       if (index % 15 === 0 || index === minutes.length - 1)
         chart.appendChild(svgEl("text", { "class": "chart-label x-tick", x: x + slot / 2, y: top + plotH + 14, "text-anchor": "middle", text: clock(minute.start) }));
     });
+    // Drawn last, over the bars; a point per minute, so a lone minute still shows.
+    chart.appendChild(svgEl("g", { "class": "success-rate-line" }, [
+      svgEl("title", { text: "Success rate per minute" }),
+      rates.length > 1 ? svgEl("polyline", { "class": "rate-line", points: rates.map(function (p) { return p.x + "," + p.y; }).join(" ") }) : null,
+    ].concat(rates.map(function (p) {
+      return svgEl("circle", { "class": "rate-point", cx: p.x, cy: p.y, r: 2.5, "data-start": p.minute.start }, [
+        svgEl("title", { text: clock(p.minute.start) + ": " + percent(p.minute.succeeded / p.minute.attempts) + " succeeded" }),
+      ]);
+    }))));
     return chart;
   }
 
@@ -526,7 +544,7 @@ const BODY = `
   <section id="last-hour" aria-labelledby="last-hour-title">
     <h2 id="last-hour-title">Last hour</h2>
     <p id="success-rate">Loading…</p>
-    <p class="muted" id="per-minute-legend">Deliveries per minute:<span class="swatch swatch-succeeded"></span>succeeded<span class="swatch swatch-failed"></span>failed</p>
+    <p class="muted" id="per-minute-legend">Deliveries per minute:<span class="swatch swatch-succeeded"></span>succeeded<span class="swatch swatch-failed"></span>failed<span class="swatch swatch-rate"></span>success rate (right axis)</p>
     <div id="per-minute"></div>
     <h3>Latency per endpoint <span class="muted">(attempt durations: <span class="swatch swatch-p50"></span>p50 <span class="swatch swatch-p95"></span>p95)</span></h3>
     <table id="latency-table">

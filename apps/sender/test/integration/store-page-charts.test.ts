@@ -150,6 +150,13 @@ describe("the store page's last hour charts in headless Chromium", () => {
     expect(await page.locator("#per-minute rect.bar-succeeded, #per-minute rect.bar-failed").count()).toBe(
       now.minutes.filter((m) => m.succeeded > 0).length + now.minutes.filter((m) => m.failed > 0).length,
     );
+    // Each minute with attempts has its success rate drawn, at the height of its rate.
+    const withAttempts = now.minutes.filter((minute) => minute.attempts > 0);
+    expect(await page.locator("#per-minute circle.rate-point").count()).toBe(withAttempts.length);
+    for (const minute of withAttempts)
+      expect(
+        await page.locator(`#per-minute circle.rate-point[data-start="${minute.start}"] title`).textContent(),
+      ).toContain(`${Math.round((minute.succeeded / minute.attempts) * 1000) / 10} % succeeded`);
     expect(await page.locator("#per-minute svg > title").textContent()).toContain(
       `${2 * plants} attempts, ${plants} succeeded, ${plants} failed`,
     );
