@@ -26,7 +26,8 @@ function parse<T extends z.ZodType>(schema: T, value: unknown, what: string): z.
 
 /**
  * What the store page needs beyond the CRUD routes: each endpoint's health (status, failing since,
- * success rate over a window) and a secret rotation that generates the new secret server-side.
+ * success rate over a window), the charts' attempts per minute and latencies, and a secret rotation that
+ * generates the new secret server-side.
  */
 export function addOperatorRoutes(admin: Router, outbox: Outbox): void {
   admin.get("/endpoint-health", async (ctx) => {
