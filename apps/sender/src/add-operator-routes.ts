@@ -3,6 +3,7 @@ import { MAX_ENDPOINT_SECRETS, type Outbox, TooManySecretsError } from "@plant-s
 import { z } from "zod";
 import { AdminError, invalidInput, notFound } from "./admin-error.js";
 import { IdSchema } from "./admin-inputs.js";
+import { deliveryStatsWindow, presentDeliveryStats } from "./delivery-stats.js";
 import { formatZodError } from "./format-zod-error.js";
 import { presentEndpoint } from "./present.js";
 import { scopeOf } from "./principal.js";
@@ -10,6 +11,11 @@ import { scopeOf } from "./principal.js";
 /** The store page's success rate is over the last hour unless asked otherwise; at most a week back. */
 const EndpointHealthQuerySchema = z.strictObject({
   windowMinutes: z.coerce.number().int().min(1).max(10_080).default(60),
+});
+
+/** The store page's charts: the last hour unless asked otherwise; at most a day (its cost grows with the attempts). */
+const DeliveryStatsQuerySchema = z.strictObject({
+  windowMinutes: z.coerce.number().int().min(1).max(1440).default(60),
 });
 
 function parse<T extends z.ZodType>(schema: T, value: unknown, what: string): z.infer<T> {
@@ -20,7 +26,8 @@ function parse<T extends z.ZodType>(schema: T, value: unknown, what: string): z.
 
 /**
  * What the store page needs beyond the CRUD routes: each endpoint's health (status, failing since,
- * success rate over a window) and a secret rotation that generates the new secret server-side.
+ * success rate over a window), the charts' attempts per minute and latencies, and a secret rotation that
+ * generates the new secret server-side.
  */
 export function addOperatorRoutes(admin: Router, outbox: Outbox): void {
   admin.get("/endpoint-health", async (ctx) => {
@@ -53,6 +60,14 @@ export function addOperatorRoutes(admin: Router, outbox: Outbox): void {
         };
       }),
     };
+  });
+
+  // Charts: attempts per minute and each endpoint's latency, in the caller's scope.
+  admin.get("/delivery-stats", async (ctx) => {
+    const { windowMinutes } = parse(DeliveryStatsQuerySchema, ctx.query, "query");
+    const window = deliveryStatsWindow(new Date(), windowMinutes);
+    const timeline = await outbox.attemptTimeline(window.since, scopeOf(ctx));
+    ctx.body = presentDeliveryStats(timeline, window, windowMinutes);
   });
 
   // Rotation without a secret ever typed into a browser, as `endpoints rotate-secret` does it: the store

@@ -23,6 +23,22 @@ const STYLE = `
   #status[data-state="error"] { color: #b71c1c; }
   form { margin: .5rem 0; }
   #subscribe-types { width: 16rem; }
+  /* Last hour charts (GET /delivery-stats). */
+  #per-minute svg { width: 100%; height: auto; max-height: 15rem; display: block; }
+  .chart-axis { stroke: #99a899; stroke-width: 1; }
+  .chart-label { font-size: 11px; fill: #555; }
+  .bar-succeeded { fill: #5f9e63; }
+  .bar-failed { fill: #d0534c; }
+  .rate-line { fill: none; stroke: #1b2a1b; stroke-width: 1.5; stroke-dasharray: 4 2; }
+  .rate-point { fill: #1b2a1b; }
+  .latency-p50 { fill: #7a9cc6; }
+  .latency-p95 { fill: #2f5d94; }
+  .swatch { display: inline-block; width: .7rem; height: .7rem; border-radius: .15rem; margin: 0 .25rem 0 .6rem; vertical-align: -.05rem; }
+  .swatch-succeeded { background: #5f9e63; } .swatch-failed { background: #d0534c; }
+  .swatch-rate { background: #1b2a1b; height: .15rem; vertical-align: .2rem; }
+  .swatch-p50 { background: #7a9cc6; } .swatch-p95 { background: #2f5d94; }
+  #success-rate { font-size: 1.05rem; }
+  td.latency-bars svg { width: 14rem; height: 1.1rem; display: block; }
 `;
 
 /**
@@ -284,6 +300,122 @@ const SCRIPT = String.raw`
     if (ids.indexOf(chosen) >= 0) select.value = chosen;
   }
 
+  // ---- Last hour charts (GET /delivery-stats) ----
+  // Drawn as SVG with DOM calls only (createElementNS, setAttribute, textContent): no markup from data,
+  // no style attributes (the page's CSP allows only its own stylesheet; classes carry the colours).
+  var SVG_NS = "http://www.w3.org/2000/svg";
+  var chartsShown = null;
+  function svgEl(tag, attrs, children) {
+    var node = document.createElementNS(SVG_NS, tag);
+    if (attrs) Object.keys(attrs).forEach(function (name) {
+      if (name === "text") node.textContent = show(attrs.text);
+      else node.setAttribute(name, String(attrs[name]));
+    });
+    (children || []).forEach(function (child) { if (child) node.appendChild(child); });
+    return node;
+  }
+  function clock(iso) { return new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }); }
+  function percent(rate) { return Math.round(rate * 1000) / 10 + " %"; }
+
+  // Stacked bars, one slot per minute (the API answers every minute of the window): succeeded at the
+  // bottom, failed above; the left axis runs from 0 to the busiest minute. Over them, each minute's
+  // success rate (minutes with attempts only) against the right axis, 0 to 100 %.
+  function perMinuteChart(stats) {
+    var W = 720, H = 200, left = 44, right = 40, top = 10, bottom = 34;
+    var plotW = W - left - right, plotH = H - top - bottom;
+    var minutes = stats.minutes;
+    var most = minutes.reduce(function (m, minute) { return Math.max(m, minute.attempts); }, 0);
+    var slot = plotW / minutes.length;
+    var scale = most === 0 ? 0 : plotH / most;
+    var chart = svgEl("svg", { viewBox: "0 0 " + W + " " + H, role: "img", "aria-labelledby": "per-minute-title", "data-max": most }, [
+      svgEl("title", { id: "per-minute-title", text: "Deliveries per minute, last " + stats.windowMinutes + " minutes: " +
+        stats.attempts + " attempts, " + stats.succeeded + " succeeded, " + (stats.attempts - stats.succeeded) + " failed" }),
+      svgEl("line", { "class": "chart-axis", x1: left, y1: top + plotH, x2: left + plotW, y2: top + plotH }),
+      svgEl("line", { "class": "chart-axis", x1: left, y1: top, x2: left, y2: top + plotH }),
+      svgEl("text", { "class": "chart-label y-max", x: left - 4, y: top + 8, "text-anchor": "end", text: most }),
+      svgEl("text", { "class": "chart-label", x: left - 4, y: top + plotH, "text-anchor": "end", text: "0" }),
+      svgEl("text", { "class": "chart-label", x: 10, y: top + plotH / 2, "text-anchor": "middle",
+        transform: "rotate(-90 10 " + (top + plotH / 2) + ")", text: "attempts / min" }),
+      svgEl("text", { "class": "chart-label", x: left + plotW / 2, y: H - 2, "text-anchor": "middle", text: "minute (local time)" }),
+      svgEl("line", { "class": "chart-axis", x1: left + plotW, y1: top, x2: left + plotW, y2: top + plotH }),
+      svgEl("text", { "class": "chart-label", x: left + plotW + 4, y: top + 8, text: "100 %" }),
+      svgEl("text", { "class": "chart-label", x: left + plotW + 4, y: top + plotH, text: "0 %" }),
+    ]);
+    var rates = [];
+    minutes.forEach(function (minute, index) {
+      var x = left + index * slot;
+      var ok = minute.succeeded * scale, failed = minute.failed * scale;
+      var bar = svgEl("g", { "class": "minute", "data-start": minute.start, "data-attempts": minute.attempts,
+        "data-succeeded": minute.succeeded, "data-failed": minute.failed }, [
+        svgEl("title", { text: clock(minute.start) + ": " + (minute.attempts
+          ? minute.attempts + " attempts, " + minute.succeeded + " succeeded, " + minute.failed + " failed"
+          : "no attempts") }),
+        // A transparent slot the height of the plot, so every minute has something to hover.
+        svgEl("rect", { x: x, y: top, width: slot, height: plotH, fill: "transparent" }),
+        minute.succeeded ? svgEl("rect", { "class": "bar-succeeded", x: x + 1, y: top + plotH - ok, width: Math.max(slot - 2, 1), height: ok }) : null,
+        minute.failed ? svgEl("rect", { "class": "bar-failed", x: x + 1, y: top + plotH - ok - failed, width: Math.max(slot - 2, 1), height: failed }) : null,
+      ]);
+      chart.appendChild(bar);
+      if (minute.attempts) rates.push({ minute: minute, x: x + slot / 2, y: top + plotH * (1 - minute.succeeded / minute.attempts) });
+      // A time under every 15th minute and the last.
+      if (index % 15 === 0 || index === minutes.length - 1)
+        chart.appendChild(svgEl("text", { "class": "chart-label x-tick", x: x + slot / 2, y: top + plotH + 14, "text-anchor": "middle", text: clock(minute.start) }));
+    });
+    // Drawn last, over the bars; a point per minute, so a lone minute still shows.
+    chart.appendChild(svgEl("g", { "class": "success-rate-line" }, [
+      svgEl("title", { text: "Success rate per minute" }),
+      rates.length > 1 ? svgEl("polyline", { "class": "rate-line", points: rates.map(function (p) { return p.x + "," + p.y; }).join(" ") }) : null,
+    ].concat(rates.map(function (p) {
+      return svgEl("circle", { "class": "rate-point", cx: p.x, cy: p.y, r: 2.5, "data-start": p.minute.start }, [
+        svgEl("title", { text: clock(p.minute.start) + ": " + percent(p.minute.succeeded / p.minute.attempts) + " succeeded" }),
+      ]);
+    }))));
+    return chart;
+  }
+
+  // p50 and p95 of one endpoint as two bars against the slowest p95 shown.
+  function latencyBars(entry, slowest) {
+    var W = 200, H = 16;
+    var width = function (ms) { return slowest === 0 ? 0 : Math.max((ms / slowest) * W, 1); };
+    return svgEl("svg", { viewBox: "0 0 " + W + " " + H, role: "img", "aria-label": "p50 " + entry.p50Ms + " ms, p95 " + entry.p95Ms + " ms" }, [
+      svgEl("title", { text: "Endpoint " + entry.endpointId + ": p50 " + entry.p50Ms + " ms, p95 " + entry.p95Ms + " ms" }),
+      svgEl("rect", { "class": "latency-p95", x: 0, y: 2, width: width(entry.p95Ms), height: 12 }),
+      svgEl("rect", { "class": "latency-p50", x: 0, y: 5, width: width(entry.p50Ms), height: 6 }),
+    ]);
+  }
+
+  function latencyRow(item) {
+    var entry = item.entry;
+    return el("tr", { "data-latency-endpoint": entry.endpointId }, [
+      el("td", { text: entry.endpointId }),
+      el("td", { className: "latency-attempts", text: entry.attempts }),
+      el("td", { className: "p50", text: entry.p50Ms + " ms" }),
+      el("td", { className: "p95", text: entry.p95Ms + " ms" }),
+      el("td", { className: "latency-bars" }, [latencyBars(entry, item.slowest)]),
+    ]);
+  }
+
+  function drawCharts(stats) {
+    // Redrawn only when the numbers changed (until moves every poll; the buckets rarely do).
+    var shown = JSON.stringify([stats.minutes, stats.endpoints]);
+    if (shown === chartsShown) return;
+    chartsShown = shown;
+    $("success-rate").dataset.rate = stats.successRate === null ? "" : String(stats.successRate);
+    $("success-rate").textContent = stats.successRate === null ? "Success rate: no attempts in the last hour."
+      : "Success rate: " + percent(stats.successRate) + " (" + stats.succeeded + " of " + stats.attempts + " attempts succeeded, " +
+        (stats.attempts - stats.succeeded) + " failed)";
+    $("per-minute").replaceChildren(perMinuteChart(stats));
+    var slowest = stats.endpoints.reduce(function (m, entry) { return Math.max(m, entry.p95Ms); }, 0);
+    sync($("latency"), stats.endpoints.map(function (entry) { return { entry: entry, slowest: slowest }; }),
+      function (item) { return "l" + item.entry.endpointId; }, latencyRow);
+    $("no-latency").hidden = stats.endpoints.length > 0;
+  }
+
+  function refreshCharts() {
+    return api("GET", "/delivery-stats?windowMinutes=60").then(drawCharts);
+  }
+  // ---- end of the last hour charts ----
+
   function poll() {
     if (!session()) return Promise.resolve();
     if (polling) return Promise.resolve();
@@ -295,6 +427,7 @@ const SCRIPT = String.raw`
       api("GET", "/endpoint-health"),
       api("GET", "/deliveries?limit=50" + (filter ? "&status=" + encodeURIComponent(filter) : "") +
         (eventType ? "&eventType=" + encodeURIComponent(eventType) : "")),
+      refreshCharts(),
     ])
       .then(function (answers) {
         latest = { endpoints: answers[0].endpoints, health: answers[1].endpoints, deliveries: answers[2].deliveries };
@@ -407,6 +540,20 @@ const BODY = `
 <div id="main" hidden>
   <p><button type="button" id="sign-out">Sign out</button></p>
   <p id="notice" hidden></p>
+  <!-- Last hour charts (GET /delivery-stats), drawn by the script. -->
+  <section id="last-hour" aria-labelledby="last-hour-title">
+    <h2 id="last-hour-title">Last hour</h2>
+    <p id="success-rate">Loading…</p>
+    <p class="muted" id="per-minute-legend">Deliveries per minute:<span class="swatch swatch-succeeded"></span>succeeded<span class="swatch swatch-failed"></span>failed<span class="swatch swatch-rate"></span>success rate (right axis)</p>
+    <div id="per-minute"></div>
+    <h3>Latency per endpoint <span class="muted">(attempt durations: <span class="swatch swatch-p50"></span>p50 <span class="swatch swatch-p95"></span>p95)</span></h3>
+    <table id="latency-table">
+      <thead><tr><th>Endpoint</th><th>Attempts</th><th>p50</th><th>p95</th><th></th></tr></thead>
+      <tbody id="latency"></tbody>
+    </table>
+    <p id="no-latency" class="muted">No attempt in the last hour.</p>
+  </section>
+  <!-- End of the last hour charts. -->
   <h2>Endpoints</h2>
   <table>
     <thead><tr><th>Id</th><th>URL</th><th>Status</th><th>Failing since</th><th>Success, last hour</th><th>Secrets</th><th>Event types</th><th></th></tr></thead>

@@ -1,5 +1,6 @@
 export type { AttemptEvent } from "./attempt-event.js";
 export type { AttemptResult } from "./attempt-result.js";
+export type { AttemptMinute, AttemptTimeline, EndpointLatency } from "./attempt-timeline.js";
 export {
   type AesGcmCipherOptions,
   createAesGcmCipher,

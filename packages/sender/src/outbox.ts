@@ -1,5 +1,6 @@
 import type { AttemptOutcome } from "./attempt-outcome.js";
 import type { AttemptResult } from "./attempt-result.js";
+import type { AttemptTimeline } from "./attempt-timeline.js";
 import type { RetryPolicy } from "./create-retry-policy.js";
 
 /** A subscribed receiver. `secrets` holds every active signing secret (several during rotation). */
@@ -460,6 +461,13 @@ export interface Outbox<Events extends EventMap = EventMap> {
   /** Calls `listener` when new work may be due (this process, or all processes on PostgreSQL). */
   onWork(listener: () => void): () => void;
   close(): Promise<void>;
+
+  /**
+   * Charts: attempts started at or after `since`, per minute (attempts, 2xx answers) and per endpoint
+   * (p50 and p95 of their durations), in the scope. Its cost grows with the attempts in the window:
+   * meant for windows of up to a day. Attempts removed by retention are not counted.
+   */
+  attemptTimeline(since: Date, scope?: SubscriberScope): Promise<AttemptTimeline>;
 }
 
 /** The PostgreSQL channel every outbox `LISTEN`s on and `NOTIFY`s when work is queued. */

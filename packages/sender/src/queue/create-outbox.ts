@@ -9,6 +9,7 @@ import type { Driver } from "./driver.js";
 import type { Operation } from "./operation.js";
 import { addEndpoint } from "./operations/add-endpoint.js";
 import { addSubscriber } from "./operations/add-subscriber.js";
+import { attemptTimeline } from "./operations/attempt-timeline.js";
 import { authenticateSubscriber } from "./operations/authenticate-subscriber.js";
 import { claimDue } from "./operations/claim-due.js";
 import { endpointStats } from "./operations/endpoint-stats.js";
@@ -136,5 +137,6 @@ export function createOutbox<Join>(
     sweep: (options) => write((ctx) => sweepFinished(ctx, options)),
     onWork: (listener) => driver.onWork(listener),
     close: () => driver.close(),
+    attemptTimeline: (since, scope) => read(() => attemptTimeline(since, scope)),
   };
 }
