@@ -197,6 +197,7 @@ const SCRIPT = String.raw`
       el("td", {}, [
         el("span", { className: "state state-" + endpoint.status, text: endpoint.status }),
         endpoint.verified ? null : el("span", { className: "state state-unverified", text: "unverified" }),
+        endpoint.rateLimit === null ? null : el("div", { className: "muted rate-limit", text: "at most " + endpoint.rateLimit + "/s" }),
         reason ? el("div", { className: "muted reason", text: reason, max: 300 }) : null,
       ]),
       el("td", { className: "failing", text: endpoint.failingSince ? when(endpoint.failingSince) : "—" }),
@@ -287,6 +288,7 @@ const SCRIPT = String.raw`
     $("no-deliveries").hidden = latest.deliveries.length > 0;
     chooseEndpoint($("replay-endpoint"));
     chooseEndpoint($("subscribe-endpoint"));
+    chooseEndpoint($("rate-endpoint"));
   }
 
   // A select of the endpoints, rebuilt only when they change, keeping the one chosen.
@@ -495,6 +497,17 @@ const SCRIPT = String.raw`
       notice("Endpoint " + id + " now receives " + (data.endpoint.eventTypes === null ? "every event type" : data.endpoint.eventTypes.join(", ")) + ".");
     });
   });
+  // A whole number of deliveries a second; empty: no limit (null). The store checks the range.
+  $("rate").addEventListener("submit", function (event) {
+    event.preventDefault();
+    var id = $("rate-endpoint").value;
+    var text = $("rate-limit").value.trim();
+    act($("rate-button"), "PATCH", "/endpoints/" + id, { rateLimit: text === "" ? null : Number(text) }, function (data) {
+      notice(data.endpoint.rateLimit === null
+        ? "Endpoint " + id + " has no rate limit."
+        : "Endpoint " + id + " is sent at most " + data.endpoint.rateLimit + " deliveries a second.");
+    });
+  });
   $("replay").addEventListener("submit", function (event) {
     event.preventDefault();
     var since = new Date($("replay-since").value);
@@ -565,6 +578,12 @@ const BODY = `
     receives <input id="subscribe-types" type="text" autocomplete="off" placeholder="every event type">
     <button type="submit" id="subscribe-button">Save</button>
     <span class="muted">Event types, comma-separated (this store's: ${EVENT_TYPES.join(", ")}; a trailing * matches a prefix); empty: every event type.</span>
+  </form>
+  <form id="rate">
+    Endpoint <select id="rate-endpoint"></select>
+    at most <input id="rate-limit" type="number" min="1" max="10000" step="1" placeholder="no limit"> deliveries a second
+    <button type="submit" id="rate-button">Save</button>
+    <span class="muted">By every worker together, with a burst of a fifth of it; empty: no limit.</span>
   </form>
   <form id="replay">
     Replay to endpoint <select id="replay-endpoint"></select>

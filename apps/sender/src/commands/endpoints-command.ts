@@ -3,7 +3,7 @@ import { MAX_ENDPOINT_SECRETS, SubscriberNotFoundError, TooManySecretsError } fr
 import { generateWebhookSecret, WebhookSecretSchema } from "@plant-store/types";
 import { Argument, Command, Option } from "commander";
 import { z } from "zod";
-import { AddEndpointInputSchema, EventTypesSchema, IdSchema } from "../admin-inputs.js";
+import { AddEndpointInputSchema, EventTypesSchema, IdSchema, RateLimitSchema } from "../admin-inputs.js";
 import { BooleanSetting } from "../boolean-setting.js";
 import { MAX_ENDPOINTS } from "../max-endpoints.js";
 import { parseConfig } from "../parse-config.js";
@@ -25,8 +25,17 @@ const SetSecretsFlags = z.strictObject({
 const SetTokenFlags = z.strictObject({ token: AddEndpointInputSchema.shape.token });
 /** Keyed like the flags, so a problem names --event-type (PLANT_STORE_EVENT_TYPE) and which value. */
 const EventTypeFlag = EventTypesSchema.unwrap().optional();
+/** `--rate-limit <n>`: a whole number of deliveries a second, read from text. */
+const RateLimitFlag = z.coerce.number().pipe(RateLimitSchema.unwrap());
 const AddFlags = AddEndpointInputSchema.pick({ url: true, token: true, secret: true }).extend({
   eventType: EventTypeFlag,
+  rateLimit: RateLimitFlag.optional(),
+});
+/** commander gives `--no-rate-limit` as `rateLimit: false`: no limit. */
+const SetRateLimitFlags = z.strictObject({
+  rateLimit: z.union([z.literal(false), RateLimitFlag], {
+    error: "give --rate-limit <n> (a whole number of deliveries a second, 1 to 10000) or --no-rate-limit",
+  }),
 });
 const SetEventTypesFlags = z
   .strictObject({ eventType: EventTypeFlag, allEventTypes: BooleanSetting })
@@ -42,6 +51,13 @@ const SetEventTypesFlags = z
 function collectList(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), ...value.split(",").map((secret) => secret.trim())];
 }
+
+/** `--rate-limit <n>`, deliveries a second at most. */
+const rateLimitOption = () =>
+  new Option(
+    "--rate-limit <n>",
+    "at most this many deliveries a second, by every worker together (a burst of a fifth of it)",
+  ).env("PLANT_STORE_RATE_LIMIT");
 
 /** `--event-type`, repeatable; `PLANT_STORE_EVENT_TYPE` may hold several, comma-separated. */
 const eventTypeOption = (description: string) =>
@@ -60,6 +76,7 @@ interface AddOptions extends StoreOptions {
   subscriber?: string;
   secret?: string;
   eventType?: string[];
+  rateLimit?: string;
 }
 interface SetEventTypesOptions extends StoreOptions {
   eventType?: string[];
@@ -89,6 +106,7 @@ export function endpointsCommand(): Command {
         "the subscriber it belongs to (sent nothing until it passes the handshake: POST /endpoints/{id}/verify); none: the operator's",
       ).env("PLANT_STORE_SUBSCRIBER"),
     )
+    .addOption(rateLimitOption())
     .addOption(dbOption())
     .addOption(encryptionKeyFileOption())
     .addOption(jsonOption())
@@ -98,6 +116,7 @@ export function endpointsCommand(): Command {
         token: opts.token,
         ...(opts.secret ? { secret: opts.secret } : {}),
         ...(opts.eventType ? { eventType: opts.eventType } : {}),
+        ...(opts.rateLimit === undefined ? {} : { rateLimit: opts.rateLimit }),
       });
       // Keyed like the flag, so a problem names --subscriber (PLANT_STORE_SUBSCRIBER).
       const { subscriber } = parseConfig(z.object({ subscriber: IdSchema.optional() }), {
@@ -117,6 +136,7 @@ export function endpointsCommand(): Command {
             token: input.token,
             secrets: [input.secret ?? (generated as string)],
             eventTypes: input.eventType ?? null,
+            rateLimit: input.rateLimit ?? null,
             subscriberId: subscriber ?? null,
           })
           .catch((error: unknown) => {
@@ -237,6 +257,31 @@ export function endpointsCommand(): Command {
           opts.json,
           { endpoint: presentEndpoint(endpoint) },
           `Endpoint #${endpoint.id} now signs with ${endpoint.secrets.length} secret${endpoint.secrets.length === 1 ? "" : "s"}`,
+        );
+      });
+    });
+  endpoints
+    .command("set-rate-limit")
+    .description("Limit the deliveries a second started to an endpoint, by every worker together, or lift it")
+    .addArgument(new Argument("<id>", "endpoint id"))
+    .addOption(rateLimitOption())
+    .addOption(new Option("--no-rate-limit", "lift the endpoint's limit"))
+    .addOption(dbOption())
+    .addOption(encryptionKeyFileOption())
+    .addOption(jsonOption())
+    .action(async (id: string, opts: StoreOptions & { rateLimit?: string | false }) => {
+      const endpointId = parseConfig(IdSchema, id);
+      const input = parseConfig(SetRateLimitFlags, { rateLimit: opts.rateLimit });
+      await withStore(opts, async ({ outbox }) => {
+        const rateLimit = input.rateLimit === false ? null : input.rateLimit;
+        const endpoint = await outbox.updateEndpoint(endpointId, { rateLimit });
+        if (!endpoint) throw new NotFoundError(`No endpoint ${id}`);
+        print(
+          opts.json,
+          { endpoint: presentEndpoint(endpoint) },
+          endpoint.rateLimit === null
+            ? `Endpoint #${endpoint.id} has no rate limit`
+            : `Endpoint #${endpoint.id} is sent at most ${endpoint.rateLimit} deliveries a second`,
         );
       });
     });

@@ -493,6 +493,29 @@ describe("the admin API, checked against admin-openapi.json", () => {
     expectDocumented("post", "/endpoints/{id}/rotate-secret", anonymous.status, anonymous.body);
   });
 
+  it("sets, changes and lifts an endpoint's rate limit on POST and PATCH, refusing what it cannot keep", async () => {
+    const added = await call("POST", "/endpoints", {
+      url: "https://limited.example/hook",
+      token: "tok-r",
+      rateLimit: 50,
+    });
+    expectDocumented("post", "/endpoints", added.status, added.body);
+    expect(added.body.endpoint.rateLimit).toBe(50);
+    const { id } = added.body.endpoint;
+    const changed = await call("PATCH", `/endpoints/${id}`, { rateLimit: 5 });
+    expectDocumented("patch", "/endpoints/{id}", changed.status, changed.body);
+    expect(changed.body.endpoint.rateLimit).toBe(5);
+    expect((await call("PATCH", `/endpoints/${id}`, { rateLimit: null })).body.endpoint.rateLimit).toBeNull();
+    for (const rateLimit of [0, 2.5, 10_001, "50"]) {
+      const refused = await call("PATCH", `/endpoints/${id}`, { rateLimit });
+      expect(refused.status, String(rateLimit)).toBe(400);
+      expectDocumented("patch", "/endpoints/{id}", refused.status, refused.body);
+      expect(refused.body.message).toContain("rateLimit");
+    }
+    expect((await call("GET", `/endpoints/${id}`)).body.endpoint.rateLimit).toBeNull();
+    await call("DELETE", `/endpoints/${id}`);
+  });
+
   it("subscribes endpoints to the store's event types on POST and PATCH, shows them, and filters deliveries by type", async () => {
     const added = await call("POST", "/endpoints", {
       url: "https://subscribed.example/hook",

@@ -93,6 +93,24 @@ describe("plant-store endpoints: refused input", () => {
     expect(added.endpoint.eventTypes).toEqual(["newPlant", "new*"]);
   });
 
+  it("sets an endpoint's rate limit with --rate-limit and lifts it with set-rate-limit --no-rate-limit, refusing 0 with exit 2", async () => {
+    const refused = await runCli([
+      ...["endpoints", "add", "https://limited.example/hook", "--token", "tok", "--rate-limit", "0"],
+      ...["--db", db],
+    ]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("--rate-limit (PLANT_STORE_RATE_LIMIT)");
+    const added = await cliJson<{ endpoint: { id: number; rateLimit: number | null } }>([
+      ...["endpoints", "add", "https://limited.example/hook", "--token", "tok", "--rate-limit", "25"],
+      ...["--db", db],
+    ]);
+    expect(added.endpoint.rateLimit).toBe(25);
+    const lifted = await cliJson<{ endpoint: { rateLimit: number | null } }>([
+      ...["endpoints", "set-rate-limit", String(added.endpoint.id), "--no-rate-limit", "--db", db],
+    ]);
+    expect(lifted.endpoint.rateLimit).toBeNull();
+  });
+
   it("accepts every visible ASCII character in a token", async () => {
     const every = Array.from({ length: 0x7e - 0x21 + 1 }, (_, i) => String.fromCharCode(0x21 + i)).join("");
     const result = await runCli(["endpoints", "set-token", "1", "--token", every, "--db", db]);

@@ -280,4 +280,28 @@ describe("the store page in headless Chromium", () => {
       .waitFor();
     await context.close();
   });
+
+  it("sets and lifts an endpoint's rate limit from the page", async () => {
+    const { endpoint } = await admin<{ endpoint: { id: number } }>("POST", "/endpoints", {
+      url: `${receiverUrl}?limited`,
+      token: "receiver-token",
+    });
+    const { code } = await admin<{ code: string }>("POST", "/login-codes");
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${store.url}/#code=${code}`);
+    await page.locator(`#rate-endpoint option[value="${endpoint.id}"]`).waitFor({ state: "attached" });
+    await page.selectOption("#rate-endpoint", String(endpoint.id));
+    await page.fill("#rate-limit", "7");
+    await page.click("#rate-button");
+    const row = page.locator(`tr[data-endpoint-id="${endpoint.id}"]`);
+    await row.locator(".rate-limit", { hasText: "at most 7/s" }).waitFor();
+    const shown = await admin<{ endpoint: { rateLimit: number | null } }>("GET", `/endpoints/${endpoint.id}`);
+    expect(shown.endpoint.rateLimit).toBe(7);
+    await page.fill("#rate-limit", "");
+    await page.click("#rate-button");
+    await page.locator("#notice", { hasText: `Endpoint ${endpoint.id} has no rate limit.` }).waitFor();
+    await row.locator(".rate-limit").waitFor({ state: "detached" });
+    await context.close();
+  });
 });
