@@ -16,6 +16,10 @@ export async function populateOutbox(input: {
   plants: number;
   /** Plants added at once (PostgreSQL: one pool connection each). Default 1. */
   concurrency?: number;
+  /** Every plant keyed, round robin over this many ordering keys. Default: none keyed. */
+  orderingKeys?: number;
+  /** Each endpoint's rate limit (deliveries a second). Default: none. */
+  rateLimit?: number;
 }): Promise<void> {
   const { sender, target } = input;
   const outbox: BenchOutbox = target.startsWith("postgres")
@@ -27,12 +31,15 @@ export async function populateOutbox(input: {
         url: `${input.receiverUrl}?endpoint=${i}`,
         token: input.credentials.token,
         secrets: [input.credentials.secret],
+        ...(input.rateLimit === undefined ? {} : { rateLimit: input.rateLimit }),
       });
     }
     let next = 0;
     const lane = async () => {
       while (next < input.plants) {
-        await enqueuePlant(outbox, next++);
+        const index = next++;
+        const keys = input.orderingKeys;
+        await enqueuePlant(outbox, index, keys === undefined ? undefined : `key-${index % keys}`);
       }
     };
     await Promise.all(Array.from({ length: input.concurrency ?? 1 }, lane));

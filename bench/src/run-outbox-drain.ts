@@ -18,6 +18,10 @@ export interface OutboxDrainInput {
   target?: string;
   /** Plants added at once while filling (PostgreSQL: one pool connection each). Default 1. */
   fillConcurrency?: number;
+  /** Every plant keyed, round robin over this many ordering keys. */
+  orderingKeys?: number;
+  /** Each endpoint's rate limit (deliveries a second). */
+  rateLimit?: number;
   /** Worker processes sharing the outbox. Default 1. */
   workers?: number;
   concurrency: number;
@@ -46,6 +50,8 @@ export async function runOutboxDrain(input: OutboxDrainInput): Promise<DrainResu
     endpoints: input.endpoints,
     plants: input.plants,
     ...(input.fillConcurrency === undefined ? {} : { concurrency: input.fillConcurrency }),
+    ...(input.orderingKeys === undefined ? {} : { orderingKeys: input.orderingKeys }),
+    ...(input.rateLimit === undefined ? {} : { rateLimit: input.rateLimit }),
   });
   const workers: BenchProcess[] = [];
   try {

@@ -1,6 +1,7 @@
 import type { Scenario } from "../scenario.js";
 import { backlog } from "./backlog.js";
 import { cliStart } from "./cli-start.js";
+import { deliveryControl } from "./delivery-control.js";
 import { e2eLatency } from "./e2e-latency.js";
 import { endpointHealth } from "./endpoint-health.js";
 import { fanout } from "./fanout.js";
@@ -22,6 +23,7 @@ export const scenarios: readonly Scenario[] = [
   postgresScale,
   senderDrain,
   senderIngest,
+  deliveryControl,
   endpointHealth,
   cliStart,
 ];
