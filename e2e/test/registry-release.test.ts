@@ -22,7 +22,12 @@ import { startVerdaccio, type TestRegistry } from "./fixtures/start-verdaccio.js
 // The release as a maintainer runs it (CONTRIBUTING: `changeset version`, then `pnpm release`, which
 // builds and runs `changeset publish`), on a copy of the workspace, against a real registry
 // (verdaccio on loopback); then a stranger installs what was published, by version, with plain npm.
-// Both releases take most of this file's time: `pnpm release` builds the published packages each time.
+// The first release is `pnpm release` whole, build included, which takes most of this file's time. The
+// second reuses that build: `changeset version` changes each package.json's version, which turbo hashes
+// whole (it has no way to leave one field out), so `pnpm release` would rebuild every package from the
+// same sources (about a minute of a CI near its limit) to publish the same files. It runs what
+// `pnpm release` runs after its build, read from the script, once the copy shows that versioning
+// changed nothing a build reads.
 
 interface Packument {
   "dist-tags": Record<string, string>;
@@ -57,16 +62,42 @@ function releaseEnv(): NodeJS.ProcessEnv {
   };
 }
 
-async function releaseFromCopy(): Promise<void> {
+async function versionInCopy(): Promise<void> {
   await run(join(copy, "node_modules", ".bin", "changeset"), ["version"], { cwd: copy, env: releaseEnv() });
+}
+
+async function runInCopy(command: string, args: string[]): Promise<void> {
   try {
-    await run("pnpm", ["release"], { cwd: copy, env: releaseEnv(), maxBuffer: 64 * 1024 * 1024 });
+    await run(command, args, { cwd: copy, env: releaseEnv(), maxBuffer: 64 * 1024 * 1024 });
   } catch (error) {
     const { stdout, stderr } = error as { stdout?: string; stderr?: string };
     throw new Error(
-      `pnpm release failed:\n${stdout ?? ""}\n${stderr ?? ""}\nverdaccio:\n${registry.output()}`,
+      `${[command, ...args].join(" ")} failed:\n${stdout ?? ""}\n${stderr ?? ""}\nverdaccio:\n${registry.output()}`,
     );
   }
+}
+
+/** `pnpm release` is its build, then its publishing step: this one's arguments. */
+async function publishStepOfRelease(): Promise<string[]> {
+  const manifest = JSON.parse(await readFile(join(copy, "package.json"), "utf8")) as {
+    scripts: Record<string, string>;
+  };
+  const [build, publish, ...rest] = (manifest.scripts.release ?? "").split(" && ");
+  expect(build, "pnpm release builds first").toMatch(/^turbo run build /);
+  expect(rest, "pnpm release is a build and one publishing step").toStrictEqual([]);
+  return (publish ?? "").split(" ");
+}
+
+/** Files changed in the copy since its last commit. */
+async function changedInCopy(): Promise<string[]> {
+  const { stdout } = await run("git", ["status", "--porcelain", "--untracked-files=all"], {
+    cwd: copy,
+    env: gitEnv,
+  });
+  return stdout
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => line.slice(3));
 }
 
 async function versionsInCopy(): Promise<Record<PublishedPackageName, string>> {
@@ -138,7 +169,8 @@ describe("a release published to a registry (verdaccio), installed by version wi
   let readmeExamples: ReadmeExample[] = [];
 
   it("changeset version then pnpm release publish every published package at one version", async () => {
-    await releaseFromCopy();
+    await versionInCopy();
+    await runInCopy("pnpm", ["release"]);
     const versions = await versionsInCopy();
     first = versions["@plant-store/spec"];
     expect(Object.values(versions), "the fixed group shares one version").toStrictEqual(
@@ -203,11 +235,35 @@ describe("a release published to a registry (verdaccio), installed by version wi
   }, 300_000);
 
   it("a second release after a changeset naming one package moves all of them together", async () => {
+    // As a maintainer commits a release before the next: what the next versioning changes shows alone.
+    await run("git", ["add", "-A"], { cwd: copy, env: gitEnv });
+    await run("git", ["commit", "-q", "-m", "the first release"], { cwd: copy, env: gitEnv });
     await writeFile(
       join(copy, ".changeset", "registry-test-second-release.md"),
       '---\n"@plant-store/receiver": patch\n---\n\nA second release, from the registry test.\n',
     );
-    await releaseFromCopy();
+    await versionInCopy();
+    // Only versions, changelogs and the consumed changeset: the first release's build is this one's.
+    const versioned = await changedInCopy();
+    for (const { dir } of publishedPackages) expect(versioned).toContain(`${dir}/package.json`);
+    expect(
+      versioned.filter(
+        (file) => !file.startsWith(".changeset/") && !/(^|\/)(package\.json|CHANGELOG\.md)$/.test(file),
+      ),
+    ).toStrictEqual([]);
+    const { stdout: manifestDiff } = await run(
+      "git",
+      ["diff", "-U0", "--", "package.json", "*/package.json"],
+      {
+        cwd: copy,
+        env: gitEnv,
+      },
+    );
+    const manifestLines = manifestDiff.split("\n").filter((line) => /^[+-](?![+-]{2} )/.test(line));
+    expect(manifestLines.length).toBeGreaterThan(0);
+    expect(manifestLines.filter((line) => !/^[+-]\s*"version": "[^"]+",?$/.test(line))).toStrictEqual([]);
+    const [publishCommand = "", ...publishArgs] = await publishStepOfRelease();
+    await runInCopy(join(copy, "node_modules", ".bin", publishCommand), publishArgs);
     const second = bumpPatch(first);
     expect(await versionsInCopy()).toStrictEqual(
       Object.fromEntries(publishedPackages.map(({ name }) => [name, second])),
