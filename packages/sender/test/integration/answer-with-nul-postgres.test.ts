@@ -48,8 +48,10 @@ describe("a receiver answering with NUL bytes, recorded on PostgreSQL", () => {
       policy: createRetryPolicy({ schedule: "0,20ms", jitter: 0 }),
       ssrfGuard: createSsrfGuard({ allowPrivateTargets: true }),
       pollIntervalMs: 50,
-      // Short enough that a delivery whose attempt cannot be recorded would be claimed again here.
-      leaseMs: 1000,
+      // An attempt that cannot be recorded leaves its delivery pending for ever (the waits below time out)
+      // and sends it again at each lease's end. Long enough that a loaded machine taking over a second
+      // to record an attempt does not see its lease end first and send it a legitimate third time.
+      leaseMs: 10_000,
     });
     worker.start();
   }, 60_000);
