@@ -583,7 +583,7 @@ const BODY = `
     Endpoint <select id="rate-endpoint"></select>
     at most <input id="rate-limit" type="number" min="1" max="10000" step="1" placeholder="no limit"> deliveries a second
     <button type="submit" id="rate-button">Save</button>
-    <span class="muted">By every worker together, with a burst of a fifth of it; empty: no limit.</span>
+    <span class="muted">By every worker together, at most a second's worth at once; empty: no limit.</span>
   </form>
   <form id="replay">
     Replay to endpoint <select id="replay-endpoint"></select>

@@ -12,7 +12,7 @@ export interface Endpoint {
   status: EndpointStatus;
   /**
    * At most this many deliveries a second are started to it, by all the workers sharing the database
-   * together, with a burst of a fifth of it (at least 1); null: no limit.
+   * together: a second's worth at once at most, then that rate; null: no limit.
    */
   rateLimit: number | null;
   disabledReason: string | null;

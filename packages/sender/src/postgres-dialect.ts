@@ -95,7 +95,6 @@ export const postgresDialect: Dialect = {
     return sql`unnest(${join(arrays, ", ")}) WITH ORDINALITY AS ${raw(alias)}(${raw(names)})`;
   },
   least: (a, b) => sql`LEAST(${a}, ${b})`,
-  greatest: (a, b) => sql`GREATEST(${a}, ${b})`,
   subscribes: (eventTypes, eventType) =>
     sql`(${eventTypes} IS NULL OR EXISTS (SELECT 1 FROM json_array_elements_text(${eventTypes}::json) AS t(v)
       WHERE t.v = ${eventType} OR (right(t.v, 1) = '*' AND starts_with(${eventType}, left(t.v, -1)))))`,

@@ -65,7 +65,6 @@ export const sqliteDialect: Dialect = {
     return sql`(SELECT ${raw(picked)}, key + 1 AS n FROM json_each(${JSON.stringify(rows)})) AS ${raw(alias)}`;
   },
   least: (a, b) => sql`min(${a}, ${b})`,
-  greatest: (a, b) => sql`max(${a}, ${b})`,
   subscribes: (types, type) =>
     sql`(${types} IS NULL OR EXISTS (SELECT 1 FROM json_each(${types}) AS t WHERE t.value = ${type}
       OR (substr(t.value, -1) = '*' AND substr(${type}, 1, length(t.value) - 1) = substr(t.value, 1, length(t.value) - 1))))`,

@@ -56,7 +56,7 @@ function collectList(value: string, previous: string[] | undefined): string[] {
 const rateLimitOption = () =>
   new Option(
     "--rate-limit <n>",
-    "at most this many deliveries a second, by every worker together (a burst of a fifth of it)",
+    "at most this many deliveries a second, by every worker together (a second's worth at once at most)",
   ).env("PLANT_STORE_RATE_LIMIT");
 
 /** `--event-type`, repeatable; `PLANT_STORE_EVENT_TYPE` may hold several, comma-separated. */

@@ -53,8 +53,6 @@ export interface Dialect {
   subscribes(eventTypes: Sql, eventType: Sql): Sql;
   /** The smaller of two numbers (`LEAST`; SQLite's two-argument `min`). */
   least(a: Sql, b: Sql): Sql;
-  /** The larger of two numbers (`GREATEST`; SQLite's two-argument `max`). */
-  greatest(a: Sql, b: Sql): Sql;
   /** Serialises the transactions that take the same key until they end (one writer at a time on SQLite anyway). */
   lock(key: number): Operation<void>;
   /** Whether the table exists and has the column (schema upgrades). */

@@ -1,10 +1,12 @@
 import type { Dialect } from "./dialect.js";
 import { raw, type Sql, sql } from "./sql.js";
 
-/** A rate-limited endpoint `e`'s burst: a fifth of a second's deliveries, at least one. */
-function burst(dialect: Dialect): Sql {
-  return dialect.greatest(raw("1"), raw("(e.rate_limit + 4) / 5"));
-}
+/**
+ * A rate-limited endpoint `e`'s burst: one second's deliveries. Workers claim when woken and at each
+ * poll (once a second by default): a smaller bucket would overflow between two polls of an idle worker
+ * and hold the endpoint below its limit (a fifth of a second's worth gave 19 a second of 50 measured).
+ */
+const BURST = raw("e.rate_limit");
 
 /**
  * How many deliveries rate-limited endpoint `e` may start at `now` (a fraction: floor it): what its bucket
@@ -14,9 +16,8 @@ function burst(dialect: Dialect): Sql {
  * transaction, the endpoint's row held, so workers in every process share one bucket.
  */
 export function availableTokens(dialect: Dialect, now: Sql): Sql {
-  const full = burst(dialect);
   return dialect.least(
-    full,
-    sql`COALESCE(e.rate_tokens, ${full}) + (${now} - COALESCE(e.rate_at, ${now})) * e.rate_limit / 1000.0`,
+    BURST,
+    sql`COALESCE(e.rate_tokens, ${BURST}) + (${now} - COALESCE(e.rate_at, ${now})) * e.rate_limit / 1000.0`,
   );
 }
