@@ -1,3 +1,5 @@
+export type { OperationalEvent, OperationalEventType } from "@plant-store/types";
+export { OPERATIONAL_EVENT_TYPES } from "@plant-store/types";
 export type { AttemptEvent } from "./attempt-event.js";
 export type { AttemptResult } from "./attempt-result.js";
 export {

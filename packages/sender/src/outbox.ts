@@ -1,3 +1,4 @@
+import type { OperationalEvent } from "@plant-store/types";
 import type { AttemptOutcome } from "./attempt-outcome.js";
 import type { AttemptResult } from "./attempt-result.js";
 import type { RetryPolicy } from "./create-retry-policy.js";
@@ -237,6 +238,11 @@ export interface RecordedAttempt {
   retryInMs?: number;
   /** Why this attempt disabled the endpoint, when it did. */
   disabledEndpoint?: string;
+  /**
+   * The operational events this attempt caused (its endpoint started failing, was disabled, recovered;
+   * its delivery failed for good), each queued as an operational webhook in the record's transaction.
+   */
+  alerts?: OperationalEvent[];
 }
 
 /** What `recordAttempts` did: one result per report (in order; undefined where the delivery is gone), and what it claimed. */

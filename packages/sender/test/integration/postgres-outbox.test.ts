@@ -14,6 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { createRetryPolicy, createSsrfGuard, createWorker, type Outbox } from "../../src/index.js";
 import { createPostgresOutbox } from "../../src/postgres.js";
 import { createSqliteOutbox } from "../../src/sqlite.js";
+import { describeAlerts } from "../fixtures/alerts-suite.js";
 import { enqueuePlant } from "../fixtures/enqueue-plant.js";
 import { expectMigratedOutbox } from "../fixtures/expect-migrated-outbox.js";
 import { LEGACY_POSTGRES_SCHEMA, legacyRows } from "../fixtures/legacy-outbox.js";
@@ -46,6 +47,7 @@ const postgresFactory: OutboxFactory = {
 describeOutbox("PostgreSQL", postgresFactory);
 describeSubscribers("PostgreSQL", postgresFactory);
 describeOrdering("PostgreSQL", postgresFactory);
+describeAlerts("PostgreSQL", postgresFactory);
 
 describe("PostgreSQL outbox made at schema version 2 (event types)", () => {
   it("gains subscribers on open: every endpoint and message is the operator's and everyone's, and keeps working", async () => {

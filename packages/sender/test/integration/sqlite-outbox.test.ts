@@ -6,6 +6,7 @@ import { generateWebhookSecret, parseTraceparent } from "@plant-store/types";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { createSqliteOutbox } from "../../src/sqlite.js";
+import { describeAlerts } from "../fixtures/alerts-suite.js";
 import { enqueuePlant } from "../fixtures/enqueue-plant.js";
 import { expectMigratedOutbox } from "../fixtures/expect-migrated-outbox.js";
 import { LEGACY_SQLITE_SCHEMA, legacyRows } from "../fixtures/legacy-outbox.js";
@@ -28,6 +29,7 @@ const sqlite: OutboxFactory = {
 describeOutbox("SQLite", sqlite);
 describeSubscribers("SQLite", sqlite);
 describeOrdering("SQLite", sqlite);
+describeAlerts("SQLite", sqlite);
 
 describe("SQLite outbox made at schema version 2 (event types)", () => {
   it("gains subscribers on open: every endpoint and message is the operator's and everyone's, and keeps working", async () => {
