@@ -60,6 +60,7 @@ export {
   type AddEndpointInput,
   type AddedSubscriber,
   type AddSubscriberInput,
+  type AlertRecord,
   type AttemptOutcome,
   type AttemptRecord,
   type AttemptReport,

@@ -245,6 +245,14 @@ export interface RecordedAttempt {
   alerts?: OperationalEvent[];
 }
 
+/** An alert the outbox queued (an operational message), as `listAlerts` answers it. */
+export interface AlertRecord {
+  messageId: number;
+  webhookId: string;
+  createdAt: Date;
+  alert: OperationalEvent;
+}
+
 /** What `recordAttempts` did: one result per report (in order; undefined where the delivery is gone), and what it claimed. */
 export interface RecordResult {
   recorded: Array<RecordedAttempt | undefined>;
@@ -435,6 +443,11 @@ export interface Outbox<Events extends EventMap = EventMap> {
    * operator's "success rate over the last hour". Attempts removed by retention are not counted.
    */
   endpointStats(since: Date, scope?: SubscriberScope): Promise<EndpointAttemptStats[]>;
+  /**
+   * The alerts queued since `since` (endpoint failing, disabled, recovered; delivery failed), newest
+   * first, at most `limit` (500); in a subscriber's scope, its own endpoints' only.
+   */
+  listAlerts(since: Date, limit: number, scope?: SubscriberScope): Promise<AlertRecord[]>;
   /** Makes one delivery due now with a fresh schedule; undefined when there is none. */
   retryDelivery(id: number, scope?: SubscriberScope): Promise<DeliveryRecord | undefined>;
   /** Queues again every retained message enqueued since `since` for one endpoint; returns how many deliveries. */
