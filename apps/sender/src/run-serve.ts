@@ -1,5 +1,10 @@
 import type { AddressInfo } from "node:net";
-import { type AlertRaised, createHttpServer, type DeliveryAttempted, logPoolError } from "@plant-store/app-shell";
+import {
+  type AlertRaised,
+  createHttpServer,
+  type DeliveryAttempted,
+  logPoolError,
+} from "@plant-store/app-shell";
 import {
   createDeliveryClient,
   createRetryPolicy,

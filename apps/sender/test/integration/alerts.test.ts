@@ -46,13 +46,13 @@ describe("serve: alerts as operational webhooks", () => {
         return (await response.json()) as T;
       };
       const add = (path: string, eventTypes?: string[]) =>
-        admin<{ id: number }>("POST", "/endpoints", {
+        admin<{ endpoint: { id: number } }>("POST", "/endpoints", {
           url: `${receiver.url}${path}`,
           token: "receiver-token",
           secret,
           ...(eventTypes ? { eventTypes } : {}),
         });
-      const plants = await add("/plant/webhook");
+      const plants = (await add("/plant/webhook")).endpoint;
       await add("/all");
       await add("/ops", ["endpoint.*"]);
       await admin("POST", "/plants", { name: "Fern" });
