@@ -12,6 +12,12 @@ const EndpointHealthQuerySchema = z.strictObject({
   windowMinutes: z.coerce.number().int().min(1).max(10_080).default(60),
 });
 
+/** The store page's alerts: the last day's, at most 50 unless asked otherwise. */
+const AlertsQuerySchema = z.strictObject({
+  windowMinutes: z.coerce.number().int().min(1).max(10_080).default(1440),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+});
+
 function parse<T extends z.ZodType>(schema: T, value: unknown, what: string): z.infer<T> {
   const result = schema.safeParse(value);
   if (!result.success) throw invalidInput(formatZodError(`Invalid ${what}`, result.error));
@@ -52,6 +58,23 @@ export function addOperatorRoutes(admin: Router, outbox: Outbox): void {
           lastAttemptAt: entry?.lastAttemptAt.toISOString() ?? null,
         };
       }),
+    };
+  });
+
+  // The alerts the worker recorded (also queued as operational webhooks), newest first: what an operator
+  // without an alert endpoint of their own reads on the page.
+  admin.get("/alerts", async (ctx) => {
+    const { windowMinutes, limit } = parse(AlertsQuerySchema, ctx.query, "query");
+    const since = new Date(Date.now() - windowMinutes * 60_000);
+    const alerts = await outbox.listAlerts(since, limit, scopeOf(ctx));
+    ctx.body = {
+      since: since.toISOString(),
+      alerts: alerts.map((record) => ({
+        messageId: record.messageId,
+        webhookId: record.webhookId,
+        createdAt: record.createdAt.toISOString(),
+        alert: record.alert,
+      })),
     };
   });
 

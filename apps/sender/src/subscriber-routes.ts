@@ -12,6 +12,7 @@ const SUBSCRIBER_ROUTES: ReadonlyArray<readonly [method: string, path: RegExp]> 
   ["DELETE", /^\/endpoints\/[^/]+$/],
   ["POST", /^\/endpoints\/[^/]+\/(disable|enable|rotate-secret|verify|send-example)$/],
   ["GET", /^\/endpoint-health$/],
+  ["GET", /^\/alerts$/],
   ["GET", /^\/deliveries$/],
   ["GET", /^\/deliveries\/[^/]+$/],
   ["POST", /^\/deliveries\/[^/]+\/retry$/],

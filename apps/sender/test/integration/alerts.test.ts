@@ -5,6 +5,7 @@ import { startTestReceiver, waitFor } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
+import { expectDocumented } from "../fixtures/expect-documented.js";
 import { type StoreProcess, startStore } from "../fixtures/store-process.js";
 
 const adminToken = "alerts-admin-token-0123456789";
@@ -98,6 +99,10 @@ describe("serve: alerts as operational webhooks", () => {
         "delivery.failed",
         "endpoint.recovered",
       ]);
+      // And listed for the page, as documented.
+      const listed = await admin<{ alerts: Array<{ alert: { type: string } }> }>("GET", "/alerts");
+      expectDocumented("get", "/alerts", 200, listed);
+      expect(listed.alerts.map((entry) => entry.alert.type)).toEqual([...logged].reverse());
       const metrics = await (
         await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${adminToken}` } })
       ).text();
