@@ -10,9 +10,9 @@ export interface AlertDelivery {
   eventType: string | null;
 }
 
-/** What an alert says of an endpoint: read under its lock, or (successes only) its run's start as last seen. */
+/** What an alert says of an endpoint, as read under its lock. */
 export interface AlertEndpoint {
-  url: string | null;
+  url: string;
   subscriberId: number | null;
   failingSince: number | null;
 }
@@ -23,29 +23,17 @@ export interface DecidedAlert {
   event: OperationalEvent;
 }
 
-/** An endpoint whose failing run a success ended, if its row still says so when the record writes it. */
-export interface RecoveryCandidate {
-  index: number;
-  endpointId: number;
-  failingSince: number;
-  lastStatus: number;
-}
-
-export interface AlertDecision {
-  alerts: DecidedAlert[];
-  /** Confirmed (and given their URL) by the guarded write that ends the run: only one worker's does. */
-  recoveries: RecoveryCandidate[];
-}
-
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * The operational events a batch's decisions amount to, in the order they happened: an endpoint's
  * failing run starting (`endpoint.failing`), a failure disabling it (`endpoint.disabled`), a success
- * ending a run (`endpoint.recovered`, a candidate until its write confirms it), and a delivery failing for
+ * ending a run (`endpoint.recovered`), and a delivery failing for
  * good (`delivery.failed`). Only the lease holder's attempts count (a late result decides nothing), and a
  * failed delivery of an operational message raises no `delivery.failed`: an alert endpoint that is down
- * would otherwise be sent an alert about each alert, for ever.
+ * would otherwise be sent an alert about each alert, for ever. `endpoints` are the rows the record
+ * read under their locks: a success on an endpoint not among them (its run had ended, as last committed)
+ * raises nothing.
  */
 export function decideAlerts(
   reports: readonly AttemptReport[],
@@ -53,10 +41,9 @@ export function decideAlerts(
   deliveries: ReadonlyMap<number, AlertDelivery>,
   endpoints: ReadonlyMap<number, AlertEndpoint>,
   now: number,
-): AlertDecision {
+): DecidedAlert[] {
   const runs = new Map([...endpoints].map(([id, endpoint]) => [id, endpoint.failingSince]));
   const alerts: DecidedAlert[] = [];
-  const recoveries: RecoveryCandidate[] = [];
   reports.forEach((report, index) => {
     const decision = decisions[index];
     const delivery = deliveries.get(report.deliveryId);
@@ -73,8 +60,11 @@ export function decideAlerts(
     const change = decision.endpoint;
     const running = runs.get(endpointId) ?? null;
     if (change?.kind === "succeeded") {
-      if (running !== null && status !== null)
-        recoveries.push({ index, endpointId, failingSince: running, lastStatus: status });
+      if (running !== null && status !== null && endpoint)
+        alerts.push({
+          index,
+          event: { type: "endpoint.recovered", ...about, failingSince: iso(running), lastStatus: status },
+        });
       runs.set(endpointId, null);
     } else if (change?.kind === "failed" && endpoint) {
       if (change.failingSince !== running)
@@ -123,5 +113,5 @@ export function decideAlerts(
         },
       });
   });
-  return { alerts, recoveries };
+  return alerts;
 }

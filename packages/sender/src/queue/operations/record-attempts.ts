@@ -91,8 +91,8 @@ export function* recordAttempts(
       : yield* rows<
           DeliveryRow & { now_ms: number | string; endpoint_failing_since: number | string | null }
         >(
-          // The endpoint's run as last committed, unlocked: a success on a failing endpoint is a
-          // recovery only if the guarded write that ends the run still finds it (see below).
+          // The endpoint's run as last committed, unlocked: a success on a failing endpoint may be its
+          // recovery, confirmed under the endpoint's lock (below).
           sql`SELECT *, ${ctx.now} AS now_ms, (SELECT e.failing_since FROM webhook_endpoints e
                 WHERE e.id = webhook_deliveries.endpoint_id) AS endpoint_failing_since FROM webhook_deliveries
               WHERE ${dialect.isIn(raw("id"), ids, "bigint")} ORDER BY id${lock}`,
@@ -109,24 +109,31 @@ export function* recordAttempts(
   const endpoints = new Map<number, BatchEndpointState>();
   const alertDeliveries = new Map<number, AlertDelivery>();
   const alertEndpoints = new Map<number, AlertEndpoint>();
-  for (const row of read) {
-    const endpointId = Number(row.endpoint_id);
+  for (const row of read)
     alertDeliveries.set(Number(row.id), {
-      endpointId,
+      endpointId: Number(row.endpoint_id),
       messageId: Number(row.message_id),
       webhookId: row.webhook_id,
       eventType: row.event_type ?? null,
     });
-    if (row.endpoint_failing_since !== null)
-      alertEndpoints.set(endpointId, {
-        url: null,
-        subscriberId: null,
-        failingSince: Number(row.endpoint_failing_since),
-      });
-  }
-  if (failing.length > 0)
+  // A success on an endpoint whose run had not ended when last committed may be its recovery: its row is
+  // read under its lock with the failures' (one ordered statement, so two batches cannot deadlock), and
+  // of two workers' successes only the first to hold it finds the run still going.
+  const runGoing = new Set(
+    read.flatMap((row) => (row.endpoint_failing_since === null ? [] : [Number(row.id)])),
+  );
+  const recovering = reports.flatMap((report) => {
+    const endpointId = deliveries.get(report.deliveryId)?.endpointId;
+    return endpointId !== undefined &&
+      runGoing.has(report.deliveryId) &&
+      isSuccessStatus(report.result.status)
+      ? [endpointId]
+      : [];
+  });
+  const lockedEndpoints = ascending([...failing, ...recovering]);
+  if (lockedEndpoints.length > 0)
     for (const row of yield* rows<EndpointRow>(
-      sql`SELECT * FROM webhook_endpoints WHERE ${dialect.isIn(raw("id"), failing, "bigint")} ORDER BY id${dialect.forUpdate}`,
+      sql`SELECT * FROM webhook_endpoints WHERE ${dialect.isIn(raw("id"), lockedEndpoints, "bigint")} ORDER BY id${dialect.forUpdate}`,
     )) {
       endpoints.set(Number(row.id), { ...toEndpointState(row), disabledReason: row.disabled_reason });
       alertEndpoints.set(Number(row.id), {
@@ -137,51 +144,7 @@ export function* recordAttempts(
     }
   const now = Number(read[0]?.now_ms ?? 0);
   const batch = decideAttempts(reports, options.policy, deliveries, endpoints, now);
-  const { alerts, recoveries } = decideAlerts(reports, batch.decisions, alertDeliveries, alertEndpoints, now);
-  // A recovery of an endpoint read under its lock is certain; one read unlocked is confirmed by ending
-  // its run here, guarded: of two workers' successes, only the write that finds the run reports it.
-  const unread = recoveries.filter((recovery) => !endpoints.has(recovery.endpointId));
-  const ended = new Map<number, { url: string; subscriber_id: number | string | null }>();
-  if (unread.length > 0)
-    for (const row of yield* rows<{
-      id: number | string;
-      url: string;
-      subscriber_id: number | string | null;
-    }>(
-      sql`UPDATE webhook_endpoints SET failing_since = NULL WHERE id IN (
-            SELECT id FROM webhook_endpoints WHERE ${dialect.isIn(
-              raw("id"),
-              ascending(unread.map((recovery) => recovery.endpointId)),
-              "bigint",
-            )} AND failing_since IS NOT NULL ORDER BY id${dialect.forUpdate})
-          RETURNING id, url, subscriber_id`,
-    ))
-      ended.set(Number(row.id), row);
-  for (const recovery of recoveries) {
-    const read = alertEndpoints.get(recovery.endpointId);
-    const confirmed = endpoints.has(recovery.endpointId)
-      ? { url: read?.url ?? "", subscriberId: read?.subscriberId ?? null }
-      : ended.has(recovery.endpointId)
-        ? {
-            url: ended.get(recovery.endpointId)?.url ?? "",
-            subscriberId: Number(ended.get(recovery.endpointId)?.subscriber_id ?? 0) || null,
-          }
-        : undefined;
-    // Once per unread endpoint: the write ended its run once.
-    ended.delete(recovery.endpointId);
-    if (confirmed)
-      alerts.push({
-        index: recovery.index,
-        event: {
-          type: "endpoint.recovered",
-          endpointId: recovery.endpointId,
-          ...confirmed,
-          at: new Date(now).toISOString(),
-          failingSince: new Date(recovery.failingSince).toISOString(),
-          lastStatus: recovery.lastStatus,
-        },
-      });
-  }
+  const alerts = decideAlerts(reports, batch.decisions, alertDeliveries, alertEndpoints, now);
 
   const writes: Sql[] = [];
   const attempts = reports.flatMap((report, index) => {
