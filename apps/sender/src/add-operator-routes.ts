@@ -18,6 +18,12 @@ const DeliveryStatsQuerySchema = z.strictObject({
   windowMinutes: z.coerce.number().int().min(1).max(1440).default(60),
 });
 
+/** The store page's alerts: the last day's, at most 50 unless asked otherwise. */
+const AlertsQuerySchema = z.strictObject({
+  windowMinutes: z.coerce.number().int().min(1).max(10_080).default(1440),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+});
+
 function parse<T extends z.ZodType>(schema: T, value: unknown, what: string): z.infer<T> {
   const result = schema.safeParse(value);
   if (!result.success) throw invalidInput(formatZodError(`Invalid ${what}`, result.error));
@@ -68,6 +74,23 @@ export function addOperatorRoutes(admin: Router, outbox: Outbox): void {
     const window = deliveryStatsWindow(new Date(), windowMinutes);
     const timeline = await outbox.attemptTimeline(window.since, scopeOf(ctx));
     ctx.body = presentDeliveryStats(timeline, window, windowMinutes);
+  });
+
+  // The alerts the worker recorded (also queued as operational webhooks), newest first: what an operator
+  // without an alert endpoint of their own reads on the page.
+  admin.get("/alerts", async (ctx) => {
+    const { windowMinutes, limit } = parse(AlertsQuerySchema, ctx.query, "query");
+    const since = new Date(Date.now() - windowMinutes * 60_000);
+    const alerts = await outbox.listAlerts(since, limit, scopeOf(ctx));
+    ctx.body = {
+      since: since.toISOString(),
+      alerts: alerts.map((record) => ({
+        messageId: record.messageId,
+        webhookId: record.webhookId,
+        createdAt: record.createdAt.toISOString(),
+        alert: record.alert,
+      })),
+    };
   });
 
   // Rotation without a secret ever typed into a browser, as `endpoints rotate-secret` does it: the store

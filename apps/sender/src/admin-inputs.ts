@@ -1,4 +1,9 @@
-import { DELIVERY_STATUSES, MAX_IDEMPOTENCY_KEY_LENGTH, MAX_RATE_LIMIT } from "@plant-store/sender";
+import {
+  DELIVERY_STATUSES,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
+  MAX_RATE_LIMIT,
+  OPERATIONAL_EVENT_TYPES,
+} from "@plant-store/sender";
 import {
   BearerTokenSchema,
   MAX_PLANT_NAME_LENGTH,
@@ -49,7 +54,8 @@ export const EndpointUrlSchema = z
  */
 export const EndpointTokenSchema = BearerTokenSchema.max(4096);
 
-const STORE_EVENT_TYPES: readonly string[] = PLANT_STORE_WEBHOOKS.eventTypes;
+// The store's own webhooks and the outbox's operational ones (alerts), which an endpoint may list too.
+const STORE_EVENT_TYPES: readonly string[] = [...PLANT_STORE_WEBHOOKS.eventTypes, ...OPERATIONAL_EVENT_TYPES];
 const storeEventTypes = STORE_EVENT_TYPES.join(", ");
 
 /** An entry of a subscription names one of the store's webhooks, or is a prefix (`new*`) of one. */

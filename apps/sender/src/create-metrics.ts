@@ -1,10 +1,12 @@
 import { createRegistry } from "@plant-store/app-shell";
-import type { AttemptEvent } from "@plant-store/sender";
+import type { AttemptEvent, OperationalEvent } from "@plant-store/sender";
 import { Counter, Histogram, type Registry } from "prom-client";
 
 export interface StoreMetrics {
   registry: Registry;
   observe(event: AttemptEvent): void;
+  /** One alert the worker recorded. */
+  alert(alert: OperationalEvent): void;
 }
 
 /** Prometheus metrics of the delivery pipeline, in a registry of this app's own. */
@@ -28,8 +30,17 @@ export function createMetrics(): StoreMetrics {
     buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 300, 1800, 7200, 36000, 100000],
     registers: [registry],
   });
+  const alerts = new Counter({
+    name: "plant_store_alerts_total",
+    help: "Alerts recorded by type (endpoint.failing, endpoint.disabled, endpoint.recovered, delivery.failed)",
+    labelNames: ["type"] as const,
+    registers: [registry],
+  });
   return {
     registry,
+    alert(alert) {
+      alerts.inc({ type: alert.type });
+    },
     observe(event) {
       attempts.inc({ outcome: event.outcome });
       attemptDuration.observe(event.durationMs / 1000);

@@ -1,5 +1,10 @@
 import type { AddressInfo } from "node:net";
-import { createHttpServer, type DeliveryAttempted, logPoolError } from "@plant-store/app-shell";
+import {
+  type AlertRaised,
+  createHttpServer,
+  type DeliveryAttempted,
+  logPoolError,
+} from "@plant-store/app-shell";
 import {
   createDeliveryClient,
   createRetryPolicy,
@@ -70,6 +75,11 @@ export async function runServe(config: ServeConfig, logger: Logger): Promise<Run
       // The stable record of each attempt for programs following the log (the demo, tests, benchmarks).
       const event: DeliveryAttempted = { event: "delivery.attempted", ...attempt, workerId: worker.id };
       logger.info(event, "delivery attempted");
+    },
+    onAlert: (alert) => {
+      metrics.alert(alert);
+      const event: AlertRaised = { event: "alert.raised", ...alert, workerId: worker.id };
+      logger.warn(event, alert.type);
     },
   });
   const app = createAdminApp({

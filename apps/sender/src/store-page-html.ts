@@ -39,6 +39,12 @@ const STYLE = `
   .swatch-p50 { background: #7a9cc6; } .swatch-p95 { background: #2f5d94; }
   #success-rate { font-size: 1.05rem; }
   td.latency-bars svg { width: 14rem; height: 1.1rem; display: block; }
+  /* Alerts block */
+  #alerts { list-style: none; padding: 0; margin: 0; }
+  #alerts li { padding: .25rem 0; border-bottom: 1px solid #dde5dd; }
+  .state-endpoint-failing { background: #fff3cd; }
+  .state-endpoint-disabled, .state-delivery-failed { background: #fde2e1; }
+  .state-endpoint-recovered { background: #e3f3e4; }
 `;
 
 /**
@@ -518,6 +524,38 @@ const SCRIPT = String.raw`
     });
   });
 
+  // ---- Alerts block: its own poll and list, apart from the tables (and the charts beside them). ----
+  // The last day's alerts, newest first (GET /alerts): the same events the worker logs and queues as
+  // operational webhooks. The list is rebuilt only when the alerts changed.
+  var alertsShown = null;
+  function alertText(alert) {
+    if (alert.type === "endpoint.disabled") return alert.reason;
+    if (alert.type === "endpoint.recovered") return "answered " + alert.lastStatus + " after failing since " + when(alert.failingSince);
+    if (alert.type === "delivery.failed") return "delivery " + alert.deliveryId + " (" + (alert.eventType || "untyped") + ") failed after " + alert.attempts + " attempt(s), last answer " + (alert.lastStatus === null ? alert.lastError : alert.lastStatus);
+    return "last answer " + (alert.lastStatus === null ? alert.lastError : alert.lastStatus);
+  }
+  function alertItem(entry) {
+    var alert = entry.alert;
+    return el("li", { "data-alert-type": alert.type, "data-endpoint-id": alert.endpointId }, [
+      el("span", { className: "muted", text: when(alert.at) + " " }),
+      el("span", { className: "state state-" + String(alert.type).replace(".", "-"), text: alert.type }),
+      el("span", { text: " #" + alert.endpointId + " " + alert.url, max: 120 }),
+      el("span", { className: "muted", text: " — " + alertText(alert), max: 300 }),
+    ]);
+  }
+  function refreshAlerts() {
+    if (!session() || $("main").hidden) return;
+    api("GET", "/alerts?limit=20").then(function (data) {
+      var key = JSON.stringify(data.alerts);
+      if (key === alertsShown) return;
+      alertsShown = key;
+      $("alerts").replaceChildren.apply($("alerts"), data.alerts.map(alertItem));
+      $("no-alerts").hidden = data.alerts.length > 0;
+    }).catch(function () {});
+  }
+  setInterval(refreshAlerts, POLL_MS);
+  // ---- End of the alerts block. ----
+
   // A sign-in link (#code=…): the code is taken off the address bar at once and spent on a session.
   // A link carrying the admin token itself is refused: the browser's history has kept it already.
   var fragment = new URLSearchParams(location.hash.slice(1));
@@ -601,6 +639,11 @@ const BODY = `
     <tbody id="deliveries"></tbody>
   </table>
   <p id="no-deliveries" class="muted">No delivery yet.</p>
+  <!-- Alerts block -->
+  <h2>Alerts <span class="muted">the last day's, newest first; also sent as operational webhooks to endpoints listing endpoint.* or delivery.failed</span></h2>
+  <ul id="alerts"></ul>
+  <p id="no-alerts" class="muted">No alert.</p>
+  <!-- End of the alerts block -->
 </div>
 `;
 

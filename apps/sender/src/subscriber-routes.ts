@@ -13,6 +13,7 @@ const SUBSCRIBER_ROUTES: ReadonlyArray<readonly [method: string, path: RegExp]> 
   ["POST", /^\/endpoints\/[^/]+\/(disable|enable|rotate-secret|verify|send-example)$/],
   ["GET", /^\/endpoint-health$/],
   ["GET", /^\/delivery-stats$/],
+  ["GET", /^\/alerts$/],
   ["GET", /^\/deliveries$/],
   ["GET", /^\/deliveries\/[^/]+$/],
   ["POST", /^\/deliveries\/[^/]+\/retry$/],

@@ -26,6 +26,20 @@ const DeliveryAttemptedSchema = z.object({
   workerId: z.string().optional(),
 });
 
+/**
+ * An operational event the worker recorded (an endpoint failing, disabled or recovered, a delivery failed
+ * for good), also queued as an operational webhook: `type` and the webhook's payload fields.
+ */
+const AlertRaisedSchema = z.looseObject({
+  event: z.literal("alert.raised"),
+  type: z.enum(["endpoint.failing", "endpoint.disabled", "endpoint.recovered", "delivery.failed"]),
+  endpointId: z.number(),
+  subscriberId: z.number().nullable(),
+  /** ISO time on the store's clock. */
+  at: z.string(),
+  workerId: z.string().optional(),
+});
+
 const WebhookHandledSchema = z.object({
   event: z.literal("webhook.handled"),
   /**
@@ -50,12 +64,15 @@ const PlantStoredSchema = z.object({
 
 const AppEventSchema = z.discriminatedUnion("event", [
   DeliveryAttemptedSchema,
+  AlertRaisedSchema,
   WebhookHandledSchema,
   PlantStoredSchema,
 ]);
 
 /** The store finished one delivery attempt (what the worker's `onAttempt` carries). */
 export type DeliveryAttempted = z.infer<typeof DeliveryAttemptedSchema>;
+/** The worker recorded an alert (see `AlertRaisedSchema`). */
+export type AlertRaised = z.infer<typeof AlertRaisedSchema>;
 /** The receiver answered one webhook request (what `ctx.state.plantWebhook` carries, and the status). */
 export type WebhookHandled = z.infer<typeof WebhookHandledSchema>;
 /** The receiver stored a plant it had not stored before. */

@@ -1,5 +1,6 @@
 export { addSessionRoutes, type SessionRoutesOptions } from "./add-session-routes.js";
 export {
+  type AlertRaised,
   type AppEvent,
   type DeliveryAttempted,
   type PlantStored,

@@ -1,3 +1,4 @@
+import type { OperationalEvent } from "@plant-store/types";
 import type { AttemptEvent } from "./attempt-event.js";
 import type { AttemptResult } from "./attempt-result.js";
 import type { AttemptReport, ClaimedDelivery, RecordedAttempt } from "./outbox.js";
@@ -23,6 +24,7 @@ export interface AttemptRunnerOptions {
   now: () => number;
   logger?: SenderLogger | undefined;
   onAttempt?: ((event: AttemptEvent) => void) | undefined;
+  onAlert?: ((alert: OperationalEvent) => void) | undefined;
 }
 
 /**
@@ -82,5 +84,9 @@ export function createAttemptRunner(
         "endpoint disabled",
       );
     options.onAttempt?.(event);
+    for (const alert of recorded?.alerts ?? []) {
+      logger?.warn({ alert }, alert.type);
+      options.onAlert?.(alert);
+    }
   };
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import type { OperationalEvent } from "@plant-store/types";
 import { attemptDelivery } from "./attempt-delivery.js";
 import type { AttemptEvent } from "./attempt-event.js";
 import { createAttemptRunner } from "./create-attempt-runner.js";
@@ -42,6 +43,11 @@ export interface WorkerOptions {
   /** Default: a random id (`w_` and 16 characters). Recorded with every lease and attempt. */
   workerId?: string;
   onAttempt?: (event: AttemptEvent) => void;
+  /**
+   * Each operational event an attempt caused (endpoint failing, disabled, recovered; delivery failed for
+   * good), once recorded: also logged (warn) and already queued as an operational webhook.
+   */
+  onAlert?: (alert: OperationalEvent) => void;
   /**
    * How long finished deliveries (delivered or failed) are kept with their attempts and payloads before
    * the worker deletes them; default `{ maxAgeMs: 30 days }`. `false`: keep everything. A pending delivery
@@ -114,6 +120,7 @@ export function createWorker(options: WorkerOptions): Worker {
     now,
     logger,
     onAttempt: options.onAttempt,
+    onAlert: options.onAlert,
   });
   // A freed slot may be filled: usually the record that freed it already claimed its replacement, and
   // this claim is sized to nothing and never reaches the outbox.

@@ -1,3 +1,5 @@
+export type { OperationalEvent, OperationalEventType } from "@plant-store/types";
+export { OPERATIONAL_EVENT_TYPES } from "@plant-store/types";
 export type { AttemptEvent } from "./attempt-event.js";
 export type { AttemptResult } from "./attempt-result.js";
 export type { AttemptMinute, AttemptTimeline, EndpointLatency } from "./attempt-timeline.js";
@@ -59,6 +61,7 @@ export {
   type AddEndpointInput,
   type AddedSubscriber,
   type AddSubscriberInput,
+  type AlertRecord,
   type AttemptOutcome,
   type AttemptRecord,
   type AttemptReport,

@@ -1,3 +1,4 @@
+import type { OperationalEvent } from "@plant-store/types";
 import type { AttemptOutcome } from "./attempt-outcome.js";
 import type { AttemptResult } from "./attempt-result.js";
 import type { AttemptTimeline } from "./attempt-timeline.js";
@@ -243,6 +244,19 @@ export interface RecordedAttempt {
   retryInMs?: number;
   /** Why this attempt disabled the endpoint, when it did. */
   disabledEndpoint?: string;
+  /**
+   * The operational events this attempt caused (its endpoint started failing, was disabled, recovered;
+   * its delivery failed for good), each queued as an operational webhook in the record's transaction.
+   */
+  alerts?: OperationalEvent[];
+}
+
+/** An alert the outbox queued (an operational message), as `listAlerts` answers it. */
+export interface AlertRecord {
+  messageId: number;
+  webhookId: string;
+  createdAt: Date;
+  alert: OperationalEvent;
 }
 
 /** What `recordAttempts` did: one result per report (in order; undefined where the delivery is gone), and what it claimed. */
@@ -448,6 +462,11 @@ export interface Outbox<Events extends EventMap = EventMap> {
    * operator's "success rate over the last hour". Attempts removed by retention are not counted.
    */
   endpointStats(since: Date, scope?: SubscriberScope): Promise<EndpointAttemptStats[]>;
+  /**
+   * The alerts queued since `since` (endpoint failing, disabled, recovered; delivery failed), newest
+   * first, at most `limit` (500); in a subscriber's scope, its own endpoints' only.
+   */
+  listAlerts(since: Date, limit: number, scope?: SubscriberScope): Promise<AlertRecord[]>;
   /** Makes one delivery due now with a fresh schedule; undefined when there is none. */
   retryDelivery(id: number, scope?: SubscriberScope): Promise<DeliveryRecord | undefined>;
   /** Queues again every retained message enqueued since `since` for one endpoint; returns how many deliveries. */

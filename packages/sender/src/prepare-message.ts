@@ -1,4 +1,9 @@
-import { MAX_BODY_BYTES, type WebhookCatalog, WebhookIdSchema } from "@plant-store/types";
+import {
+  isOperationalEventType,
+  MAX_BODY_BYTES,
+  type WebhookCatalog,
+  WebhookIdSchema,
+} from "@plant-store/types";
 import { EVENT_TYPE_PATTERN } from "./event-type-pattern.js";
 import { InvalidMessageError } from "./invalid-message-error.js";
 import { InvalidPayloadError } from "./invalid-payload-error.js";
@@ -42,6 +47,11 @@ export function prepareMessage(message: UntypedMessage, catalog?: WebhookCatalog
   if (eventType !== undefined && (typeof eventType !== "string" || !EVENT_TYPE_PATTERN.test(eventType)))
     throw new InvalidMessageError(
       "eventType must be 1 to 200 letters, digits or _ . : / - (an operationId, say)",
+    );
+  // Only the outbox sends these, from the transaction that records what they report.
+  if (eventType !== undefined && isOperationalEventType(eventType))
+    throw new InvalidMessageError(
+      `${eventType} is one of the outbox's operational webhooks, which only the outbox queues`,
     );
   if (catalog) {
     if (eventType === undefined || !catalog.has(eventType))

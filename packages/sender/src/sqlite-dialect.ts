@@ -99,7 +99,7 @@ export const sqliteDialect: Dialect = {
             FROM webhook_messages m CROSS JOIN webhook_endpoints e
             WHERE m.id = ${inserted.id} AND e.status = 'active'
               AND (e.subscriber_id IS NULL OR e.verified_at IS NOT NULL)
-              AND (m.subscriber_id IS NULL OR m.subscriber_id = e.subscriber_id)
+              AND (((m.subscriber_id IS NULL AND (e.subscriber_id IS NULL OR (m.event_type IS NULL OR m.event_type NOT IN ('endpoint.failing', 'endpoint.disabled', 'endpoint.recovered', 'delivery.failed')))) OR m.subscriber_id = e.subscriber_id) AND (e.event_types IS NOT NULL OR (m.event_type IS NULL OR m.event_type NOT IN ('endpoint.failing', 'endpoint.disabled', 'endpoint.recovered', 'delivery.failed'))))
               AND (e.event_types IS NULL OR EXISTS (SELECT 1 FROM json_each(e.event_types) AS t WHERE t.value = m.event_type
                 OR (substr(t.value, -1) = '*' AND substr(m.event_type, 1, length(t.value) - 1) = substr(t.value, 1, length(t.value) - 1))))
             ORDER BY e.id`,

@@ -28,6 +28,23 @@ export {
   VERIFICATION_TIMEOUT_MS,
 } from "./limits.js";
 export { type NewPlant, NewPlantSchema } from "./new-plant.js";
+export {
+  type DeliveryFailed,
+  DeliveryFailedSchema,
+  type EndpointDisabled,
+  EndpointDisabledSchema,
+  type EndpointFailing,
+  EndpointFailingSchema,
+  type EndpointRecovered,
+  EndpointRecoveredSchema,
+  isOperationalEventType,
+  OPERATIONAL_EVENT_TYPES,
+  OPERATIONAL_WEBHOOK_DEFINITIONS,
+  OPERATIONAL_WEBHOOKS,
+  type OperationalEvent,
+  type OperationalEvents,
+  type OperationalEventType,
+} from "./operational-webhooks.js";
 export { InvalidDurationError, parseDuration } from "./parse-duration.js";
 export { type Plant, PlantSchema } from "./plant.js";
 export { PLANT_STORE_WEBHOOKS } from "./plant-store-webhooks.js";

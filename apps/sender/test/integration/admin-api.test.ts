@@ -540,7 +540,7 @@ describe("the admin API, checked against admin-openapi.json", () => {
     for (const [eventTypes, message] of [
       [
         ["orderCreated"],
-        "eventTypes.0: matches none of the store's event types (newPlant; a trailing * matches a prefix)",
+        "eventTypes.0: matches none of the store's event types (newPlant, endpoint.failing, endpoint.disabled, endpoint.recovered, delivery.failed; a trailing * matches a prefix)",
       ],
       [["newPlant", "plant*"], "eventTypes.1: matches none of the store's event types"],
       [[], "eventTypes: list at least one event type, or null for every one"],
@@ -588,7 +588,7 @@ describe("the admin API, checked against admin-openapi.json", () => {
     expect(unknown.status).toBe(400);
     expectDocumented("get", "/deliveries", unknown.status, unknown.body);
     expect(unknown.body.message).toBe(
-      "Invalid query: eventType: must be one of the store's event types (newPlant)",
+      "Invalid query: eventType: must be one of the store's event types (newPlant, endpoint.failing, endpoint.disabled, endpoint.recovered, delivery.failed)",
     );
     expect((await call("DELETE", `/endpoints/${id}`)).status).toBe(204);
   });

@@ -304,4 +304,24 @@ describe("the store page in headless Chromium", () => {
     await row.locator(".rate-limit").waitFor({ state: "detached" });
     await context.close();
   });
+
+  it("lists the alerts: an endpoint that refuses connections is failing and its delivery failed", async () => {
+    // Nothing listens on port 9; with one attempt per round the delivery fails at its first attempt.
+    const { endpoint } = await admin<{ endpoint: { id: number } }>("POST", "/endpoints", {
+      url: "http://127.0.0.1:9/alerts-page",
+      token: "receiver-token",
+    });
+    await admin("POST", "/plants", { name: "Alerting aloe" });
+    const { code } = await admin<{ code: string }>("POST", "/login-codes");
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${store.url}/#code=${code}`);
+    const about = (type: string) =>
+      page.locator(`#alerts li[data-alert-type="${type}"][data-endpoint-id="${endpoint.id}"]`);
+    await about("delivery.failed").waitFor();
+    expect(await about("endpoint.failing").textContent()).toContain("ECONNREFUSED");
+    expect(await about("delivery.failed").textContent()).toContain("newPlant");
+    expect(await page.locator("#no-alerts").isHidden()).toBe(true);
+    await context.close();
+  });
 });

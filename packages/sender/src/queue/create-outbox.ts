@@ -19,6 +19,7 @@ import { getDelivery } from "./operations/get-delivery.js";
 import { getEndpoint } from "./operations/get-endpoint.js";
 import { getMessage } from "./operations/get-message.js";
 import { getSubscriber } from "./operations/get-subscriber.js";
+import { listAlerts } from "./operations/list-alerts.js";
 import { listAttempts } from "./operations/list-attempts.js";
 import { listDeliveries } from "./operations/list-deliveries.js";
 import { listEndpoints } from "./operations/list-endpoints.js";
@@ -132,6 +133,7 @@ export function createOutbox<Join>(
     listDeliveries: (options = {}) => read(() => listDeliveries(options)),
     listAttempts: (deliveryId, scope) => read(() => listAttempts(deliveryId, scope)),
     endpointStats: (since, scope) => read(() => endpointStats(since, scope)),
+    listAlerts: (since, limit, scope) => read(() => listAlerts(since, limit, scope)),
     retryDelivery: (id, scope) => write((ctx) => retryDelivery(ctx, id, scope)),
     replay: (endpointId, since, scope) => write((ctx) => replayMessages(ctx, endpointId, since, scope)),
     sweep: (options) => write((ctx) => sweepFinished(ctx, options)),

@@ -14,6 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { createRetryPolicy, createSsrfGuard, createWorker, type Outbox } from "../../src/index.js";
 import { createPostgresOutbox } from "../../src/postgres.js";
 import { createSqliteOutbox } from "../../src/sqlite.js";
+import { describeAlerts } from "../fixtures/alerts-suite.js";
 import { describeAttemptTimeline } from "../fixtures/attempt-timeline-suite.js";
 import { describeDeliveryControl } from "../fixtures/delivery-control-suite.js";
 import { enqueuePlant } from "../fixtures/enqueue-plant.js";
@@ -48,6 +49,7 @@ describeOutbox("PostgreSQL", postgresFactory);
 describeSubscribers("PostgreSQL", postgresFactory);
 describeDeliveryControl("PostgreSQL", postgresFactory);
 describeAttemptTimeline("PostgreSQL", postgresFactory);
+describeAlerts("PostgreSQL", postgresFactory);
 
 describe("PostgreSQL outbox made at schema version 2 (event types)", () => {
   it("gains subscribers on open: every endpoint and message is the operator's and everyone's, and keeps working", async () => {

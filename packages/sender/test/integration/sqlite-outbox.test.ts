@@ -6,6 +6,7 @@ import { generateWebhookSecret, parseTraceparent } from "@plant-store/types";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { createSqliteOutbox } from "../../src/sqlite.js";
+import { describeAlerts } from "../fixtures/alerts-suite.js";
 import { describeAttemptTimeline } from "../fixtures/attempt-timeline-suite.js";
 import { describeDeliveryControl } from "../fixtures/delivery-control-suite.js";
 import { enqueuePlant } from "../fixtures/enqueue-plant.js";
@@ -30,6 +31,7 @@ describeOutbox("SQLite", sqlite);
 describeSubscribers("SQLite", sqlite);
 describeDeliveryControl("SQLite", sqlite);
 describeAttemptTimeline("SQLite", sqlite);
+describeAlerts("SQLite", sqlite);
 
 describe("SQLite outbox made at schema version 2 (event types)", () => {
   it("gains subscribers on open: every endpoint and message is the operator's and everyone's, and keeps working", async () => {

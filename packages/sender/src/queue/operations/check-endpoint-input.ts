@@ -1,4 +1,9 @@
-import { BearerTokenSchema, type WebhookCatalog, WebhookSecretSchema } from "@plant-store/types";
+import {
+  BearerTokenSchema,
+  OPERATIONAL_EVENT_TYPES,
+  type WebhookCatalog,
+  WebhookSecretSchema,
+} from "@plant-store/types";
 import { EVENT_TYPE_PATTERN } from "../../event-type-pattern.js";
 import { InvalidEndpointError } from "../../invalid-endpoint-error.js";
 import { type EndpointChanges, MAX_ENDPOINT_SECRETS, MAX_RATE_LIMIT } from "../../outbox.js";
@@ -32,14 +37,15 @@ export function checkEndpointInput<C extends EndpointChanges>(changes: C, catalo
     const unmatched = catalog
       ? eventTypes.find(
           (entry) =>
-            !catalog.eventTypes.some((type) =>
+            // The outbox's own operational webhooks can be subscribed to whatever the catalog holds.
+            ![...catalog.eventTypes, ...OPERATIONAL_EVENT_TYPES].some((type) =>
               entry.endsWith("*") ? type.startsWith(entry.slice(0, -1)) : type === entry,
             ),
         )
       : undefined;
     if (unmatched !== undefined)
       throw new InvalidEndpointError(
-        `${JSON.stringify(unmatched)} matches none of this outbox's webhooks (${catalog?.eventTypes.join(", ")})`,
+        `${JSON.stringify(unmatched)} matches none of this outbox's webhooks (${[...(catalog?.eventTypes ?? []), ...OPERATIONAL_EVENT_TYPES].join(", ")})`,
       );
     checked = { ...changes, eventTypes };
   }

@@ -1,5 +1,8 @@
+import type { OperationalEvent } from "@plant-store/types";
 import { isSuccessStatus } from "../../is-success-status.js";
+import { newWebhookId } from "../../new-webhook-id.js";
 import type { AttemptReport, RecordOptions, RecordResult } from "../../outbox.js";
+import { type AlertDelivery, type AlertEndpoint, decideAlerts } from "../decide-alerts.js";
 import { type BatchEndpointState, decideAttempts } from "../decide-attempts.js";
 import type { ColumnType, QueueContext } from "../dialect.js";
 import type { Operation } from "../operation.js";
@@ -85,8 +88,13 @@ export function* recordAttempts(
   const read =
     ids.length === 0
       ? []
-      : yield* rows<DeliveryRow & { now_ms: number | string }>(
-          sql`SELECT *, ${ctx.now} AS now_ms FROM webhook_deliveries
+      : yield* rows<
+          DeliveryRow & { now_ms: number | string; endpoint_failing_since: number | string | null }
+        >(
+          // The endpoint's run as last committed, unlocked: a success on a failing endpoint may be its
+          // recovery, confirmed under the endpoint's lock (below).
+          sql`SELECT *, ${ctx.now} AS now_ms, (SELECT e.failing_since FROM webhook_endpoints e
+                WHERE e.id = webhook_deliveries.endpoint_id) AS endpoint_failing_since FROM webhook_deliveries
               WHERE ${dialect.isIn(raw("id"), ids, "bigint")} ORDER BY id${lock}`,
         );
   const deliveries = new Map(
@@ -99,12 +107,44 @@ export function* recordAttempts(
     }),
   );
   const endpoints = new Map<number, BatchEndpointState>();
-  if (failing.length > 0)
+  const alertDeliveries = new Map<number, AlertDelivery>();
+  const alertEndpoints = new Map<number, AlertEndpoint>();
+  for (const row of read)
+    alertDeliveries.set(Number(row.id), {
+      endpointId: Number(row.endpoint_id),
+      messageId: Number(row.message_id),
+      webhookId: row.webhook_id,
+      eventType: row.event_type ?? null,
+    });
+  // A success on an endpoint whose run had not ended when last committed may be its recovery: its row is
+  // read under its lock with the failures' (one ordered statement, so two batches cannot deadlock), and
+  // of two workers' successes only the first to hold it finds the run still going.
+  const runGoing = new Set(
+    read.flatMap((row) => (row.endpoint_failing_since === null ? [] : [Number(row.id)])),
+  );
+  const recovering = reports.flatMap((report) => {
+    const endpointId = deliveries.get(report.deliveryId)?.endpointId;
+    return endpointId !== undefined &&
+      runGoing.has(report.deliveryId) &&
+      isSuccessStatus(report.result.status)
+      ? [endpointId]
+      : [];
+  });
+  const lockedEndpoints = ascending([...failing, ...recovering]);
+  if (lockedEndpoints.length > 0)
     for (const row of yield* rows<EndpointRow>(
-      sql`SELECT * FROM webhook_endpoints WHERE ${dialect.isIn(raw("id"), failing, "bigint")} ORDER BY id${dialect.forUpdate}`,
-    ))
+      sql`SELECT * FROM webhook_endpoints WHERE ${dialect.isIn(raw("id"), lockedEndpoints, "bigint")} ORDER BY id${dialect.forUpdate}`,
+    )) {
       endpoints.set(Number(row.id), { ...toEndpointState(row), disabledReason: row.disabled_reason });
-  const batch = decideAttempts(reports, options.policy, deliveries, endpoints, Number(read[0]?.now_ms ?? 0));
+      alertEndpoints.set(Number(row.id), {
+        url: row.url,
+        subscriberId: row.subscriber_id == null ? null : Number(row.subscriber_id),
+        failingSince: row.failing_since === null ? null : Number(row.failing_since),
+      });
+    }
+  const now = Number(read[0]?.now_ms ?? 0);
+  const batch = decideAttempts(reports, options.policy, deliveries, endpoints, now);
+  const alerts = decideAlerts(reports, batch.decisions, alertDeliveries, alertEndpoints, now);
 
   const writes: Sql[] = [];
   const attempts = reports.flatMap((report, index) => {
@@ -186,8 +226,45 @@ export function* recordAttempts(
   const { counts, claimed } = yield* dialect.writeAndClaim(ctx, writes, plan);
   if (deliveryWrites.length > 0 && counts[deliveriesWrite] !== deliveryWrites.length)
     throw new StaleReadError("a delivery changed between the record's read and its write");
+  // Queued in this transaction, after the writes (so an endpoint this batch disabled is sent none): an
+  // alert is never lost, nor sent for a change that rolled back.
+  const raised = yield* queueAlerts(ctx, alerts);
   return {
-    recorded: batch.decisions.map((decision) => (decision ? toRecordedAttempt(decision) : undefined)),
+    recorded: batch.decisions.map((decision, index) => {
+      if (!decision) return undefined;
+      const recorded = toRecordedAttempt(decision);
+      const own = raised.get(index);
+      if (own) recorded.alerts = own;
+      return recorded;
+    }),
     claimed: toClaimed(claimed, ctx.codec.open),
   };
+}
+
+/**
+ * Queues each alert as a message of its operational type: addressed to the endpoint's subscriber (or,
+ * addressed to nobody, to the operator's endpoints only: `ADDRESSED_TO_ENDPOINT`), and an endpoint's
+ * alerts share an ordering key, so failing, disabled and recovered arrive in the order they happened.
+ */
+function* queueAlerts(
+  ctx: QueueContext,
+  alerts: ReadonlyArray<{ index: number; event: OperationalEvent }>,
+): Operation<Map<number, OperationalEvent[]>> {
+  const byIndex = new Map<number, OperationalEvent[]>();
+  if (alerts.length === 0) return byIndex;
+  const ordered = [...alerts].sort((a, b) => a.index - b.index);
+  yield* ctx.dialect.insertMessages(
+    ctx,
+    ordered.map(({ event }) => ({
+      webhookId: newWebhookId(),
+      eventType: event.type,
+      idempotencyKey: null,
+      payload: JSON.stringify(event),
+      traceparent: null,
+      subscriberId: event.subscriberId,
+      orderingKey: event.type === "delivery.failed" ? null : `endpoint:${event.endpointId}`,
+    })),
+  );
+  for (const { index, event } of ordered) byIndex.set(index, [...(byIndex.get(index) ?? []), event]);
+  return byIndex;
 }
