@@ -58,6 +58,7 @@ export async function runServe(config: ServeConfig, logger: Logger): Promise<Run
     policy: createRetryPolicy({
       schedule: config.retrySchedule,
       disableAfterMs: config.disableAfter,
+      ...(config.alertAfter === undefined ? {} : { alertAfterMs: config.alertAfter }),
       finalStatuses: config.finalStatuses,
     }),
     ssrfGuard,

@@ -65,6 +65,8 @@ export const ServeConfigSchema = z
     // The contract promises receivers the store waits at most DELIVERY_TIMEOUT_MS for an answer.
     timeout: durationSetting({ min: 1, max: DELIVERY_TIMEOUT_MS, maxReason: "the contract's limit" }),
     disableAfter: duration,
+    // Absent: a minute, or half of --disable-after when that is shorter (the library's default).
+    alertAfter: duration.optional(),
     finalStatuses: FinalStatusesSetting,
     pollInterval: duration,
     retention: durationSetting({ min: 1000 }),

@@ -17,6 +17,13 @@ export interface RetryPolicyOptions {
    */
   disableAfterMs?: number;
   /**
+   * A run of failures raises `endpoint.failing` (and so, at its end, `endpoint.recovered`) only once it
+   * has lasted this long: an endpoint failing now and then does not flood its operator with a pair per
+   * failure. Default a minute, or half of `disableAfterMs` when that is shorter (so `endpoint.failing`
+   * comes before `endpoint.disabled`); 0: at the first failure.
+   */
+  alertAfterMs?: number;
+  /**
    * Answers that end a delivery at once, `failed`, instead of being retried (say `[400, 413, 422]`: the
    * receiver refuses this payload, and will refuse it every time). Default none: as Standard Webhooks
    * says, every answer but a 2xx is retried on the schedule (and 410 Gone disables the endpoint).
@@ -49,6 +56,8 @@ export interface RetryPolicy {
   readonly schedule: readonly number[];
   readonly maxRetryAfterMs: number;
   readonly disableAfterMs: number;
+  /** How long a run of failures lasts before it is alerted (`RetryPolicyOptions.alertAfterMs`). */
+  readonly alertAfterMs: number;
   /** Answers that fail a delivery at once (`RetryPolicyOptions.finalStatuses`). */
   readonly finalStatuses: readonly number[];
   /**
@@ -78,6 +87,9 @@ export function createRetryPolicy(options: RetryPolicyOptions = {}): RetryPolicy
   const jitter = options.jitter ?? 0.2;
   const maxRetryAfterMs = options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS;
   const disableAfterMs = options.disableAfterMs ?? DEFAULT_DISABLE_AFTER_MS;
+  const alertAfterMs = options.alertAfterMs ?? Math.min(60_000, Math.floor(disableAfterMs / 2));
+  if (!Number.isSafeInteger(alertAfterMs) || alertAfterMs < 0)
+    throw new InvalidRetryPolicyError("alertAfterMs must be a whole number of milliseconds, 0 or more");
   const random = options.random ?? Math.random;
   const finalStatuses = Object.freeze([...(options.finalStatuses ?? [])]);
   if (
@@ -99,6 +111,7 @@ export function createRetryPolicy(options: RetryPolicyOptions = {}): RetryPolicy
     schedule,
     maxRetryAfterMs,
     disableAfterMs,
+    alertAfterMs,
     finalStatuses,
     failureGapMs,
     delayBefore,

@@ -219,7 +219,9 @@ export interface AttemptReport {
 /** How `recordAttempts` decides and what it claims with the record. */
 export interface RecordOptions {
   /** The worker's retry policy: what follows each answer, and when an endpoint failing too long is disabled. */
-  policy: Pick<RetryPolicy, "decide" | "disableAfterMs" | "failureGapMs">;
+  /** `alertAfterMs` absent: a run is alerted at its first failure. */
+  policy: Pick<RetryPolicy, "decide" | "disableAfterMs" | "failureGapMs"> &
+    Partial<Pick<RetryPolicy, "alertAfterMs">>;
   /**
    * Claims due work in the same transaction, after the record (never a delivery it just recorded, never
    * for an endpoint it just disabled): the slots the attempts free are filled without a commit of their own.

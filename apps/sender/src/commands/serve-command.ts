@@ -63,6 +63,12 @@ export function serveCommand(): Command {
     )
     .addOption(
       new Option(
+        "--alert-after <duration>",
+        "alert an endpoint failing (endpoint.failing, then endpoint.recovered) once its run of failures lasts this long; default 1m, or half of --disable-after when shorter; 0: at the first failure",
+      ).env("PLANT_STORE_ALERT_AFTER"),
+    )
+    .addOption(
+      new Option(
         "--final-statuses <list>",
         "answers that fail a delivery at once instead of retrying it, e.g. 400,413,422 (default none: every non-2xx is retried)",
       ).env("PLANT_STORE_FINAL_STATUSES"),

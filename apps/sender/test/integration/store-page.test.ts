@@ -49,7 +49,16 @@ describe("the store page in headless Chromium", () => {
     await new Promise((resolve) => receiver.once("listening", resolve));
     receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/plant/webhook`;
     store = await startStore(
-      ["--db", join(dir, "store.db"), "--allow-private-targets", "--retry-schedule", "0"],
+      // Alerts at a run's first failure, so one refused connection shows on the page.
+      [
+        "--db",
+        join(dir, "store.db"),
+        "--allow-private-targets",
+        "--retry-schedule",
+        "0",
+        "--alert-after",
+        "0",
+      ],
       { PLANT_STORE_ADMIN_TOKEN: adminToken },
     );
     browser = await launchChromium();

@@ -15,6 +15,8 @@ export interface AlertEndpoint {
   url: string;
   subscriberId: number | null;
   failingSince: number | null;
+  /** Its last failure before this batch. */
+  lastFailureAt: number | null;
 }
 
 /** One alert, tied to the report whose attempt caused it. */
@@ -34,6 +36,12 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * would otherwise be sent an alert about each alert, for ever. `endpoints` are the rows the record
  * read under their locks: a success on an endpoint not among them (its run had ended, as last committed)
  * raises nothing.
+ *
+ * A run is alerted once it has lasted `alertAfterMs` (the first failure that far past its start says
+ * `endpoint.failing`), and only an alerted run's end says `endpoint.recovered`: an endpoint failing now
+ * and then raises nothing. Whether a stored run was alerted is read from the row, with no column of its
+ * own: a failure recorded `alertAfterMs` or more after the run's start, or a run restarted by an enable
+ * (its start after its last failure: it was disabled, which is always said).
  */
 export function decideAlerts(
   reports: readonly AttemptReport[],
@@ -41,8 +49,15 @@ export function decideAlerts(
   deliveries: ReadonlyMap<number, AlertDelivery>,
   endpoints: ReadonlyMap<number, AlertEndpoint>,
   now: number,
+  alertAfterMs: number,
 ): DecidedAlert[] {
   const runs = new Map([...endpoints].map(([id, endpoint]) => [id, endpoint.failingSince]));
+  const alerted = new Map(
+    [...endpoints].map(([id, { failingSince: start, lastFailureAt: last }]) => [
+      id,
+      start !== null && (last === null || last < start || last - start >= alertAfterMs),
+    ]),
+  );
   const alerts: DecidedAlert[] = [];
   reports.forEach((report, index) => {
     const decision = decisions[index];
@@ -60,14 +75,17 @@ export function decideAlerts(
     const change = decision.endpoint;
     const running = runs.get(endpointId) ?? null;
     if (change?.kind === "succeeded") {
-      if (running !== null && status !== null && endpoint)
+      if (running !== null && status !== null && endpoint && alerted.get(endpointId))
         alerts.push({
           index,
           event: { type: "endpoint.recovered", ...about, failingSince: iso(running), lastStatus: status },
         });
       runs.set(endpointId, null);
+      alerted.set(endpointId, false);
     } else if (change?.kind === "failed" && endpoint) {
-      if (change.failingSince !== running)
+      if (change.failingSince !== running) alerted.set(endpointId, false);
+      if (!alerted.get(endpointId) && now - change.failingSince >= alertAfterMs) {
+        alerted.set(endpointId, true);
         alerts.push({
           index,
           event: {
@@ -78,6 +96,7 @@ export function decideAlerts(
             lastError: error,
           },
         });
+      }
       runs.set(endpointId, change.failingSince);
       if (change.disabledReason !== undefined)
         alerts.push({

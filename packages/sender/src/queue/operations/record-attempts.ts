@@ -140,11 +140,19 @@ export function* recordAttempts(
         url: row.url,
         subscriberId: row.subscriber_id == null ? null : Number(row.subscriber_id),
         failingSince: row.failing_since === null ? null : Number(row.failing_since),
+        lastFailureAt: row.last_failure_at === null ? null : Number(row.last_failure_at),
       });
     }
   const now = Number(read[0]?.now_ms ?? 0);
   const batch = decideAttempts(reports, options.policy, deliveries, endpoints, now);
-  const alerts = decideAlerts(reports, batch.decisions, alertDeliveries, alertEndpoints, now);
+  const alerts = decideAlerts(
+    reports,
+    batch.decisions,
+    alertDeliveries,
+    alertEndpoints,
+    now,
+    options.policy.alertAfterMs ?? 0,
+  );
 
   const writes: Sql[] = [];
   const attempts = reports.flatMap((report, index) => {
