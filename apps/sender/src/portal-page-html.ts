@@ -1,5 +1,6 @@
 import { renderStaticPage } from "@plant-store/app-shell";
 import { PLANT_STORE_WEBHOOKS } from "@plant-store/types";
+import { PAGE_SCRIPT_KIT } from "./page-script-kit.js";
 
 // The store page's look, so an operator and a subscriber read the same tables.
 const STYLE = `
@@ -40,6 +41,7 @@ const STYLE = `
 const SCRIPT = String.raw`
 (function () {
   "use strict";
+${PAGE_SCRIPT_KIT}
   var KEY = "plant-store-portal-credential";
   var POLL_MS = 1000;
   var $ = function (id) { return document.getElementById(id); };
@@ -50,38 +52,8 @@ const SCRIPT = String.raw`
   var ended = false;
   var timer = null;
 
-  // As on the store page: control, bidirectional and invisible characters shown as \u escapes.
-  function show(value, max) {
-    var text = value === null || value === undefined ? "" : String(value);
-    if (max && text.length > max) text = text.slice(0, max) + "…";
-    return text.replace(/[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g, function (c) {
-      if (c === "\n") return "\n";
-      return "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0");
-    });
-  }
-  function el(tag, attrs, children) {
-    var node = document.createElement(tag);
-    if (attrs) Object.keys(attrs).forEach(function (name) {
-      if (name === "text") node.textContent = show(attrs.text, attrs.max);
-      else if (name === "max") return;
-      else if (name === "className") node.className = attrs.className;
-      else node.setAttribute(name, String(attrs[name]));
-    });
-    (children || []).forEach(function (child) { if (child) node.appendChild(child); });
-    return node;
-  }
   function when(iso) { return iso ? new Date(iso).toLocaleString() : "—"; }
   function credential() { return sessionStorage.getItem(KEY); }
-
-  function setStatus(state, text) {
-    $("status").dataset.state = state;
-    $("status").textContent = text;
-    document.body.dataset.state = state;
-  }
-  function notice(text) {
-    $("notice").hidden = !text;
-    $("notice").textContent = show(text);
-  }
 
   // The link is spent: forget it, stop polling, and say what to do. Nothing else is asked after this.
   function end(message) {
@@ -110,55 +82,6 @@ const SCRIPT = String.raw`
       });
   }
 
-  // Rows keyed by id: a row is rebuilt only when what it shows changed.
-  function sync(tbody, items, key, build) {
-    var keep = new Map();
-    Array.from(tbody.children).forEach(function (row) {
-      if (keep.has(row.dataset.key)) row.remove();
-      else keep.set(row.dataset.key, row);
-    });
-    var before = tbody.firstChild;
-    items.forEach(function (item) {
-      var id = key(item);
-      var json = JSON.stringify(item);
-      var row = keep.get(id);
-      keep.delete(id);
-      if (!row || row.dataset.json !== json) {
-        var fresh = build(item);
-        fresh.dataset.key = id;
-        fresh.dataset.json = json;
-        if (row) {
-          if (before === row) before = fresh;
-          tbody.replaceChild(fresh, row);
-        }
-        row = fresh;
-      }
-      if (row !== before) tbody.insertBefore(row, before);
-      before = row.nextSibling;
-    });
-    keep.forEach(function (row) { row.remove(); });
-  }
-
-  function act(button, method, path, body, done) {
-    button.disabled = true;
-    api(method, path, body)
-      .then(function (data) { if (done) done(data); return poll(); })
-      .catch(function (error) { if (error.message !== "401") notice("Failed: " + error.message); })
-      .finally(function () { button.disabled = false; });
-  }
-  function button(label, action, onClick) {
-    var node = el("button", { type: "button", "data-action": action, text: label });
-    node.addEventListener("click", function () { onClick(node); });
-    return node;
-  }
-
-  function subscriptions(eventTypes) {
-    return eventTypes === null ? "all" : eventTypes.join(", ");
-  }
-  function rate(health) {
-    if (!health || health.successRate === null) return "no attempts";
-    return Math.round(health.successRate * 100) + " % (" + health.succeeded + "/" + health.attempts + ")";
-  }
   function outcome(id, verification) {
     return verification.verified
       ? "Endpoint " + id + " is verified: it receives webhooks."
@@ -217,11 +140,6 @@ const SCRIPT = String.raw`
       el("td", { className: "wrap event-types", text: subscriptions(endpoint.eventTypes), max: 300 }),
       el("td", {}, [toggle, verify, example, subscribe, rotate, remove]),
     ]);
-  }
-
-  function state(delivery) {
-    if (delivery.status === "pending" && delivery.attempts > 0) return "retrying";
-    return delivery.status;
   }
 
   function deliveryRow(delivery) {
@@ -299,16 +217,6 @@ const SCRIPT = String.raw`
     $("no-deliveries").hidden = latest.deliveries.length > 0;
     chooseEndpoint($("replay-endpoint"));
     chooseEndpoint($("subscribe-endpoint"));
-  }
-
-  function chooseEndpoint(select) {
-    var ids = latest.endpoints.map(function (endpoint) { return String(endpoint.id); });
-    if (Array.prototype.map.call(select.options, function (o) { return o.value; }).join() === ids.join()) return;
-    var chosen = select.value;
-    select.replaceChildren.apply(select, latest.endpoints.map(function (endpoint) {
-      return el("option", { value: endpoint.id, text: "#" + endpoint.id + " " + endpoint.url, max: 80 });
-    }));
-    if (ids.indexOf(chosen) >= 0) select.value = chosen;
   }
 
   function poll() {
