@@ -57,7 +57,7 @@ const STYLE = `
  * goes in through `textContent` after `show()`, which makes control characters visible: endpoint URLs,
  * reasons, errors and above all the receivers' answers are untrusted text.
  */
-const SCRIPT = String.raw`
+const SCRIPT = `
 (function () {
   "use strict";
 ${PAGE_SCRIPT_KIT}
