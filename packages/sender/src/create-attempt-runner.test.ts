@@ -19,15 +19,15 @@ function setUp(
   status: number | null,
   stored: (report: AttemptReport) => Promise<RecordedAttempt | undefined>,
 ) {
-  const recorded: Array<{ report: AttemptReport; endpointId: number; deadline: number }> = [];
+  const recorded: Array<{ report: AttemptReport; deadline: number }> = [];
   const wakes: number[] = [];
   const events: AttemptEvent[] = [];
   const logger = recordingLogger();
   const run = createAttemptRunner({
     workerId: "w1",
     attempt: async () => answer(status),
-    record: (report, endpointId, deadline) => {
-      recorded.push({ report, endpointId, deadline });
+    record: (report, deadline) => {
+      recorded.push({ report, deadline });
       return stored(report);
     },
     leaseEnd: (_delivery: ClaimedDelivery) => LEASE_END,
@@ -61,7 +61,6 @@ describe("createAttemptRunner", () => {
           leaseUntil: delivery.leaseUntil,
           result: expect.objectContaining({ status: 200, error: null, durationMs: 12, responseBody: "ok" }),
         },
-        endpointId: 2,
         deadline: LEASE_END,
       },
     ]);
@@ -193,5 +192,59 @@ describe("createAttemptRunner", () => {
       });
       await expect(run(claimedDelivery(1, 1))).resolves.toBeUndefined();
     }
+  });
+
+  it("frees the slot once the request is over, before the record is made", async () => {
+    const order: string[] = [];
+    const run = createAttemptRunner({
+      workerId: "w1",
+      attempt: async () => {
+        order.push("attempt");
+        return answer(200);
+      },
+      record: async () => {
+        order.push("record");
+        return { held: true, attempt: 1, outcome: "delivered" };
+      },
+      leaseEnd: () => Date.now() + 60_000,
+      minLeaseLeftMs: 11_000,
+      giveBack: async () => {
+        order.push("give back");
+      },
+      wakeAt: () => undefined,
+      now: Date.now,
+    });
+    await run(claimedDelivery(1, 1), () => order.push("free"));
+    expect(order).toEqual(["attempt", "free", "record"]);
+  });
+
+  it("gives a delivery back unattempted when less of its lease is left than an attempt and its record need", async () => {
+    const order: string[] = [];
+    const logger = recordingLogger();
+    const now = Date.now();
+    const runner = (leaseLeft: number) =>
+      createAttemptRunner({
+        workerId: "w1",
+        attempt: async () => {
+          order.push("attempt");
+          return answer(200);
+        },
+        record: async () => ({ held: true, attempt: 1, outcome: "delivered" }),
+        leaseEnd: () => now + leaseLeft,
+        minLeaseLeftMs: 11_000,
+        giveBack: async (delivery) => {
+          order.push(`give back ${delivery.id}`);
+        },
+        wakeAt: () => undefined,
+        now: () => now,
+        logger,
+      });
+    await runner(10_999)(claimedDelivery(3, 1));
+    expect(order).toEqual(["give back 3"]);
+    expect(logger.lines).toEqual([
+      { level: "warn", message: "lease too short for an attempt, given back", fields: { deliveryId: 3 } },
+    ]);
+    await runner(11_000)(claimedDelivery(4, 1));
+    expect(order).toEqual(["give back 3", "attempt"]);
   });
 });

@@ -12,11 +12,17 @@ export interface AttemptRunnerOptions {
    * Records the attempt (the claim loop's `record`) before `deadline` (the worker's clock) and answers
    * what the outbox decided; undefined when the delivery no longer exists.
    */
-  record: (
-    report: AttemptReport,
-    endpointId: number,
-    deadline: number,
-  ) => Promise<RecordedAttempt | undefined>;
+  record: (report: AttemptReport, deadline: number) => Promise<RecordedAttempt | undefined>;
+  /**
+   * Gives a claimed delivery back unattempted (the outbox's `release`): one that waited for a slot until
+   * too little of its lease was left for an attempt.
+   */
+  giveBack?: (delivery: ClaimedDelivery) => Promise<void>;
+  /**
+   * The lease an attempt needs left when it starts (its timeout plus the record's margin); with less, the
+   * delivery is given back instead, so a lease always covers the attempts in flight. Default: no check.
+   */
+  minLeaseLeftMs?: number;
   /** Wakes the worker at this time (the worker's clock, Unix ms) for a retry (the retry timer's `wakeAt`). */
   wakeAt: (at: number) => void;
   /** When the delivery's lease ends on the worker's clock: it was claimed then, for `leaseMs`. */
@@ -28,16 +34,26 @@ export interface AttemptRunnerOptions {
 }
 
 /**
- * One delivery's turn: attempts it, has it recorded (the outbox decides what follows: delivered, retry
+ * One delivery's turn: attempts it, frees its slot, has it recorded (the outbox decides what follows: delivered, retry
  * when, failed, endpoint disabled), then logs and reports what was decided, as stored. A record that
  * fails for good is logged, not thrown: the lease runs out and the delivery is attempted again.
  */
 export function createAttemptRunner(
   options: AttemptRunnerOptions,
-): (delivery: ClaimedDelivery) => Promise<void> {
+): (delivery: ClaimedDelivery, free?: () => void) => Promise<void> {
   const { workerId, logger, now } = options;
-  return async function run(delivery) {
+  const { minLeaseLeftMs } = options;
+  return async function run(delivery, free) {
+    if (minLeaseLeftMs !== undefined && options.leaseEnd(delivery) - now() < minLeaseLeftMs) {
+      // It waited for a slot for most of its lease: an attempt now could outlive the lease and be sent
+      // twice at once. Back to the queue, due at once.
+      logger?.warn({ deliveryId: delivery.id }, "lease too short for an attempt, given back");
+      await options.giveBack?.(delivery);
+      return;
+    }
     const result = await options.attempt(delivery);
+    // The request is over: its slot may start the next attempt while this one is recorded.
+    free?.();
     const event: AttemptEvent = {
       deliveryId: delivery.id,
       webhookId: delivery.webhookId,
@@ -55,7 +71,6 @@ export function createAttemptRunner(
     try {
       recorded = await options.record(
         { deliveryId: delivery.id, workerId, leaseUntil: delivery.leaseUntil, result },
-        delivery.endpointId,
         options.leaseEnd(delivery),
       );
       if (!recorded) {

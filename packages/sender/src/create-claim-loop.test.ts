@@ -63,17 +63,22 @@ const report = (deliveryId: number): AttemptReport => ({
 });
 const stored = (attempt: number): RecordedAttempt => ({ held: true, attempt, outcome: "delivered" });
 
-function setUp(concurrency = 4, perEndpoint = 2) {
+function setUp(concurrency = 4, perEndpoint = 2, claimAhead = 0) {
   const outbox = fakeOutbox();
   const started: number[] = [];
   const finishers = new Map<number, () => void>();
-  // Attempts run until the test ends them.
+  const freers = new Map<number, () => void>();
+  // Attempts run until the test ends them; `freers` end an attempt's request (its slot frees, its
+  // record is yet to come), as the attempt runner does.
   const slots = createEndpointSlots({
     perEndpoint,
-    run: (delivery) => {
+    maxInFlight: concurrency,
+    waitingPerEndpoint: Math.min(perEndpoint, claimAhead),
+    run: (delivery, free) => {
       started.push(delivery.id);
       const done = deferred<void>();
       finishers.set(delivery.id, () => done.resolve());
+      freers.set(delivery.id, free);
       return done.promise;
     },
   });
@@ -83,6 +88,7 @@ function setUp(concurrency = 4, perEndpoint = 2) {
     workerId: "w1",
     leaseMs: 60_000,
     concurrency,
+    claimAhead,
     perEndpoint,
     pollIntervalMs: 1_000,
     policy,
@@ -92,7 +98,8 @@ function setUp(concurrency = 4, perEndpoint = 2) {
   });
   const last = <K extends Call["kind"]>(kind: K) =>
     outbox.calls.filter((call): call is Extract<Call, { kind: K }> => call.kind === kind).at(-1);
-  return { outbox, started, finishers, slots, logger, loop, last };
+  const free = (id: number) => freers.get(id)?.();
+  return { outbox, started, finishers, free, slots, logger, loop, last };
 }
 
 afterEach(() => {
@@ -164,15 +171,18 @@ describe("createClaimLoop", () => {
   });
 
   it("records the attempts finishing together in one call that claims for the slots they free", async () => {
-    const { outbox, started, loop, last } = setUp(4, 2);
+    const { outbox, started, loop, last, free } = setUp(4, 2);
     loop.start();
     await turn();
     last("claim")?.answer.resolve([claimedDelivery(1, 7), claimedDelivery(2, 7), claimedDelivery(3, 8)]);
     await loop.settled();
-    // Attempts 1 (endpoint 7) and 3 (endpoint 8) finish: 1 slot free now, 2 more once recorded.
+    // Attempts 1 (endpoint 7) and 3 (endpoint 8) finish: their slots free as their requests end, and
+    // their leases with the record that claims for them.
+    free(1);
+    free(3);
     const recording = [
-      loop.record(report(1), 7, Date.now() + 60_000),
-      loop.record(report(3), 8, Date.now() + 60_000),
+      loop.record(report(1), Date.now() + 60_000),
+      loop.record(report(3), Date.now() + 60_000),
     ];
     await turn();
     const call = last("record");
@@ -188,16 +198,73 @@ describe("createClaimLoop", () => {
   });
 
   it("keeps an endpoint excluded when the attempt it frees leaves it full", async () => {
-    const { loop, last } = setUp(4, 2);
+    const { loop, last, free, started } = setUp(4, 2);
     loop.start();
     await turn();
     last("claim")?.answer.resolve([claimedDelivery(1, 7), claimedDelivery(2, 7), claimedDelivery(3, 7)]);
     await loop.settled();
-    // Endpoint 7: 2 attempts running and 1 waiting; one attempt ending leaves it full. Free: 4 − 2
-    // running − 1 waiting, plus the 1 the record frees.
-    void loop.record(report(1), 7, Date.now() + 60_000);
+    // Endpoint 7: 2 attempts running and 1 waiting; attempt 1's request ends, and 3 takes its slot, which
+    // leaves it full. Free: 4 − 2 running, the record's own lease ending with it.
+    free(1);
+    expect(started).toEqual([1, 2, 3]);
+    void loop.record(report(1), Date.now() + 60_000);
     await turn();
     expect(last("record")?.options.claim).toMatchObject({ limit: 2, excludeEndpointIds: [7] });
+  });
+
+  it("claims ahead of the free slots, and counts attempts still being recorded as held", async () => {
+    const { loop, last, started, free, slots } = setUp(2, 2, 2);
+    loop.start();
+    await turn();
+    // Two slots and two ahead.
+    expect(last("claim")?.request).toMatchObject({ limit: 4, excludeEndpointIds: [] });
+    last("claim")?.answer.resolve([
+      claimedDelivery(1, 7),
+      claimedDelivery(2, 7),
+      claimedDelivery(3, 7),
+      claimedDelivery(4, 8),
+    ]);
+    await loop.settled();
+    expect(started).toEqual([1, 2]);
+    expect(slots.waitingCount).toBe(2);
+    // Attempt 1's request ends: 3 starts in its slot at once, before anything is recorded.
+    free(1);
+    expect(started).toEqual([1, 2, 3]);
+    // Attempt 2's record has not reached the outbox yet; attempt 1's goes now. Held: 2 and 3 in flight,
+    // 4 waiting, 2 recording; 1 ends with this round trip: 4 − 3 − 1 = 0, and nothing is claimed.
+    free(2);
+    expect(started).toEqual([1, 2, 3, 4]);
+    const first = loop.record(report(1), Date.now() + 60_000);
+    const second = loop.record(report(2), Date.now() + 60_000);
+    await turn();
+    expect(last("record")?.reports.map((r) => r.deliveryId)).toEqual([1, 2]);
+    // Both end with it: 4 held (3 and 4 in flight) → 2 free.
+    expect(last("record")?.options.claim).toMatchObject({ limit: 2, excludeEndpointIds: [] });
+    last("record")?.answer.resolve({ recorded: [stored(1), stored(1)], claimed: [] });
+    await Promise.all([first, second]);
+  });
+
+  it("counts a record waiting to be tried again as held, in the claims made meanwhile", async () => {
+    vi.useFakeTimers();
+    const { loop, last, free, outbox } = setUp(2, 2, 1);
+    loop.start();
+    await vi.advanceTimersByTimeAsync(0);
+    last("claim")?.answer.resolve([claimedDelivery(1, 7), claimedDelivery(2, 8)]);
+    await vi.advanceTimersByTimeAsync(0);
+    free(1);
+    const recording = loop.record(report(1), Date.now() + 60_000);
+    await vi.advanceTimersByTimeAsync(0);
+    last("record")?.answer.reject(new Error("deadlock detected"));
+    await vi.advanceTimersByTimeAsync(0);
+    // Paused for 100 ms before trying again: a claim now counts 1 as still leased. 3 − 1 in flight − 1.
+    loop.wake();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(last("claim")?.request.limit).toBe(1);
+    last("claim")?.answer.resolve([]);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(outbox.calls.map((call) => call.kind)).toEqual(["claim", "record", "claim", "record"]);
+    last("record")?.answer.resolve({ recorded: [stored(1)], claimed: [] });
+    expect(await recording).toEqual(stored(1));
   });
 
   it("after a failed claim pauses claims, doubling the pause up to 5 s, while records still go through alone", async () => {
@@ -220,7 +287,7 @@ describe("createClaimLoop", () => {
     await vi.advanceTimersByTimeAsync(0);
     expect(outbox.calls).toHaveLength(1);
     // A record during the pause carries no claim, and leaves the loop paused.
-    const recording = loop.record(report(9), 3, Date.now() + 60_000);
+    const recording = loop.record(report(9), Date.now() + 60_000);
     await vi.advanceTimersByTimeAsync(0);
     expect(last("record")?.options).toEqual({ policy });
     last("record")?.answer.resolve({ recorded: [stored(1)], claimed: [] });
@@ -259,7 +326,7 @@ describe("createClaimLoop", () => {
     await vi.advanceTimersByTimeAsync(0);
     last("claim")?.answer.resolve([]);
     const start = Date.now();
-    const recording = loop.record(report(1), 1, start + 1_500);
+    const recording = loop.record(report(1), start + 1_500);
     let outcome: unknown;
     recording.then(
       (value) => (outcome = value),
@@ -290,7 +357,7 @@ describe("createClaimLoop", () => {
     const { outbox, started, loop, last } = setUp(4, 2);
     loop.start();
     await turn();
-    const recording = loop.record(report(7), 1, Date.now() + 60_000);
+    const recording = loop.record(report(7), Date.now() + 60_000);
     loop.stop();
     expect(loop.state).toBe("stopped");
     let settled = false;
@@ -337,7 +404,7 @@ describe("createClaimLoop", () => {
     await loop.settled();
     // A wake first, then a record: one round trip, the claim item ahead of the record.
     loop.wake();
-    const recording = loop.record(report(5), 1, Date.now() + 60_000);
+    const recording = loop.record(report(5), Date.now() + 60_000);
     await turn();
     expect(last("record")?.reports.map((r) => r.deliveryId)).toEqual([5]);
     last("record")?.answer.resolve({ recorded: [stored(7)], claimed: [] });
@@ -353,7 +420,7 @@ describe("createClaimLoop", () => {
     last("claim")?.answer.resolve([]);
     await loop.settled();
     loop.wake();
-    void loop.record(report(5), 1, Date.now() + 60_000);
+    void loop.record(report(5), Date.now() + 60_000);
     await turn();
     // Woken while the round trip runs: the claim made in it may not see what the wake announced.
     loop.wake();
@@ -408,7 +475,7 @@ describe("createClaimLoop", () => {
     last("claim")?.answer.resolve([]);
     await vi.advanceTimersByTimeAsync(0);
     loop.stop();
-    const recording = loop.record(report(1), 1, Date.now() + 3_600_000);
+    const recording = loop.record(report(1), Date.now() + 3_600_000);
     let outcome: unknown;
     recording.catch((error: Error) => (outcome = error.message));
     const tries = new Set<number>();
@@ -436,7 +503,7 @@ describe("createClaimLoop", () => {
     last("claim")?.answer.resolve([]);
     await vi.advanceTimersByTimeAsync(0);
     // 1 s margin and a first pause of 100 ms: a deadline 1.1 s away leaves no time for a retry.
-    const recording = loop.record(report(1), 1, Date.now() + 1_100);
+    const recording = loop.record(report(1), Date.now() + 1_100);
     recording.catch(() => undefined);
     await vi.advanceTimersByTimeAsync(0);
     last("record")?.answer.reject(new Error("disk I/O error"));
@@ -463,7 +530,7 @@ describe("createClaimLoop", () => {
     (outbox.calls[0] as Extract<Call, { kind: "claim" }>).answer.reject(new Error("locked"));
     await loop.settled();
     expect(loop.state).toBe("paused");
-    const recording = loop.record(report(1), 1, Date.now() + 1_200);
+    const recording = loop.record(report(1), Date.now() + 1_200);
     await turn();
     (outbox.calls[1] as Extract<Call, { kind: "record" }>).answer.reject(new Error("locked"));
     await turn();

@@ -21,8 +21,13 @@ export interface ClaimLoopOptions {
   outbox: Pick<Outbox, "claimDue" | "recordAttempts" | "release">;
   workerId: string;
   leaseMs: number;
-  /** Attempts in flight plus claimed work waiting, at most, in this worker. */
+  /** Attempts in flight at once in this worker. */
   concurrency: number;
+  /**
+   * Deliveries claimed beyond the free slots, kept ready (and leased) so a finished attempt's slot starts
+   * the next at once instead of waiting for the round trip that records it; default 0.
+   */
+  claimAhead?: number;
   perEndpoint: number;
   /** The first pause after a failed claim; it doubles with each failure in a row. */
   pollIntervalMs: number;
@@ -57,7 +62,7 @@ export interface ClaimLoop {
    * and answers what the outbox decided. The slot it frees is filled in the same round trip: the claim
    * rides along with the record.
    */
-  record(report: AttemptReport, endpointId: number, deadline: number): Promise<RecordedAttempt | undefined>;
+  record(report: AttemptReport, deadline: number): Promise<RecordedAttempt | undefined>;
   /**
    * When a delivery this loop claimed stops being held, on the worker's clock: the round trip that
    * leased it started no earlier than that lease, so this is never later than the store's lease end.
@@ -68,7 +73,7 @@ export interface ClaimLoop {
   settled(): Promise<void>;
 }
 
-type Item = { kind: "claim" } | { kind: "record"; report: AttemptReport; endpointId: number };
+type Item = { kind: "claim" } | { kind: "record"; report: AttemptReport };
 type Answer = RecordedAttempt | undefined;
 
 /**
@@ -79,22 +84,26 @@ type Answer = RecordedAttempt | undefined;
  */
 export function createClaimLoop(options: ClaimLoopOptions): ClaimLoop {
   const { outbox, workerId, leaseMs, concurrency, perEndpoint, pollIntervalMs, slots, now, logger } = options;
+  // Leased at most: the attempts in flight, the claimed work waiting, and attempts being recorded.
+  const capacity = concurrency + (options.claimAhead ?? 0);
   let state: ClaimLoopState = "stopped";
+  // Attempts whose slot is free and whose record has not answered yet: still leased by this worker.
+  let recording = 0;
   let claimFailures = 0;
   let pausedUntil = 0;
   const leaseEnds = new WeakMap<ClaimedDelivery, number>();
 
-  /** The claim a round trip makes for the free slots, counting those its records free (`freeing`). */
-  function claimFor(freeing: readonly number[]): ClaimRequest | undefined {
+  /** The claim a round trip makes for what is free, counting the `ending` attempts it records as ended. */
+  function claimFor(ending: number): ClaimRequest | undefined {
     if (state === "stopped" || state === "paused") return undefined;
-    const limit = concurrency - slots.inFlight - slots.waitingCount + freeing.length;
+    const limit = capacity - slots.inFlight - slots.waitingCount - (recording - ending);
     if (limit <= 0) return undefined;
     return {
       workerId,
       limit,
       leaseMs,
       perEndpointLimit: perEndpoint,
-      excludeEndpointIds: slots.full(freeing),
+      excludeEndpointIds: slots.full(),
     };
   }
 
@@ -120,7 +129,7 @@ export function createClaimLoop(options: ClaimLoopOptions): ClaimLoop {
     // The claim a wake queued is being made: a wake from now on queues the next one.
     if (state === "queued" && items.some((item) => item.kind === "claim")) state = "idle";
     const records = items.flatMap((item) => (item.kind === "record" ? [item] : []));
-    const claim = claimFor(records.map((item) => item.endpointId));
+    const claim = claimFor(records.length);
     const leaseEnd = now() + leaseMs;
     let answer: { recorded: Answer[]; claimed: ClaimedDelivery[] };
     try {
@@ -164,17 +173,25 @@ export function createClaimLoop(options: ClaimLoopOptions): ClaimLoop {
   // for as long as the lease lasts: it runs in one transaction, so a retry cannot record twice, and giving
   // up leaves the delivery stuck under its lease (a minute or more) before anyone may attempt it again. A
   // stopping worker tries three times, so shutdown is not held up by a broken store.
-  async function record(report: AttemptReport, endpointId: number, deadline: number): Promise<Answer> {
+  async function record(report: AttemptReport, deadline: number): Promise<Answer> {
     const giveUpAt = Math.min(deadline, now() + leaseMs) - RECORD_RETRY_MARGIN_MS;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await batcher.submit({ kind: "record", report, endpointId });
-      } catch (error) {
-        const pause = Math.min(100 * attempt, 2_000);
-        if ((state === "stopped" && attempt >= 3) || now() + pause >= giveUpAt) throw error;
-        logger?.warn({ deliveryId: report.deliveryId, err: error }, "recording an attempt failed, retrying");
-        await new Promise((resolve) => setTimeout(resolve, pause));
+    recording += 1;
+    try {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await batcher.submit({ kind: "record", report });
+        } catch (error) {
+          const pause = Math.min(100 * attempt, 2_000);
+          if ((state === "stopped" && attempt >= 3) || now() + pause >= giveUpAt) throw error;
+          logger?.warn(
+            { deliveryId: report.deliveryId, err: error },
+            "recording an attempt failed, retrying",
+          );
+          await new Promise((resolve) => setTimeout(resolve, pause));
+        }
       }
+    } finally {
+      recording -= 1;
     }
   }
 

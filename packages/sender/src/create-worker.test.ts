@@ -81,3 +81,14 @@ describe("createWorker: retention", () => {
     );
   });
 });
+
+describe("createWorker: claimAhead", () => {
+  it("refuses a claimAhead that is not a whole number, 0 or more, when created", () => {
+    const outbox = createMemoryOutbox();
+    for (const claimAhead of [-1, 1.5, Number.NaN])
+      expect(() => createWorker({ outbox, claimAhead })).toThrow(
+        expect.objectContaining({ code: "ERR_INVALID_WORKER_OPTION", name: "InvalidWorkerOptionError" }),
+      );
+    expect(() => createWorker({ outbox, claimAhead: 0 })).not.toThrow();
+  });
+});

@@ -3,7 +3,7 @@ import type { OperationalEvent } from "@plant-store/types";
 import { attemptDelivery } from "./attempt-delivery.js";
 import type { AttemptEvent } from "./attempt-event.js";
 import { createAttemptRunner } from "./create-attempt-runner.js";
-import { createClaimLoop } from "./create-claim-loop.js";
+import { createClaimLoop, RECORD_RETRY_MARGIN_MS } from "./create-claim-loop.js";
 import { createDeliveryClient, type DeliveryClient } from "./create-delivery-client.js";
 import { createEndpointSlots } from "./create-endpoint-slots.js";
 import {
@@ -16,6 +16,7 @@ import {
 import { createRetryPolicy, type RetryPolicy } from "./create-retry-policy.js";
 import { createRetryTimer } from "./create-retry-timer.js";
 import { createSsrfGuard, type SsrfGuard } from "./create-ssrf-guard.js";
+import { InvalidWorkerOptionError } from "./invalid-worker-option-error.js";
 import type { Outbox } from "./outbox.js";
 import { releaseDeliveries } from "./release-deliveries.js";
 import type { SenderLogger } from "./sender-logger.js";
@@ -33,6 +34,12 @@ export interface WorkerOptions {
   concurrency?: number;
   /** Attempts in flight at once to one endpoint; default 2. A dead endpoint holds at most this many slots. */
   perEndpointConcurrency?: number;
+  /**
+   * Deliveries claimed ahead of a free slot and kept ready under the lease (an endpoint has at most
+   * `perEndpointConcurrency` of them), so a finished attempt's slot starts the next one at once while
+   * its record is written; default: `concurrency`. 0 claims only for free slots.
+   */
+  claimAhead?: number;
   /** How long a claim lasts before another worker may take it over; default max(60 s, 3 × the attempt timeout). */
   leaseMs?: number;
   /** Fallback poll for due work (retries coming due, other processes' writes); default 1000 ms. */
@@ -95,6 +102,11 @@ export function createWorker(options: WorkerOptions): Worker {
   const perEndpoint = options.perEndpointConcurrency ?? 2;
   const leaseMs = options.leaseMs ?? Math.max(60_000, 3 * client.timeoutMs);
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
+  const claimAhead = options.claimAhead ?? concurrency;
+  if (!Number.isInteger(claimAhead) || claimAhead < 0)
+    throw new InvalidWorkerOptionError(
+      `claimAhead must be a whole number of deliveries, 0 or more; got ${claimAhead}`,
+    );
   const now = options.now ?? Date.now;
   // 96 random bits in 18 characters: stored with every lease and attempt, so it is kept short.
   const workerId = options.workerId ?? `w_${randomBytes(12).toString("base64url")}`;
@@ -114,22 +126,33 @@ export function createWorker(options: WorkerOptions): Worker {
   const run = createAttemptRunner({
     workerId,
     attempt: (delivery) => attemptDelivery(delivery, client, guard, now),
-    record: (report, endpointId, deadline) => claims.record(report, endpointId, deadline),
+    record: (report, deadline) => claims.record(report, deadline),
     leaseEnd: (delivery) => claims.leaseEnd(delivery),
+    // An attempt starts only if its lease outlasts its timeout and the record after it (or, with a lease
+    // set shorter than that, if it has half of its lease left, as a delivery just claimed has).
+    minLeaseLeftMs: Math.min(client.timeoutMs + RECORD_RETRY_MARGIN_MS, leaseMs / 2),
+    giveBack: (delivery) => releaseDeliveries(outbox, workerId, [delivery]),
     wakeAt: retryTimer.wakeAt,
     now,
     logger,
     onAttempt: options.onAttempt,
     onAlert: options.onAlert,
   });
-  // A freed slot may be filled: usually the record that freed it already claimed its replacement, and
-  // this claim is sized to nothing and never reaches the outbox.
-  const slots = createEndpointSlots({ perEndpoint, run, onFree: () => claims.wake() });
+  // A freed slot starts claimed work waiting, if any; the claim a free queues rides with the record that
+  // follows in the same round trip, sized to what is free then.
+  const slots = createEndpointSlots({
+    perEndpoint,
+    maxInFlight: concurrency,
+    waitingPerEndpoint: Math.min(perEndpoint, claimAhead),
+    run,
+    onFree: () => claims.wake(),
+  });
   const claims = createClaimLoop({
     outbox,
     workerId,
     leaseMs,
     concurrency,
+    claimAhead,
     perEndpoint,
     pollIntervalMs,
     policy,

@@ -56,6 +56,7 @@ export { InvalidPayloadError, type PayloadIssue } from "./invalid-payload-error.
 export { InvalidRetentionError } from "./invalid-retention-error.js";
 export { InvalidRetryPolicyError } from "./invalid-retry-policy-error.js";
 export { InvalidSubscriberError } from "./invalid-subscriber-error.js";
+export { InvalidWorkerOptionError } from "./invalid-worker-option-error.js";
 export { newWebhookId } from "./new-webhook-id.js";
 export {
   type AddEndpointInput,
