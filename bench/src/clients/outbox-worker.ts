@@ -8,6 +8,9 @@ const target = process.env.BENCH_OUTBOX;
 if (!target) throw new Error("BENCH_OUTBOX must be set");
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 50);
 const perEndpointConcurrency = Number(process.env.BENCH_PER_ENDPOINT ?? concurrency);
+// Exploring only: the worker's default (`concurrency`) unless set.
+const claimAhead =
+  process.env.BENCH_CLAIM_AHEAD === undefined ? {} : { claimAhead: Number(process.env.BENCH_CLAIM_AHEAD) };
 
 const write = (level: string) => (fields: unknown, message?: string) =>
   process.stderr.write(`${level} ${message ?? ""} ${JSON.stringify(fields)}\n`);
@@ -28,6 +31,7 @@ const worker = sender.createWorker({
   outbox,
   concurrency,
   perEndpointConcurrency,
+  ...claimAhead,
   client: sender.createDeliveryClient({ maxSockets: concurrency }),
   ssrfGuard: sender.createSsrfGuard({ allowPrivateTargets: true }),
   ...(process.env.BENCH_DEBUG ? { logger: stderrLogger } : {}),
