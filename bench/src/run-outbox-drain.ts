@@ -32,7 +32,9 @@ export interface OutboxDrainInput {
   execArgv?: string[];
   /** Called with the worker pids once they have exited. */
   onExited?: (pids: number[]) => void;
-  /** Called once the workers are ready, just before they are started (e.g. to read counters). */
+  /** Plants drained before measuring starts (see `drainOutbox`'s `warmup`); default 0. */
+  warmupPlants?: number;
+  /** Called when measuring starts: the workers are ready, and past their warm-up (e.g. to read counters). */
   beforeDrain?: (workers: readonly BenchProcess[]) => Promise<void>;
   /** Called once the drain is over and the workers were told to stop, while they still run. */
   afterDrain?: (workers: readonly BenchProcess[]) => Promise<void>;
@@ -48,7 +50,7 @@ export async function runOutboxDrain(input: OutboxDrainInput): Promise<DrainResu
     receiverUrl,
     credentials: input.credentials,
     endpoints: input.endpoints,
-    plants: input.plants,
+    plants: input.plants + (input.warmupPlants ?? 0),
     ...(input.fillConcurrency === undefined ? {} : { concurrency: input.fillConcurrency }),
     ...(input.orderingKeys === undefined ? {} : { orderingKeys: input.orderingKeys }),
     ...(input.rateLimit === undefined ? {} : { rateLimit: input.rateLimit }),
@@ -68,12 +70,13 @@ export async function runOutboxDrain(input: OutboxDrainInput): Promise<DrainResu
       );
     }
     const deliveries = input.endpoints * input.plants;
-    await input.beforeDrain?.(workers);
     const result = await drainOutbox({
       workers,
       receiver: input.receiver,
       expected: deliveries,
       timeoutMs: input.timeoutMs,
+      warmup: input.endpoints * (input.warmupPlants ?? 0),
+      atStart: async () => input.beforeDrain?.(workers),
       ...(input.timeBoxMs === undefined ? {} : { timeBoxMs: input.timeBoxMs }),
     });
     await input.afterDrain?.(workers);

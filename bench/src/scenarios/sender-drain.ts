@@ -141,6 +141,8 @@ interface DrainSetup {
   postgres: TestPostgres;
   receiver: BenchProcess;
   credentials: BenchCredentials;
+  /** Deliveries each drain makes before measuring starts (its process's warm-up). */
+  warmup: number;
 }
 
 async function drainOurs(
@@ -158,6 +160,7 @@ async function drainOurs(
     credentials: setup.credentials,
     endpoints: 1,
     plants: count,
+    warmupPlants: setup.warmup,
     ...(target === undefined ? {} : { target, fillConcurrency: 8 }),
     concurrency: CONCURRENCY,
     timeoutMs: 300_000,
@@ -205,13 +208,14 @@ async function drainAnchor(
   });
   let drain: DrainResult;
   try {
-    await worker.command({ type: "fill", count });
-    await meter.before([worker]);
+    await worker.command({ type: "fill", count: count + setup.warmup });
     drain = await drainOutbox({
       workers: [worker],
       receiver: setup.receiver,
       expected: count,
       timeoutMs: 300_000,
+      warmup: setup.warmup,
+      atStart: () => meter.before([worker]),
     });
     await meter.after([worker]);
   } finally {
@@ -291,12 +295,15 @@ export const senderDrain: Scenario = {
     }
     const credentials = createBenchCredentials();
     const count = Number(process.env.BENCH_DRAIN_COUNT ?? (context.quick ? 1_000 : 5_000));
+    // As the got loop beside it is warmed before it is timed, each drain's process first delivers this
+    // many unmeasured: a fresh process compiles its hot paths first (BENCH_DRAIN_WARMUP=0: none).
+    const warmup = Number(process.env.BENCH_DRAIN_WARMUP ?? (context.quick ? 500 : 1_000));
     const variants = selectedVariants();
     const samples = new Map<Variant, Sample[]>(VARIANTS.map((v) => [v, []]));
     let receiver: BenchProcess | undefined;
     try {
       receiver = await spawnBenchProcess("servers/raw-http", { env: credentialsEnv(credentials) });
-      const setup: DrainSetup = { context, sender, postgres, receiver, credentials };
+      const setup: DrainSetup = { context, sender, postgres, receiver, credentials, warmup };
       const sweep = process.env.BENCH_PGBOSS_SWEEP;
       if (sweep !== undefined) return await sweepPgBoss(setup, sweep, count);
       const drain = (variant: Variant, n: number, profiled: boolean) =>
@@ -333,7 +340,7 @@ export const senderDrain: Scenario = {
         (samples.get(variant) ?? []).map((s) => s[figure]),
         0,
       );
-    const size = `${count} deliveries, 1 worker process × ${CONCURRENCY} in flight`;
+    const size = `${count} deliveries after ${warmup} unmeasured, 1 worker process × ${CONCURRENCY} in flight`;
     const unit = (variant: Variant, figure: "rate" | "cpu") =>
       variant === "sqlite" || variant === "postgres"
         ? figure === "rate"

@@ -80,6 +80,37 @@ describe("the PostgreSQL drain processes", () => {
     expect(after.commits - before.commits).toBeLessThan(60);
   }, 120_000);
 
+  it("measures a drain only after its warm-up: the deliveries counted, and the start hook, come after it", async () => {
+    const db = await postgres.createDatabase();
+    const receiver = await start("servers/raw-http", {});
+    const worker = await start("clients/graphile-worker", {
+      BENCH_PG_URL: db,
+      BENCH_RECEIVER_URL: `${receiver.url}/plant/webhook`,
+      BENCH_CONCURRENCY: "10",
+      BENCH_GRAPHILE_BEST: "1",
+    });
+    await worker.command({ type: "fill", count: 50 });
+    const handledAtStart: number[] = [];
+    const drain = await drainOutbox({
+      workers: [worker],
+      receiver,
+      expected: 30,
+      warmup: 20,
+      timeoutMs: 60_000,
+      atStart: async () => {
+        handledAtStart.push((await receiver.stats()).handled);
+      },
+    });
+    await worker.stop();
+    expect(handledAtStart).toHaveLength(1);
+    expect(handledAtStart[0]).toBeGreaterThanOrEqual(20);
+    // What arrived during the warm-up (20, or a few more in flight as it ended) is not counted.
+    expect(drain.complete).toBe(true);
+    expect(drain.delivered).toBeLessThanOrEqual(30);
+    expect(drain.delivered).toBeGreaterThanOrEqual(50 - (handledAtStart[0] ?? 0));
+    expect((await receiver.stats()).handled).toBe(50);
+  }, 120_000);
+
   it("pg-boss delivers every job, in batches of its workers, signed so that the verifying receiver accepts it", async () => {
     const db = await postgres.createDatabase();
     const receiver = await start("servers/plant-receiver", {});
