@@ -33,6 +33,9 @@ let postgres: TestPostgres;
 /** The TypeScript and JavaScript examples of the READMEs, as shipped in the tarballs. */
 let readmeExamples: ReadmeExample[] = [];
 let tarballs: Record<PublishedPackageName, string>;
+/** The Express project (issue 24), installed beside the main consumer: its error, if any, once done. */
+let express: string;
+let expressInstalled: Promise<unknown>;
 
 beforeAll(async () => {
   postgres = await startPostgres();
@@ -40,6 +43,13 @@ beforeAll(async () => {
   expect(scratch.startsWith(workspaceRoot)).toBe(false);
   tarballs = await packPublishedPackages(scratch);
   project = join(scratch, "consumer");
+  // Both npm installs at once: each waits on the registry and the disk more than it computes. The
+  // Express project's is awaited (and its failure thrown) by its own beforeAll.
+  express = join(scratch, "express-consumer");
+  expressInstalled = installExpressConsumer(express, tarballs).then(
+    () => undefined,
+    (error: unknown) => error ?? new Error("the Express consumer's install failed"),
+  );
   // The registry serves only koa, zod, got & co.; the @plant-store packages come from the tarballs.
   readmeExamples = await installConsumerProject({
     dir: project,
@@ -51,6 +61,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await postgres?.stop();
+  // Never removed under an install still running (the main one failed first).
+  await expressInstalled;
   await rm(scratch, { recursive: true, force: true });
 });
 
@@ -207,10 +219,9 @@ describe("the published packages, installed from tarballs with npm", () => {
 
   // Issue 24: Koa only for Koa users. The same tarballs in an Express team's project.
   describe("in an Express project with only express and the tarballs", () => {
-    let express: string;
     beforeAll(async () => {
-      express = join(scratch, "express-consumer");
-      await installExpressConsumer(express, tarballs);
+      const failed = await expressInstalled;
+      if (failed !== undefined) throw failed;
     }, 120_000);
 
     it("installs neither koa nor @koa/router nor @types/koa", () => {

@@ -1,10 +1,5 @@
 #!/usr/bin/env node
-import { reportCliError } from "./commands/report-cli-error.js";
-import { createProgram } from "./create-program.js";
+import { main } from "./main.js";
 
-try {
-  const program = await createProgram(process.argv.slice(2));
-  await program.parseAsync(process.argv);
-} catch (error) {
-  process.exit(await reportCliError(error));
-}
+const code = await main(process.argv.slice(2));
+if (code !== 0) process.exit(code);

@@ -7,6 +7,7 @@ import { Command, Option } from "commander";
 import { z } from "zod";
 import { EndpointTokenSchema, EndpointUrlSchema } from "../admin-inputs.js";
 import { ListenError } from "../listen-error.js";
+import { printLine } from "./cli-streams.js";
 import { jsonOption } from "./db-option.js";
 
 const SOURCES = {
@@ -132,7 +133,7 @@ async function listen(config: ListenConfig, json: boolean): Promise<void> {
   const store = config.store.replace(/\/+$/, "");
   const admin = { authorization: `Bearer ${config.adminToken}` };
   const print = (event: Record<string, unknown>, text: string) =>
-    console.log(json ? JSON.stringify(event) : text);
+    printLine(json ? JSON.stringify(event) : text);
   const connection = new AbortController();
   const response = await fetch(`${store}/listen`, {
     method: "POST",

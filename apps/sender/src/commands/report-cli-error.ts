@@ -1,3 +1,5 @@
+import { printErrorLine } from "./cli-streams.js";
+
 /**
  * Prints a command's error the way the store's CLI always has and answers its exit code: 2 for a
  * setting or an input to fix, 1 for anything else. The error classes are imported here, once a command
@@ -26,16 +28,16 @@ export async function reportCliError(error: unknown): Promise<number> {
     error instanceof sender.InvalidEncryptionKeyError ||
     error instanceof sender.EncryptionKeyRequiredError
   ) {
-    console.error(`${error.message} (PLANT_STORE_ENCRYPTION_KEY or --encryption-key-file)`);
+    printErrorLine(`${error.message} (PLANT_STORE_ENCRYPTION_KEY or --encryption-key-file)`);
     return 2;
   }
   if (error instanceof ConfigError) {
-    console.error(error.message);
+    printErrorLine(error.message);
     return 2;
   }
   // Input the store refused: the same exit code as any other invalid input.
   if (error instanceof InvalidPlantError || error instanceof IdempotencyConflictError) {
-    console.error(error.message);
+    printErrorLine(error.message);
     return 2;
   }
   if (
@@ -43,9 +45,9 @@ export async function reportCliError(error: unknown): Promise<number> {
     error instanceof sender.EndpointNotFoundError ||
     error instanceof ListenError
   ) {
-    console.error(error.message);
+    printErrorLine(error.message);
     return 1;
   }
-  console.error(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
+  printErrorLine(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
   return 1;
 }

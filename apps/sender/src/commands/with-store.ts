@@ -1,5 +1,6 @@
 import { openStore, type Store } from "../open-store.js";
 import { resolveSecretsCipher } from "../resolve-secrets-cipher.js";
+import { printLine } from "./cli-streams.js";
 
 /** Runs one CLI command against the store's database (with its encryption key, if any) and always closes it. */
 export async function withStore<T>(
@@ -21,5 +22,5 @@ export class NotFoundError extends Error {
 }
 
 export function print(json: boolean | undefined, value: unknown, text: string): void {
-  console.log(json ? JSON.stringify(value) : text);
+  printLine(json ? JSON.stringify(value) : text);
 }

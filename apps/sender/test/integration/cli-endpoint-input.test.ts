@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cliJson, runCli } from "../fixtures/store-process.js";
+import { cliJson, runCli } from "../fixtures/cli-in-process.js";
 
 describe("plant-store endpoints: refused input", () => {
   const dir = mkdtempSync(join(tmpdir(), "plant-store-endpoint-input-"));

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { startTestReceiver, type TestReceiver, waitFor } from "@plant-store/testing";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cliJson, runCli, type StoreProcess, startStore } from "../fixtures/store-process.js";
+import { cliJson, runCli } from "../fixtures/cli-in-process.js";
+import { type StoreProcess, startStore } from "../fixtures/store-process.js";
 
 interface Listed {
   deliveries: Array<{ id: number; status: string; webhookId: string; endpointId: number }>;
@@ -59,8 +60,8 @@ describe("serve --retention", () => {
       { PLANT_STORE_ADMIN_TOKEN: adminToken },
     );
     const webhookId = await postPlant("Kept for two seconds");
-    // The store's own events, not a CLI poll: a CLI process can take longer than the 2 s retention on
-    // a loaded machine, and the delivered row would be gone before any poll saw it.
+    // The store's own events, not a CLI poll: a CLI command (a process, as it was) can take longer than
+    // the 2 s retention on a loaded machine, and the delivered row would be gone before any poll saw it.
     const first = await waitFor(() => {
       const attempts = (store?.lines ?? []).filter((line) => line.event === "delivery.attempted");
       return attempts.length >= 2 ? attempts : undefined;

@@ -15,7 +15,8 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli, startStore } from "../fixtures/store-process.js";
+import { runCli } from "../fixtures/cli-in-process.js";
+import { runCli as runCliProcess, startStore } from "../fixtures/store-process.js";
 
 const ADMIN = { PLANT_STORE_ADMIN_TOKEN: "admin-token-0123456789" };
 
@@ -106,7 +107,8 @@ describe("plant-store with an encryption key (SQLite)", () => {
         ["serve", "--port", "0", "--db", db],
         ["endpoints", "list", "--db", db],
       ]) {
-        const result = await runCli(args, { ...ADMIN, ...env });
+        // `serve` as its own process: were it to start, it would keep running.
+        const result = await (args[0] === "serve" ? runCliProcess : runCli)(args, { ...ADMIN, ...env });
         expect(result.code, `${args[0]} ${JSON.stringify(env)}`).toBe(2);
         expect(result.stderr).toContain("encrypted");
         expect(result.stderr).toContain("PLANT_STORE_ENCRYPTION_KEY or --encryption-key-file");

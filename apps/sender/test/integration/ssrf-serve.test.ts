@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { startTestReceiver, waitFor } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import { afterAll, describe, expect, it } from "vitest";
-import { cliJson, runCli, type StoreProcess, startStore } from "../fixtures/store-process.js";
+import { cliJson } from "../fixtures/cli-in-process.js";
+import { runCli, type StoreProcess, startStore } from "../fixtures/store-process.js";
 
 describe("plant-store serve and endpoints on private addresses", () => {
   const dir = mkdtempSync(join(tmpdir(), "plant-store-ssrf-"));
