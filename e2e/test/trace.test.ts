@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readAppEvent } from "@plant-store/app-shell";
-import { getFreePort, type RunningApp, resolveAppCli, spawnApp, waitFor } from "@plant-store/testing";
+import { getFreeFixedPort, type RunningApp, resolveAppCli, spawnApp, waitFor } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -130,7 +130,8 @@ describe("one trace from the store to the receiver's handler, both apps exportin
   it("keeps a retried delivery in the trace it was enqueued in: the receiver was down for the first attempt", async () => {
     dir = mkdtempSync(join(tmpdir(), "traces-e2e-retry-"));
     const db = join(dir, "store.db");
-    const port = await getFreePort();
+    // Listened on only after the first attempt failed: outside the range outgoing connections take ports from.
+    const port = await getFreeFixedPort();
     const schedule = ["0", ...Array(20).fill("200ms")].join(",");
     const store = await startStore(
       ["--db", db, "--retry-schedule", schedule, "--otel-endpoint", collector.url],

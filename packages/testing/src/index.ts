@@ -1,5 +1,5 @@
 export { endConnections } from "./end-connections.js";
-export { getFreePort } from "./get-free-port.js";
+export { getFreeFixedPort, getFreePort } from "./get-free-port.js";
 export { launchChromium } from "./launch-chromium.js";
 export { launchPersistentChromium } from "./launch-persistent-chromium.js";
 export { parseHandledCount } from "./parse-handled-count.js";
