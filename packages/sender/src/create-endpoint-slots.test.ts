@@ -122,9 +122,11 @@ describe("createEndpointSlots", () => {
     expect(started).toEqual([1, 2]);
     expect(slots.inFlight).toBe(1);
     free(1);
+    expect(freed()).toBe(1);
     await finish(1);
     expect(slots.inFlight).toBe(1);
-    expect(freed()).toBe(1);
+    // Once more when its record is done: a claim in the record's statement may not have seen everything.
+    expect(freed()).toBe(2);
     let idle = false;
     const waited = slots.idle().then(() => {
       idle = true;

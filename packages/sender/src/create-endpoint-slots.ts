@@ -15,7 +15,7 @@ export interface EndpointSlotsOptions {
    * ended, its record may still be on its way) or, at the latest, when the promise settles.
    */
   run: (delivery: ClaimedDelivery, free: () => void) => Promise<void>;
-  /** A slot freed: more work may be claimed. */
+  /** A slot freed, or an attempt's record is done: more work may be claimed. */
   onFree?: () => void;
 }
 
@@ -90,7 +90,10 @@ export function createEndpointSlots(options: EndpointSlotsOptions): EndpointSlot
     };
     const task = run(delivery, free).finally(() => {
       tasks.delete(task);
-      free();
+      // Freed at the end of its request: now its record is done, too. More may be claimable than a claim
+      // riding in the record's own statement could see (on PostgreSQL, a key's next delivery).
+      if (held) free();
+      else options.onFree?.();
     });
     tasks.add(task);
   }
