@@ -9,6 +9,8 @@ import { ownedBy } from "../subscriber-scope.js";
 /**
  * Queues every retained message enqueued since `since` that the endpoint subscribes to again, due now
  * with a fresh schedule: a delivery it already has starts over (keeping its attempts), others are added.
+ * A lease is freed: an attempt in flight may have started before what the replay was asked for, so it
+ * only counts when recorded, and the delivery is sent again (receivers dedup by webhook id).
  * Only messages for everyone or addressed to the endpoint's own subscriber: a replay must not send one
  * subscriber's messages to another's endpoint (or the operator's).
  */
@@ -30,7 +32,8 @@ export function* replayMessages(
           AND ${ADDRESSED_TO_ENDPOINT} AND ${ctx.dialect.subscribes(raw("e.event_types"), raw("m.event_type"))}
         ORDER BY m.id
         ON CONFLICT (message_id, endpoint_id) DO UPDATE SET
-          status = 'pending', round_attempts = 0, next_attempt_at = ${ctx.now}, updated_at = ${ctx.now}`,
+          status = 'pending', round_attempts = 0, next_attempt_at = ${ctx.now}, updated_at = ${ctx.now},
+          lease_owner = NULL, lease_until = NULL`,
   );
   if (queued > 0) yield* wake();
   return queued;
