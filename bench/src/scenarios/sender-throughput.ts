@@ -76,6 +76,9 @@ export const senderThroughput: Scenario = {
               credentials,
               endpoints: 1,
               plants: count,
+              // A fresh process per round: warmed as the got loop was, or the row times its JIT too
+              // (600 cold deliveries in --quick drained at about half the warmed rate).
+              warmupPlants: Math.min(count, 2_000),
               concurrency: CONCURRENCY,
               timeoutMs: 120_000,
               // Profiles the first measured worker only: one profile answers "where does the time go".
