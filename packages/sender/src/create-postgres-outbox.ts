@@ -85,6 +85,7 @@ function statementName(text: string): string | undefined {
 function runOperation<R>(client: Queryable, operation: Operation<R>): Promise<R> {
   return runOperationAsync(operation, async (request) => {
     if (request.kind === "wake") return client.query(`SELECT pg_notify('${OUTBOX_NOTIFY_CHANNEL}', '')`);
+    if (request.kind === "reuse-plans") return client.query("SET LOCAL plan_cache_mode = force_generic_plan");
     const { text, values } = render(request.sql, postgresDialect);
     // Without parameters, a simple query: the schema's DDL is several statements in one.
     const name = values.length === 0 ? undefined : statementName(text);

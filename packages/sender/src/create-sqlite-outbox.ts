@@ -52,6 +52,7 @@ function createStatementRunner(db: Database.Database) {
   return <R>(operation: Operation<R>, onWake: () => void): R =>
     runOperationSync(operation, (request) => {
       if (request.kind === "wake") return onWake();
+      if (request.kind === "reuse-plans") return undefined;
       const { text, values } = render(request.sql, sqliteDialect);
       let statement = prepared.get(text);
       if (!statement) {

@@ -1,7 +1,7 @@
 import { OUTBOX_NOTIFY_CHANNEL } from "./outbox.js";
 import { POSTGRES_SCHEMA } from "./postgres-schema.js";
 import type { ClaimPlan } from "./queue/claim-plan.js";
-import { CLAIMED_COLUMNS } from "./queue/claimed-columns.js";
+import { CLAIMED_COLUMNS, claimedNames } from "./queue/claimed-columns.js";
 import type { ColumnType, Dialect, QueueContext } from "./queue/dialect.js";
 import { ADDRESSED_TO_ENDPOINT, ENDPOINT_RECEIVES } from "./queue/endpoint-receives.js";
 import { headOfItsKey } from "./queue/head-of-its-key.js";
@@ -57,6 +57,9 @@ function claimParts(ctx: QueueContext, plan: ClaimPlan): Sql[] {
     sql`lease AS (SELECT ${param(plan.workerId, "text")} AS owner, ${now} + ${param(plan.leaseMs, "bigint")} AS until)`,
   ];
 }
+
+/** The claim's result by name, not `claimed.*`: a statement selecting `*` is never prepared. */
+const CLAIMED_FROM_CTE = claimedNames("claimed");
 
 /**
  * The claim's last parts: lease the locked rows and return them with their payload and endpoint joined
@@ -153,7 +156,7 @@ export const postgresDialect: Dialect = {
       return {
         counts: [],
         claimed: yield* rows<ClaimedRow>(
-          sql`WITH ${join([...claimParts(ctx, claim), ...claimWrites(ctx.now)], ",\n")}\nSELECT * FROM claimed`,
+          sql`WITH ${join([...claimParts(ctx, claim), ...claimWrites(ctx.now)], ",\n")}\nSELECT ${CLAIMED_FROM_CTE} FROM claimed`,
         ),
       };
     const parts = writes.map((write, index) => sql`${raw(`w${index}`)} AS (${write} RETURNING 1)`);
@@ -162,7 +165,7 @@ export const postgresDialect: Dialect = {
       claim === undefined
         ? sql`WITH ${join(parts, ",\n")}\nSELECT ${join(counted, ", ")}`
         : sql`WITH ${join([...claimParts(ctx, claim), ...parts, ...claimWrites(ctx.now)], ",\n")}
-              SELECT ${join(counted, ", ")}, claimed.* FROM (SELECT 1) AS one LEFT JOIN claimed ON true`;
+              SELECT ${join(counted, ", ")}, ${CLAIMED_FROM_CTE} FROM (SELECT 1) AS one LEFT JOIN claimed ON true`;
     const found = yield* rows<ClaimedRow & Record<string, number>>(statement);
     const first = found[0];
     return {

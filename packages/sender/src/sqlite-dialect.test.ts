@@ -23,7 +23,7 @@ function fanOutTexts(count: number): string[] {
   );
   let step = operation.next();
   while (!step.done) {
-    if (step.value.kind === "wake") step = operation.next();
+    if (step.value.kind === "wake" || step.value.kind === "reuse-plans") step = operation.next();
     else {
       texts.push(render(step.value.sql, sqliteDialect).text);
       step = operation.next(

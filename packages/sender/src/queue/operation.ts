@@ -2,12 +2,14 @@ import type { Sql } from "./sql.js";
 
 /**
  * One request an operation makes of its database: run a statement (`rows` answers its rows, `count` the
- * rows it changed), or wake the workers once the transaction commits.
+ * rows it changed), wake the workers once the transaction commits, or keep one plan per statement for
+ * the rest of the transaction (`reuse-plans`).
  */
 export type Step =
   | { readonly kind: "rows"; readonly sql: Sql }
   | { readonly kind: "count"; readonly sql: Sql }
-  | { readonly kind: "wake" };
+  | { readonly kind: "wake" }
+  | { readonly kind: "reuse-plans" };
 
 /**
  * A database operation written once for both databases: a generator that yields the statements it
@@ -39,6 +41,17 @@ export function* count(statement: Sql): Operation<number> {
  */
 export function* wake(): Operation<void> {
   yield { kind: "wake" };
+}
+
+/**
+ * For an operation that runs over and over with statements of the same shape (the worker's record and
+ * claim): each statement keeps the plan made the first time for the rest of the transaction, instead of
+ * being planned again for every call's values. On PostgreSQL, `SET LOCAL plan_cache_mode =
+ * force_generic_plan`: left to choose, it re-planned the several-kB record-and-claim statement at every
+ * call, which cost as much server CPU as running it. SQLite plans a statement once when it is prepared.
+ */
+export function* reusePlans(): Operation<void> {
+  yield { kind: "reuse-plans" };
 }
 
 /**

@@ -6,7 +6,7 @@ import { type AlertDelivery, type AlertEndpoint, decideAlerts } from "../decide-
 import { type BatchEndpointState, decideAttempts } from "../decide-attempts.js";
 import type { ColumnType, QueueContext } from "../dialect.js";
 import type { Operation } from "../operation.js";
-import { rows } from "../operation.js";
+import { reusePlans, rows } from "../operation.js";
 import {
   attemptValues,
   type DeliveryRow,
@@ -83,6 +83,7 @@ export function* recordAttempts(
   locked: boolean,
 ): Operation<RecordResult> {
   const { dialect } = ctx;
+  yield* reusePlans();
   const lock = locked ? dialect.forUpdate : raw("");
   const ids = ascending(reports.map((report) => report.deliveryId));
   const read =
