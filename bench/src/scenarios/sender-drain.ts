@@ -1,7 +1,7 @@
 import { startPostgres, type TestPostgres } from "@plant-store/testing";
-import type { HttpLoopCommand, HttpLoopResult } from "../clients/http-loop.js";
 import { type BenchCredentials, createBenchCredentials, credentialsEnv } from "../bench-credentials.js";
 import type { BenchResult } from "../bench-result.js";
+import type { HttpLoopCommand, HttpLoopResult } from "../clients/http-loop.js";
 import { type DrainResult, drainOutbox } from "../drain-outbox.js";
 import { formatSpread } from "../format-spread.js";
 import { median } from "../median.js";
@@ -390,7 +390,8 @@ export const senderDrain: Scenario = {
       "graphile-worker": ANCHORS["graphile-worker"].note,
       "graphile-worker-best": ANCHORS["graphile-worker-best"].note,
       "pg-boss": ANCHORS["pg-boss"].note,
-      "got-loop": "the ceiling: the bare got loop (sender.throughput's), same receiver, 50 in flight, no queue",
+      "got-loop":
+        "the ceiling: the bare got loop (sender.throughput's), same receiver, 50 in flight, no queue",
     };
     const results: BenchResult[] = [];
     for (const variant of VARIANTS) {
