@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
-import { getFreePort } from "./get-free-port.js";
+import { getFreeFixedPort } from "./get-free-port.js";
 
 const run = promisify(execFile);
 
@@ -49,7 +49,8 @@ export interface StartPostgresOptions {
 export async function startPostgres(options: StartPostgresOptions = {}): Promise<TestPostgres> {
   const dir = mkdtempSync(join(tmpdir(), "plant-pg-"));
   const dataDir = join(dir, "data");
-  const port = await getFreePort();
+  // Listened on only once initdb has run (seconds): outside the range outgoing connections take ports from.
+  const port = await getFreeFixedPort();
   const asRoot = process.getuid?.() === 0;
   let uid: number | undefined;
   let gid: number | undefined;

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { getFreePort, launchChromium } from "@plant-store/testing";
+import { getFreeFixedPort, launchChromium } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import type { Browser, Page, Route } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -118,7 +118,9 @@ describe("the live page in headless Chromium", () => {
 
   it("after a reconnect, shows the plants stored while it was disconnected", async () => {
     const file = join(dir, "reconnect.db");
-    const port = String(await getFreePort());
+    // Listened on by a child process, and again after that one stopped: outside the range outgoing
+    // connections take ports from.
+    const port = String(await getFreeFixedPort());
     const args = ["--token", token, "--secret", secret, "--db", file, "--port", port];
     let first: RunningApp | undefined = await startApp(args);
     let second: RunningApp | undefined;
