@@ -469,9 +469,16 @@ export interface Outbox<Events extends EventMap = EventMap> {
    * first, at most `limit` (500); in a subscriber's scope, its own endpoints' only.
    */
   listAlerts(since: Date, limit: number, scope?: SubscriberScope): Promise<AlertRecord[]>;
-  /** Makes one delivery due now with a fresh schedule; undefined when there is none. */
+  /**
+   * Makes one delivery due now with a fresh schedule; undefined when there is none. An attempt of it in
+   * flight meanwhile only counts when recorded: the delivery is sent again all the same.
+   */
   retryDelivery(id: number, scope?: SubscriberScope): Promise<DeliveryRecord | undefined>;
-  /** Queues again every retained message enqueued since `since` for one endpoint; returns how many deliveries. */
+  /**
+   * Queues again every retained message enqueued since `since` for one endpoint; returns how many
+   * deliveries. Each is sent again, even one whose attempt is in flight when the replay lands (that
+   * attempt only counts when recorded).
+   */
   replay(endpointId: number, since: Date, scope?: SubscriberScope): Promise<number>;
   /**
    * Retention: deletes one batch of finished deliveries older than `olderThanMs` with their attempts,
