@@ -14,6 +14,8 @@ export interface DrainResult {
   /** Highest peak RSS among the worker processes (bytes). */
   peakRss: number;
   delivered: number;
+  /** Deliveries since `beforeStart`, the warm-up's included: what a meter read there divides by. */
+  deliveredSinceStart: number;
   /** False when `timeBoxMs` ended the drain first: the rate is then over the part delivered. */
   complete: boolean;
 }
@@ -37,13 +39,19 @@ export async function drainOutbox(input: {
    * pay. Default 0.
    */
   warmup?: number;
-  /** Called when measuring starts (after the warm-up), e.g. to read the database's counters. */
-  atStart?: () => Promise<void>;
+  /**
+   * Called before the workers are told to start (before the warm-up), e.g. to read the database's
+   * counters: a reading that takes time (waiting for idle backends to report) must not overlap the
+   * drain, or the costs it meters would miss the drain's first part.
+   */
+  beforeStart?: () => Promise<void>;
 }): Promise<DrainResult> {
   const { workers, receiver, expected } = input;
   const warmup = input.warmup ?? 0;
   const deadline = Date.now() + input.timeoutMs;
+  await input.beforeStart?.();
   let before = await receiver.stats(true);
+  const initial = before.handled;
   // Counted from the receiver's total: the warm-up may overshoot by what was in flight when it ended.
   const end = before.handled + warmup + expected;
   let workersBefore = await Promise.all(workers.map((w) => w.stats()));
@@ -62,7 +70,6 @@ export async function drainOutbox(input: {
     workersBefore = await Promise.all(workers.map((w) => w.stats()));
     started = now();
   }
-  await input.atStart?.();
   let after: ProcessStats = before;
   const timeBox = input.timeBoxMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + input.timeBoxMs;
   while (after.handled < end) {
@@ -84,6 +91,7 @@ export async function drainOutbox(input: {
     cpuMicrosPerDelivery: cpu / delivered,
     peakRss: Math.max(...workersAfter.map((s) => s.peakRss)),
     delivered,
+    deliveredSinceStart: after.handled - initial,
     complete: after.handled >= end,
   };
 }

@@ -34,7 +34,7 @@ export interface OutboxDrainInput {
   onExited?: (pids: number[]) => void;
   /** Plants drained before measuring starts (see `drainOutbox`'s `warmup`); default 0. */
   warmupPlants?: number;
-  /** Called when measuring starts: the workers are ready, and past their warm-up (e.g. to read counters). */
+  /** Called once the workers are ready, before they start (and warm up): e.g. to read counters. */
   beforeDrain?: (workers: readonly BenchProcess[]) => Promise<void>;
   /** Called once the drain is over and the workers were told to stop, while they still run. */
   afterDrain?: (workers: readonly BenchProcess[]) => Promise<void>;
@@ -76,7 +76,7 @@ export async function runOutboxDrain(input: OutboxDrainInput): Promise<DrainResu
       expected: deliveries,
       timeoutMs: input.timeoutMs,
       warmup: input.endpoints * (input.warmupPlants ?? 0),
-      atStart: async () => input.beforeDrain?.(workers),
+      beforeStart: async () => input.beforeDrain?.(workers),
       ...(input.timeBoxMs === undefined ? {} : { timeBoxMs: input.timeBoxMs }),
     });
     await input.afterDrain?.(workers);

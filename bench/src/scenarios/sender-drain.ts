@@ -191,7 +191,7 @@ async function drainOurs(
           afterDrain: (w: readonly BenchProcess[]) => meter.after(w),
         }),
   });
-  return sample(drain, await meter?.cost(drain.delivered));
+  return sample(drain, await meter?.cost(drain.deliveredSinceStart));
 }
 
 interface AnchorSpec {
@@ -228,14 +228,14 @@ async function drainAnchor(
       expected: count,
       timeoutMs: 300_000,
       warmup: setup.warmup,
-      atStart: () => meter.before([worker]),
+      beforeStart: () => meter.before([worker]),
     });
     await meter.after([worker]);
   } finally {
     await worker.stop();
     if (profiled) reportCpuProfile(setup.context, `drain-${anchor.label}`, worker.child.pid);
   }
-  return sample(drain, await meter.cost(drain.delivered));
+  return sample(drain, await meter.cost(drain.deliveredSinceStart));
 }
 
 /** The bare got loop (`clients/http-loop`), no queue: a fresh process, warmed, then timed. */
