@@ -40,4 +40,17 @@ describe("startPostgres", () => {
       await secured.stop();
     }
   }, 60_000);
+
+  it("stops while a client is mid-transaction: the client loses its connection and the port refuses new ones", async () => {
+    const doomed = await startPostgres();
+    const client = new pg.Client({ connectionString: await doomed.createDatabase("doomed") });
+    await client.connect();
+    const lost = new Promise<Error>((resolve) => client.once("error", resolve));
+    await client.query("BEGIN");
+    await client.query("CREATE TABLE written AS SELECT generate_series(1, 50000) AS n");
+    await doomed.stop();
+    expect((await lost).message).toMatch(/terminat|connection/i);
+    const late = new pg.Client({ connectionString: doomed.url });
+    await expect(late.connect()).rejects.toThrow(/ECONNREFUSED/);
+  }, 60_000);
 });
