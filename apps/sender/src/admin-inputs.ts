@@ -104,11 +104,13 @@ export const AddEndpointInputSchema = z.strictObject({
 });
 
 /**
- * Rotation and subscriptions: a new bearer token, a new list of signing secrets (replacing the old
- * list), new event types (null: every one again), or several of them at once.
+ * Rotation, subscriptions and moving: a new bearer token, a new list of signing secrets (replacing the
+ * old list), new event types (null: every one again), a new URL (checked as a new endpoint's is), or
+ * several of them at once.
  */
 export const UpdateEndpointInputSchema = z
   .strictObject({
+    url: EndpointUrlSchema.optional(),
     token: EndpointTokenSchema.optional(),
     secrets: z.array(WebhookSecretSchema).min(1).max(10).optional(),
     eventTypes: EventTypesSchema.optional(),
@@ -116,11 +118,12 @@ export const UpdateEndpointInputSchema = z
   })
   .refine(
     (input) =>
+      input.url !== undefined ||
       input.token !== undefined ||
       input.secrets !== undefined ||
       input.eventTypes !== undefined ||
       input.rateLimit !== undefined,
-    { message: "give token, secrets, eventTypes, rateLimit or several of them" },
+    { message: "give url, token, secrets, eventTypes, rateLimit or several of them" },
   );
 
 export const ReplayInputSchema = z.strictObject({

@@ -153,6 +153,18 @@ export function createAdminApp(options: AdminAppOptions): Koa {
     }
     return subscriber ? { kind: "subscriber", subscriber } : undefined;
   };
+  /**
+   * The SSRF policy, the same for a new endpoint's URL and a changed one: only a refusal counts (a name
+   * that does not resolve yet is accepted, and checked again at every delivery).
+   */
+  const checkUrl = async (url: string, what: string): Promise<void> => {
+    if (!options.checkTarget) return;
+    try {
+      await options.checkTarget(url);
+    } catch (error) {
+      if (error instanceof SsrfBlockedError) throw invalidInput(`Invalid ${what}: url: ${error.message}`);
+    }
+  };
   /** Runs the handshake and records a success; a subscriber's endpoint only (the operator's need none). */
   let handshake = options.verifyEndpoint;
   const verify = async (
@@ -297,13 +309,7 @@ export function createAdminApp(options: AdminAppOptions): Koa {
         "ERR_TOO_MANY_ENDPOINTS",
         `The store already has ${maxEndpoints} endpoints, the most it takes: remove one first`,
       );
-    if (options.checkTarget) {
-      try {
-        await options.checkTarget(input.url);
-      } catch (error) {
-        if (error instanceof SsrfBlockedError) throw invalidInput(`Invalid endpoint: url: ${error.message}`);
-      }
-    }
+    await checkUrl(input.url, "endpoint");
     const generated =
       input.secret === undefined && input.secrets === undefined ? generateWebhookSecret() : undefined;
     const secrets = input.secrets ?? [input.secret ?? (generated as string)];
@@ -349,11 +355,17 @@ export function createAdminApp(options: AdminAppOptions): Koa {
   admin.patch("/endpoints/:id", async (ctx) => {
     const id = parse(IdSchema, ctx.params.id, "id");
     const input = parse(UpdateEndpointInputSchema, await readJsonBody(ctx.req), "endpoint update", BODY);
-    // Token, secrets and subscriptions change together, in one transaction. New subscriptions decide
-    // which messages queued from now on reach the endpoint; deliveries already queued stay.
+    // Moving an endpoint keeps its deliveries and history, so its new URL must pass every check a new
+    // endpoint's does: otherwise PATCH would be the way around the SSRF guard.
+    if (input.url !== undefined) await checkUrl(input.url, "endpoint update");
+    // URL, token, secrets and subscriptions change together, in one transaction. New subscriptions
+    // decide which messages queued from now on reach the endpoint; deliveries already queued stay, and
+    // go to the new URL. A subscriber's endpoint given a new URL is unverified again (the queue clears
+    // it): the new URL's owner has asked for nothing until it answers POST /endpoints/{id}/verify.
     const endpoint = await outbox.updateEndpoint(
       id,
       {
+        ...(input.url === undefined ? {} : { url: input.url }),
         ...(input.token === undefined ? {} : { token: input.token }),
         ...(input.secrets === undefined ? {} : { secrets: input.secrets }),
         ...(input.eventTypes === undefined ? {} : { eventTypes: input.eventTypes }),

@@ -1,4 +1,4 @@
-import { ConfigError } from "@plant-store/app-shell";
+import { ConfigError, parseSettings } from "@plant-store/app-shell";
 import { MAX_ENDPOINT_SECRETS, SubscriberNotFoundError, TooManySecretsError } from "@plant-store/sender";
 import { generateWebhookSecret, WebhookSecretSchema } from "@plant-store/types";
 import { Argument, Command, Option } from "commander";
@@ -23,6 +23,9 @@ const SetSecretsFlags = z.strictObject({
   secret: z.array(WebhookSecretSchema).min(1).max(MAX_ENDPOINT_SECRETS),
 });
 const SetTokenFlags = z.strictObject({ token: AddEndpointInputSchema.shape.token });
+const SetUrlFlags = z.strictObject({ url: AddEndpointInputSchema.shape.url });
+/** Not PLANT_STORE_URL, which `listen --store` reads: the store's own URL, not an endpoint's. */
+const URL_SOURCE = { flag: "--url", env: "PLANT_STORE_ENDPOINT_URL" } as const;
 /** Keyed like the flags, so a problem names --event-type (PLANT_STORE_EVENT_TYPE) and which value. */
 const EventTypeFlag = EventTypesSchema.unwrap().optional();
 /** `--rate-limit <n>`: a whole number of deliveries a second, read from text. */
@@ -304,6 +307,35 @@ export function endpointsCommand(): Command {
         const endpoint = await outbox.updateEndpoint(endpointId, { token: input.token });
         if (!endpoint) throw new NotFoundError(`No endpoint ${id}`);
         print(opts.json, { endpoint: presentEndpoint(endpoint) }, `Endpoint #${endpoint.id} has a new token`);
+      });
+    });
+  // Moving keeps the endpoint's deliveries and history, which removing and adding it again would lose.
+  endpoints
+    .command("set-url")
+    .description(
+      "Move an endpoint to another URL, keeping its deliveries (a subscriber's must pass the handshake again: POST /endpoints/{id}/verify)",
+    )
+    .addArgument(new Argument("<id>", "endpoint id"))
+    .addOption(
+      new Option("--url <url>", "the receiver's new webhook URL").env(URL_SOURCE.env).makeOptionMandatory(),
+    )
+    .addOption(dbOption())
+    .addOption(encryptionKeyFileOption())
+    .addOption(jsonOption())
+    .action(async (id: string, opts: { url: string; db: string; json?: boolean }) => {
+      const endpointId = parseConfig(IdSchema, id);
+      const input = parseSettings(SetUrlFlags, { url: opts.url }, () => URL_SOURCE);
+      await withStore(opts, async ({ outbox }) => {
+        const endpoint = await outbox.updateEndpoint(endpointId, { url: input.url });
+        if (!endpoint) throw new NotFoundError(`No endpoint ${id}`);
+        print(
+          opts.json,
+          { endpoint: presentEndpoint(endpoint) },
+          `Endpoint #${endpoint.id} now delivers to ${endpoint.url}` +
+            (endpoint.verified
+              ? ""
+              : " (sent nothing until it passes the handshake: POST /endpoints/{id}/verify)"),
+        );
       });
     });
   // Subscriptions change for messages queued from now on; deliveries already queued stay.

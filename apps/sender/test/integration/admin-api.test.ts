@@ -224,7 +224,7 @@ describe("the admin API, checked against admin-openapi.json", () => {
       { token: "" },
       { secrets: [] },
       { secrets: ["whsec_nope"] },
-      { token: "tok-sneaky", url: "https://elsewhere.example/hook" },
+      { token: "tok-sneaky", url: "ftp://elsewhere.example/hook" },
       { secret: single },
     ]) {
       const bad = await call("PATCH", "/endpoints/1", body);
@@ -405,6 +405,87 @@ describe("the admin API, checked against admin-openapi.json", () => {
       expect(body.message).toMatch(/non-public address/);
     } finally {
       await new Promise((resolve) => guarded.close(resolve));
+    }
+  });
+
+  it("moves an endpoint to another URL with PATCH, checking it exactly as POST checks a new one", async () => {
+    const added = await call("POST", "/endpoints", { url: "https://before.example/hook", token: "tok-m" });
+    const { id } = added.body.endpoint;
+    const moved = await call("PATCH", `/endpoints/${id}`, { url: "https://after.example/hook" });
+    expect(moved.status).toBe(200);
+    expectDocumented("patch", "/endpoints/{id}", moved.status, moved.body);
+    // The operator's endpoints need no handshake: it stays verified, and keeps its id and token.
+    expect(moved.body.endpoint).toMatchObject({ id, url: "https://after.example/hook", verified: true });
+    expect(await outbox.getEndpoint(id)).toMatchObject({ token: "tok-m" });
+
+    // What POST refuses, PATCH refuses with the same message, and the endpoint stays where it was.
+    for (const [url, message] of [
+      ["ftp://after.example/hook", "url: Invalid URL"],
+      ["not a url", "url: Invalid URL"],
+      ["https://user:pw@after.example/hook", "url: must not contain credentials"],
+      ["https://after.example:0/hook", "url: must not use port 0"],
+      [`https://after.example/${"x".repeat(2048)}`, "url: Too big"],
+    ] as const) {
+      const created = await call("POST", "/endpoints", { url, token: "t" });
+      const refused = await call("PATCH", `/endpoints/${id}`, { url });
+      expect([created.status, refused.status], url.slice(0, 40)).toEqual([400, 400]);
+      expectDocumented("patch", "/endpoints/{id}", refused.status, refused.body);
+      expect(created.body.message).toContain(message);
+      expect(refused.body.message).toBe(created.body.message.replace("endpoint:", "endpoint update:"));
+      expect(refused.body.message).not.toContain("user:pw");
+    }
+    expect((await call("GET", `/endpoints/${id}`)).body.endpoint.url).toBe("https://after.example/hook");
+
+    // Two endpoints may share a URL (two owners may run the same receiver, and the store does not ask
+    // whether an URL is taken): POST takes one another endpoint has, and so does PATCH.
+    const twin = await call("POST", "/endpoints", { url: "https://after.example/hook", token: "tok-t" });
+    expect(twin.status).toBe(201);
+    const shared = await call("PATCH", `/endpoints/${twin.body.endpoint.id}`, {
+      url: "https://before.example/hook",
+    });
+    expect(shared.status).toBe(200);
+    expect((await call("PATCH", `/endpoints/${id}`, { url: "https://before.example/hook" })).status).toBe(
+      200,
+    );
+    for (const endpoint of [id, twin.body.endpoint.id])
+      expect((await call("DELETE", `/endpoints/${endpoint}`)).status).toBe(204);
+  });
+
+  it("refuses a move to a private address when given the SSRF guard, as it refuses such a new endpoint", async () => {
+    const added = await call("POST", "/endpoints", { url: "https://public.example/hook", token: "tok-p" });
+    const guarded = createAdminApp({
+      outbox,
+      plants: store.plants,
+      adminToken,
+      registry: new Registry(),
+      checkTarget: (url) => createSsrfGuard().check(url),
+    }).listen(0, "127.0.0.1");
+    await new Promise((resolve) => guarded.once("listening", resolve));
+    try {
+      const port = (guarded.address() as AddressInfo).port;
+      const patch = (url: string) =>
+        fetch(`http://127.0.0.1:${port}/endpoints/${added.body.endpoint.id}`, {
+          method: "PATCH",
+          headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+          body: JSON.stringify({ url }),
+        });
+      for (const url of [
+        "http://169.254.169.254/latest/meta-data",
+        "http://127.0.0.1:8080/hook",
+        "http://[::1]/",
+      ]) {
+        const response = await patch(url);
+        const body = (await response.json()) as { message: string };
+        expect(response.status, url).toBe(400);
+        expectDocumented("patch", "/endpoints/{id}", response.status, body);
+        expect(body.message).toMatch(/^Invalid endpoint update: url: .*non-public address/);
+      }
+      expect((await outbox.getEndpoint(added.body.endpoint.id))?.url).toBe("https://public.example/hook");
+      // A public address passes the same guard.
+      expect((await patch("http://93.184.215.14/hook")).status).toBe(200);
+    } finally {
+      await new Promise((resolve) => guarded.close(resolve));
+      await call("DELETE", `/endpoints/${added.body.endpoint.id}`);
     }
   });
 

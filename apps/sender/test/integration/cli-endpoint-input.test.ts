@@ -111,6 +111,25 @@ describe("plant-store endpoints: refused input", () => {
     expect(lifted.endpoint.rateLimit).toBeNull();
   });
 
+  it("moves an endpoint with set-url --url, refusing with exit 2 a URL that add refuses", async () => {
+    const refused = await runCli([
+      ...["endpoints", "set-url", "1", "--url", "http://user:hunter2-password@elsewhere.example/hook"],
+      ...["--db", db],
+    ]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("--url (PLANT_STORE_ENDPOINT_URL): must not contain credentials");
+    expect(refused.stderr).not.toContain("hunter2-password");
+    const missing = await runCli(["endpoints", "set-url", "999", "--url", "https://x.example/", "--db", db]);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain("No endpoint 999");
+    const moved = await cliJson<{ endpoint: { id: number; url: string; verified: boolean } }>([
+      ...["endpoints", "set-url", "1", "--url", "https://moved.example/plant/webhook", "--db", db],
+    ]);
+    expect(moved.endpoint).toEqual(
+      expect.objectContaining({ id: 1, url: "https://moved.example/plant/webhook", verified: true }),
+    );
+  });
+
   it("accepts every visible ASCII character in a token", async () => {
     const every = Array.from({ length: 0x7e - 0x21 + 1 }, (_, i) => String.fromCharCode(0x21 + i)).join("");
     const result = await runCli(["endpoints", "set-token", "1", "--token", every, "--db", db]);

@@ -484,6 +484,7 @@ describe("plant-store configuration and help", () => {
       ["endpoints", "rotate-secret"],
       ["endpoints", "set-secrets"],
       ["endpoints", "set-token"],
+      ["endpoints", "set-url"],
       ["endpoints", "set-event-types"],
       ["endpoints", "re-encrypt"],
       ["deliveries", "list"],

@@ -194,6 +194,8 @@ describe("subscribers through the admin API: isolation, tokens and portal links"
     const endpointRoutes: Array<[string, string, string, unknown?]> = [
       ["GET", "/endpoints/{id}", "get"],
       ["PATCH", "/endpoints/{id}", "patch", { eventTypes: ["newPlant"] }],
+      // Moving another's endpoint to one's own URL would take its deliveries: a 404 like the rest.
+      ["PATCH", "/endpoints/{id}", "patch", { url: "https://hijack.example/hook" }],
       ["DELETE", "/endpoints/{id}", "delete"],
       ["POST", "/endpoints/{id}/disable", "post"],
       ["POST", "/endpoints/{id}/enable", "post"],
