@@ -99,10 +99,13 @@ export const PAGE_SCRIPT_KIT = String.raw`
     return delivery.status;
   }
 
-  // A select of the endpoints, rebuilt only when they change, keeping the one chosen.
+  // A select of the endpoints, rebuilt only when they change, keeping the one chosen. Keyed by URL
+  // too: an endpoint moved to another URL must not stay listed under its old one.
   function chooseEndpoint(select) {
     var ids = latest.endpoints.map(function (endpoint) { return String(endpoint.id); });
-    if (Array.prototype.map.call(select.options, function (o) { return o.value; }).join() === ids.join()) return;
+    var shown = JSON.stringify(latest.endpoints.map(function (endpoint) { return [endpoint.id, endpoint.url]; }));
+    if (select.dataset.endpoints === shown) return;
+    select.dataset.endpoints = shown;
     var chosen = select.value;
     select.replaceChildren.apply(select, latest.endpoints.map(function (endpoint) {
       return el("option", { value: endpoint.id, text: "#" + endpoint.id + " " + endpoint.url, max: 80 });

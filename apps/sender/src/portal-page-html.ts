@@ -25,7 +25,7 @@ const STYLE = `
   #status[data-state="live"] { color: #2e7d32; }
   #status[data-state="error"] { color: #b71c1c; }
   form { margin: .5rem 0; }
-  #add-url { width: 24rem; }
+  #add-url, #move-url { width: 24rem; }
   #subscribe-types { width: 16rem; }
 `;
 
@@ -100,6 +100,11 @@ ${PAGE_SCRIPT_KIT}
       $("subscribe-types").value = (endpoint.eventTypes || []).join(", ");
       $("subscribe-types").focus();
     });
+    var move = button("Move", "move", function () {
+      $("move-endpoint").value = String(id);
+      $("move-url").value = endpoint.url;
+      $("move-url").select();
+    });
     var rotate = button("Rotate secret", "rotate", function (b) {
       act(b, "POST", "/endpoints/" + id + "/rotate-secret", undefined, function (data) {
         notice("Endpoint " + id + " now signs with " + data.endpoint.secretCount + " secrets. The new one, shown once: " +
@@ -138,7 +143,7 @@ ${PAGE_SCRIPT_KIT}
       ]),
       el("td", { className: "rate", text: rate(item.health) }),
       el("td", { className: "wrap event-types", text: subscriptions(endpoint.eventTypes), max: 300 }),
-      el("td", {}, [toggle, verify, example, subscribe, rotate, remove]),
+      el("td", {}, [toggle, verify, example, subscribe, move, rotate, remove]),
     ]);
   }
 
@@ -217,6 +222,7 @@ ${PAGE_SCRIPT_KIT}
     $("no-deliveries").hidden = latest.deliveries.length > 0;
     chooseEndpoint($("replay-endpoint"));
     chooseEndpoint($("subscribe-endpoint"));
+    chooseEndpoint($("move-endpoint"));
   }
 
   function poll() {
@@ -260,6 +266,22 @@ ${PAGE_SCRIPT_KIT}
       .filter(function (type) { return type !== ""; });
     act($("subscribe-button"), "PATCH", "/endpoints/" + id, { eventTypes: types.length ? types : null }, function (data) {
       notice("Endpoint " + id + " now receives " + (data.endpoint.eventTypes === null ? "every event type" : data.endpoint.eventTypes.join(", ")) + ".");
+    });
+  });
+  // The store checks the new URL as it checks a new endpoint's, and says why it refuses one. A moved
+  // endpoint is unverified: the store sends nothing to the new URL until it answers the handshake, so
+  // the notice says so and offers that handshake at once (the receiver may already run there).
+  $("move").addEventListener("submit", function (event) {
+    event.preventDefault();
+    var id = $("move-endpoint").value;
+    act($("move-button"), "PATCH", "/endpoints/" + id, { url: $("move-url").value }, function (data) {
+      $("move-url").value = "";
+      if (data.endpoint.verified) { notice("Endpoint " + id + " moved to " + data.endpoint.url + "."); return; }
+      notice("Endpoint " + id + " moved to " + data.endpoint.url + ". It is unverified now, so it is sent nothing " +
+        "(deliveries already queued wait) until the new URL answers the store's handshake. Once your receiver runs there: ");
+      $("notice").appendChild(button("Verify now", "verify-moved", function (b) {
+        act(b, "POST", "/endpoints/" + id + "/verify", undefined, function (result) { notice(outcome(id, result.verification)); });
+      }));
     });
   });
   $("replay").addEventListener("submit", function (event) {
@@ -327,6 +349,12 @@ const BODY = `
     receives <input id="subscribe-types" type="text" autocomplete="off" placeholder="every event type">
     <button type="submit" id="subscribe-button">Save</button>
     <span class="muted">Event types, comma-separated (${EVENT_TYPES.join(", ")}; a trailing * matches a prefix); empty: every event type.</span>
+  </form>
+  <form id="move">
+    Endpoint <select id="move-endpoint"></select>
+    moves to <input id="move-url" type="url" autocomplete="off" required placeholder="https://…">
+    <button type="submit" id="move-button">Save</button>
+    <span class="muted">Keeps its id, secret and deliveries; it is sent nothing until the new URL passes the handshake again.</span>
   </form>
   <form id="replay">
     Replay to endpoint <select id="replay-endpoint"></select>

@@ -24,6 +24,7 @@ const STYLE = `
   #status[data-state="error"] { color: #b71c1c; }
   form { margin: .5rem 0; }
   #subscribe-types { width: 16rem; }
+  #move-url { width: 24rem; }
   /* Last hour charts (GET /delivery-stats). */
   #per-minute svg { width: 100%; height: auto; max-height: 15rem; display: block; }
   .chart-axis { stroke: #99a899; stroke-width: 1; }
@@ -98,6 +99,11 @@ ${PAGE_SCRIPT_KIT}
       $("subscribe-types").value = (endpoint.eventTypes || []).join(", ");
       $("subscribe-types").focus();
     });
+    var move = button("Move", "move", function () {
+      $("move-endpoint").value = String(endpoint.id);
+      $("move-url").value = endpoint.url;
+      $("move-url").select();
+    });
     var rotate = button("Rotate secret", "rotate", function (b) {
       act(b, "POST", "/endpoints/" + endpoint.id + "/rotate-secret", undefined, function (data) {
         notice("Endpoint " + endpoint.id + " now signs with " + data.endpoint.secretCount + " secrets. The new one, shown once: " +
@@ -127,7 +133,7 @@ ${PAGE_SCRIPT_KIT}
       el("td", { className: "rate", text: rate(health) }),
       el("td", { text: endpoint.secretCount }),
       el("td", { className: "wrap event-types", text: subscriptions(endpoint.eventTypes), max: 300 }),
-      el("td", {}, [verify, toggle, subscribe, rotate]),
+      el("td", {}, [verify, toggle, subscribe, move, rotate]),
     ]);
   }
 
@@ -207,6 +213,7 @@ ${PAGE_SCRIPT_KIT}
     chooseEndpoint($("replay-endpoint"));
     chooseEndpoint($("subscribe-endpoint"));
     chooseEndpoint($("rate-endpoint"));
+    chooseEndpoint($("move-endpoint"));
   }
 
   // ---- Last hour charts (GET /delivery-stats) ----
@@ -415,6 +422,18 @@ ${PAGE_SCRIPT_KIT}
         : "Endpoint " + id + " is sent at most " + data.endpoint.rateLimit + " deliveries a second.");
     });
   });
+  // The store checks the new URL as it checks a new endpoint's, and says why it refuses one. A
+  // subscriber's endpoint comes back unverified: its new URL has asked for nothing yet.
+  $("move").addEventListener("submit", function (event) {
+    event.preventDefault();
+    var id = $("move-endpoint").value;
+    act($("move-button"), "PATCH", "/endpoints/" + id, { url: $("move-url").value }, function (data) {
+      $("move-url").value = "";
+      notice("Endpoint " + id + " moved to " + data.endpoint.url + (data.endpoint.verified
+        ? "; its next attempts go there."
+        : "; it is unverified now and sent nothing until the new URL answers the handshake (Verify again, on its row)."));
+    });
+  });
   $("replay").addEventListener("submit", function (event) {
     event.preventDefault();
     var since = new Date($("replay-since").value);
@@ -523,6 +542,12 @@ const BODY = `
     at most <input id="rate-limit" type="number" min="1" max="10000" step="1" placeholder="no limit"> deliveries a second
     <button type="submit" id="rate-button">Save</button>
     <span class="muted">By every worker together, at most a second's worth at once; empty: no limit.</span>
+  </form>
+  <form id="move">
+    Endpoint <select id="move-endpoint"></select>
+    moves to <input id="move-url" type="url" autocomplete="off" required placeholder="https://…">
+    <button type="submit" id="move-button">Save</button>
+    <span class="muted">Keeps its id, secrets and deliveries; the next attempt goes to the new URL. A subscriber's endpoint then needs the handshake again.</span>
   </form>
   <form id="replay">
     Replay to endpoint <select id="replay-endpoint"></select>

@@ -1,6 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type RequestListener, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createNodeMiddleware } from "@plant-store/receiver";
 import { launchChromium } from "@plant-store/testing";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -37,6 +40,11 @@ describe("the subscriber portal in headless Chromium", () => {
   let endpointA: Endpoint;
   let endpointB: Endpoint;
   let deliveryB: number;
+  // A receiver for the move: it answers the handshake once it knows the secret the store generated.
+  let receiver: Server;
+  let receiverUrl: string;
+  let answer: RequestListener = (request, response) =>
+    request.resume().on("end", () => response.writeHead(404).end());
 
   async function call<T>(credential: string, method: string, path: string, body?: unknown): Promise<T> {
     const response = await fetch(`${store.url}${path}`, {
@@ -77,6 +85,9 @@ describe("the subscriber portal in headless Chromium", () => {
       PLANT_STORE_ADMIN_TOKEN: adminToken,
     });
     browser = await launchChromium();
+    receiver = createServer((request, response) => answer(request, response));
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
     a = await addSubscriber(hostileName);
     b = await addSubscriber("Bob's bonsai");
     // Each subscriber adds its own endpoint with its own token, and sends itself an example: a delivery
@@ -96,6 +107,7 @@ describe("the subscriber portal in headless Chromium", () => {
   afterAll(async () => {
     await browser?.close();
     await store?.stop();
+    await new Promise((resolve) => receiver?.close(resolve));
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -192,6 +204,71 @@ describe("the subscriber portal in headless Chromium", () => {
     const ofB = await call<{ endpoints: Endpoint[] }>(b.token, "GET", "/endpoints");
     expect(ofB.endpoints.map((endpoint) => endpoint.url)).toEqual([urlB]);
     expect(await pwned(page)).toBeUndefined();
+    await page.close();
+  });
+
+  it("moves an endpoint to another URL: unverified there until the handshake, a refused URL changes nothing", async () => {
+    const added = await call<{ endpoint: Endpoint; secret: string }>(a.token, "POST", "/endpoints", {
+      url: `${receiverUrl}/plant/webhook?ann=old`,
+      token: "t-a3",
+    });
+    const id = added.endpoint.id;
+    // The secret exists only once the endpoint does: the receiver learns it now and passes the handshake.
+    const middleware = createNodeMiddleware({
+      tokens: ["t-a3"],
+      secrets: [added.secret],
+      onNewPlant: () => {},
+    });
+    answer = (request, response) => void middleware(request, response);
+    const first = await call<{ verification: { verified: boolean } }>(
+      a.token,
+      "POST",
+      `/endpoints/${id}/verify`,
+    );
+    expect(first.verification.verified).toBe(true);
+    const stored = async () =>
+      (await call<{ endpoint: Endpoint }>(a.token, "GET", `/endpoints/${id}`)).endpoint;
+
+    const page = await browser.newPage();
+    await page.goto(await portalLink(a.id));
+    const row = page.locator(`tr[data-endpoint-id="${id}"]`);
+    await page.locator(`tr[data-endpoint-id="${id}"][data-verified="true"]`).waitFor();
+    await row.locator('button[data-action="move"]').click();
+    expect(await page.inputValue("#move-endpoint")).toBe(String(id));
+    expect(await page.inputValue("#move-url")).toBe(`${receiverUrl}/plant/webhook?ann=old`);
+    // The same receiver, another URL: what the store checks is the URL it is given.
+    const moved = `${receiverUrl}/plant/webhook?ann=new`;
+    await page.fill("#move-url", moved);
+    await page.click("#move-button");
+    await page.locator(`tr[data-endpoint-id="${id}"][data-verified="false"]`).waitFor();
+    expect(await row.locator(".url").textContent()).toBe(moved);
+    expect(await row.locator(".verified").textContent()).toBe("unverified");
+    const notice = page.locator("#notice", {
+      hasText: `Endpoint ${id} moved to ${moved}. It is unverified now`,
+    });
+    await notice.waitFor();
+    expect(await stored()).toMatchObject({ url: moved, verified: false });
+    // The notice offers the handshake: the receiver answers on the new URL, and the endpoint is verified.
+    await notice.locator('button[data-action="verify-moved"]').click();
+    await page.locator("#notice", { hasText: `Endpoint ${id} is verified: it receives webhooks.` }).waitFor();
+    await page.locator(`tr[data-endpoint-id="${id}"][data-verified="true"]`).waitFor();
+    expect(await stored()).toMatchObject({ url: moved, verified: true });
+
+    // A refused URL: the store's own message on the page, and the endpoint as it was (still verified).
+    const refused = "ftp://x";
+    const refusal = await fetch(`${store.url}/endpoints/${id}`, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${a.token}`, "content-type": "application/json" },
+      body: JSON.stringify({ url: refused }),
+    });
+    expect(refusal.status).toBe(400);
+    const { message } = (await refusal.json()) as { message: string };
+    expect(message).toMatch(/^Invalid endpoint update: url: /);
+    await page.fill("#move-url", refused);
+    await page.click("#move-button");
+    await page.locator("#notice", { hasText: `Failed: ${message}` }).waitFor();
+    expect(await stored()).toMatchObject({ url: moved, verified: true });
+    expect(await row.locator(".url").textContent()).toBe(moved);
     await page.close();
   });
 

@@ -314,6 +314,55 @@ describe("the store page in headless Chromium", () => {
     await context.close();
   });
 
+  it("moves an endpoint to another URL from the page, and shows the store's refusal of a bad one", async () => {
+    const { endpoint } = await admin<{ endpoint: { id: number } }>("POST", "/endpoints", {
+      url: `${receiverUrl}?before-move`,
+      token: "receiver-token",
+    });
+    const moved = `${receiverUrl}?after-move`;
+    const { code } = await admin<{ code: string }>("POST", "/login-codes");
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${store.url}/#code=${code}`);
+    const row = page.locator(`tr[data-endpoint-id="${endpoint.id}"]`);
+    await row.locator('button[data-action="move"]').click();
+    expect(await page.inputValue("#move-endpoint")).toBe(String(endpoint.id));
+    expect(await page.inputValue("#move-url")).toBe(`${receiverUrl}?before-move`);
+    await page.fill("#move-url", moved);
+    await page.click("#move-button");
+    await row.locator("td.wrap", { hasText: "?after-move" }).waitFor();
+    await page
+      .locator("#notice", { hasText: `Endpoint ${endpoint.id} moved to ${moved}; its next` })
+      .waitFor();
+    const stored = async () =>
+      (await admin<{ endpoint: { url: string; verified: boolean } }>("GET", `/endpoints/${endpoint.id}`))
+        .endpoint;
+    // The operator's endpoint needs no handshake: it stays verified.
+    expect(await stored()).toMatchObject({ url: moved, verified: true });
+    // The endpoint's list in the forms follows the move.
+    expect(await page.locator(`#move-endpoint option[value="${endpoint.id}"]`).textContent()).toContain(
+      "?after-move",
+    );
+
+    // Credentials in a URL: the store refuses it with its own message (which never repeats them), the
+    // page shows that message, and nothing changed.
+    const refused = "http://u:p@example.com/";
+    const answer = await fetch(`${store.url}/endpoints/${endpoint.id}`, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+      body: JSON.stringify({ url: refused }),
+    });
+    expect(answer.status).toBe(400);
+    const { message } = (await answer.json()) as { message: string };
+    expect(message).toMatch(/^Invalid endpoint update: url: /);
+    await page.fill("#move-url", refused);
+    await page.click("#move-button");
+    await page.locator("#notice", { hasText: `Failed: ${message}` }).waitFor();
+    expect(await stored()).toMatchObject({ url: moved, verified: true });
+    expect(await row.locator("td").nth(1).textContent()).toBe(moved);
+    await context.close();
+  });
+
   it("lists the alerts: an endpoint that refuses connections is failing and its delivery failed", async () => {
     // Nothing listens on port 9; with one attempt per round the delivery fails at its first attempt.
     const { endpoint } = await admin<{ endpoint: { id: number } }>("POST", "/endpoints", {
