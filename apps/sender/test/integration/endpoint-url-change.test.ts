@@ -11,6 +11,7 @@ import { serveCommand } from "../../src/commands/serve-command.js";
 import { parseConfig } from "../../src/parse-config.js";
 import { type RunningStore, runServe } from "../../src/run-serve.js";
 import { ServeConfigSchema } from "../../src/serve-config.js";
+import { callApi } from "../fixtures/call-api.js";
 import { expectDocumented } from "../fixtures/expect-documented.js";
 
 const adminToken = "endpoint-url-admin-token-0123";
@@ -86,18 +87,8 @@ describe("moving an endpoint to another URL", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function call(method: string, path: string, bearer: string, body?: unknown) {
-    const response = await fetch(`${store.url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${bearer}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    // biome-ignore lint/suspicious/noExplicitAny: JSON answers of the documented API.
-    return { status: response.status, body: (await response.json()) as any };
-  }
+  const call = (method: string, path: string, bearer: string, body?: unknown) =>
+    callApi(store.url, method, path, { token: bearer, body });
   const addPlant = async (name: string) =>
     expect((await call("POST", "/plants", adminToken, { name })).status).toBe(201);
 

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdminApp } from "../../src/create-admin-app.js";
 import { createListenRelay, type ListenRelay } from "../../src/create-listen-relay.js";
 import { openStore, type Store } from "../../src/open-store.js";
+import { callApi } from "../fixtures/call-api.js";
 import { expectDocumented, expectSchema } from "../fixtures/expect-documented.js";
 
 // The listen routes in-process, against the document: opening a session, the relay as the worker
@@ -74,24 +75,8 @@ async function openSession(input: object = {}) {
 }
 
 /** `token`: the bearer token to send, `null` for none. */
-async function call(method: string, path: string, body?: unknown, token: string | null = adminToken) {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      ...(token === null ? {} : { authorization: `Bearer ${token}` }),
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    // Not JSON: kept as text.
-  }
-  return { status: response.status, headers: response.headers, body: parsed };
-}
+const call = (method: string, path: string, body?: unknown, token: string | null = adminToken) =>
+  callApi(base, method, path, { token, body });
 
 const TOKEN = "listen-route-token";
 

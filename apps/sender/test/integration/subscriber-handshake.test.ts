@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { createNodeMiddleware } from "@plant-store/receiver";
 import { generateWebhookSecret } from "@plant-store/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callApi } from "../fixtures/call-api.js";
 import { type StoreProcess, startStore } from "../fixtures/store-process.js";
 
 const adminToken = "handshake-admin-token-0123";
@@ -62,18 +63,8 @@ describe("a subscriber's endpoint receives nothing until its server answers the 
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function call(method: string, path: string, bearer: string, body?: unknown) {
-    const response = await fetch(`${store.url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${bearer}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    // biome-ignore lint/suspicious/noExplicitAny: JSON answers of the documented API.
-    return { status: response.status, body: (await response.json()) as any };
-  }
+  const call = (method: string, path: string, bearer: string, body?: unknown) =>
+    callApi(store.url, method, path, { token: bearer, body });
 
   const deliveriesOf = async (bearer: string) =>
     (await call("GET", "/deliveries", bearer)).body.deliveries as Array<{ status: string }>;

@@ -9,14 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdminApp } from "../../src/create-admin-app.js";
 import { createPortalLinks } from "../../src/create-portal-links.js";
 import { openStore, type Store } from "../../src/open-store.js";
+import { type ApiAnswer, callApi } from "../fixtures/call-api.js";
 import { expectDocumented } from "../fixtures/expect-documented.js";
-
-interface Answer {
-  status: number;
-  text: string;
-  // biome-ignore lint/suspicious/noExplicitAny: JSON answers, checked against the document.
-  body: any;
-}
 
 /**
  * Two subscribers through the admin API, and every route a subscriber may use tried with the other's
@@ -72,25 +66,9 @@ describe("subscribers through the admin API: isolation, tokens and portal links"
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function call(method: string, path: string, token: string, body?: unknown): Promise<Answer> {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    return { status: response.status, text, body: parsed };
-  }
-  const documented = (method: string, path: string, answer: Answer) =>
+  const call = (method: string, path: string, token: string, body?: unknown) =>
+    callApi(base, method, path, { token, body });
+  const documented = (method: string, path: string, answer: ApiAnswer) =>
     expectDocumented(method, path, answer.status, answer.body);
 
   /** Everything the operator sees of a subscriber: endpoints, deliveries and each delivery's attempts. */
