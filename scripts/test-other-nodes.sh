@@ -6,7 +6,7 @@
 #
 # CI runs both (issue 28). With 22 beside 24 this part takes 150-225 s (clean-clone CI runs: 13-14 min
 # with both, 10 min 18 s with 24 alone), so the turbo part was made shorter first (the sender app's CLI tests run its main in-process, e2e's two
-# install tests side by side, in a turbo task that starts before the apps are built). It runs after turbo, never beside e2e's tests: started beside them (a
+# install tests side by side). It runs after turbo, never beside e2e's tests: started beside them (a
 # copy makes that possible) it slowed them until two of the crash tests' timing failed.
 #
 # There the SQLite stores run on better-sqlite3 13, the version a Node 24 user needs: 12.x subclasses
