@@ -374,7 +374,8 @@ describe("the admin API, checked against admin-openapi.json", () => {
     }
   });
 
-  it("refuses an endpoint on a private address when given the SSRF guard", async () => {
+  /** Runs `use` against a second admin app on the same store, this one given an SSRF guard. */
+  async function withSsrfGuard(use: (guardedBase: string) => Promise<void>): Promise<void> {
     const guarded = createAdminApp({
       outbox,
       plants: store.plants,
@@ -384,19 +385,22 @@ describe("the admin API, checked against admin-openapi.json", () => {
     }).listen(0, "127.0.0.1");
     await new Promise((resolve) => guarded.once("listening", resolve));
     try {
-      const port = (guarded.address() as AddressInfo).port;
-      const response = await fetch(`http://127.0.0.1:${port}/endpoints`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
-        body: JSON.stringify({ url: "http://169.254.169.254/latest/meta-data", token: "t" }),
-      });
-      const body = (await response.json()) as { message: string };
-      expect(response.status).toBe(400);
-      expectDocumented("post", "/endpoints", response.status, body);
-      expect(body.message).toMatch(/non-public address/);
+      await use(`http://127.0.0.1:${(guarded.address() as AddressInfo).port}`);
     } finally {
       await new Promise((resolve) => guarded.close(resolve));
     }
+  }
+
+  it("refuses an endpoint on a private address when given the SSRF guard", async () => {
+    await withSsrfGuard(async (guardedBase) => {
+      const { status, body } = await callApi(guardedBase, "POST", "/endpoints", {
+        token: adminToken,
+        body: { url: "http://169.254.169.254/latest/meta-data", token: "t" },
+      });
+      expect(status).toBe(400);
+      expectDocumented("post", "/endpoints", status, body);
+      expect(body.message).toMatch(/non-public address/);
+    });
   });
 
   it("moves an endpoint to another URL with PATCH, checking it exactly as POST checks a new one", async () => {
@@ -444,38 +448,28 @@ describe("the admin API, checked against admin-openapi.json", () => {
 
   it("refuses a move to a private address when given the SSRF guard, as it refuses such a new endpoint", async () => {
     const added = await call("POST", "/endpoints", { url: "https://public.example/hook", token: "tok-p" });
-    const guarded = createAdminApp({
-      outbox,
-      plants: store.plants,
-      adminToken,
-      registry: new Registry(),
-      checkTarget: (url) => createSsrfGuard().check(url),
-    }).listen(0, "127.0.0.1");
-    await new Promise((resolve) => guarded.once("listening", resolve));
     try {
-      const port = (guarded.address() as AddressInfo).port;
-      const patch = (url: string) =>
-        fetch(`http://127.0.0.1:${port}/endpoints/${added.body.endpoint.id}`, {
-          method: "PATCH",
-          headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
-          body: JSON.stringify({ url }),
-        });
-      for (const url of [
-        "http://169.254.169.254/latest/meta-data",
-        "http://127.0.0.1:8080/hook",
-        "http://[::1]/",
-      ]) {
-        const response = await patch(url);
-        const body = (await response.json()) as { message: string };
-        expect(response.status, url).toBe(400);
-        expectDocumented("patch", "/endpoints/{id}", response.status, body);
-        expect(body.message).toMatch(/^Invalid endpoint update: url: .*non-public address/);
-      }
-      expect((await outbox.getEndpoint(added.body.endpoint.id))?.url).toBe("https://public.example/hook");
-      // A public address passes the same guard.
-      expect((await patch("http://93.184.215.14/hook")).status).toBe(200);
+      await withSsrfGuard(async (guardedBase) => {
+        const patch = (url: string) =>
+          callApi(guardedBase, "PATCH", `/endpoints/${added.body.endpoint.id}`, {
+            token: adminToken,
+            body: { url },
+          });
+        for (const url of [
+          "http://169.254.169.254/latest/meta-data",
+          "http://127.0.0.1:8080/hook",
+          "http://[::1]/",
+        ]) {
+          const { status, body } = await patch(url);
+          expect(status, url).toBe(400);
+          expectDocumented("patch", "/endpoints/{id}", status, body);
+          expect(body.message).toMatch(/^Invalid endpoint update: url: .*non-public address/);
+        }
+        expect((await outbox.getEndpoint(added.body.endpoint.id))?.url).toBe("https://public.example/hook");
+        // A public address passes the same guard.
+        expect((await patch("http://93.184.215.14/hook")).status).toBe(200);
+      });
     } finally {
-      await new Promise((resolve) => guarded.close(resolve));
       await call("DELETE", `/endpoints/${added.body.endpoint.id}`);
     }
   });
