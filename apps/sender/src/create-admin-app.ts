@@ -15,7 +15,6 @@ import {
   type Endpoint,
   EndpointNotFoundError,
   type EndpointVerification,
-  InvalidEndpointError,
   type Outbox,
   SsrfBlockedError,
   SUBSCRIBER_TOKEN_PREFIX,
@@ -108,6 +107,12 @@ function parse<T extends z.ZodType>(schema: T, value: unknown, what: string, roo
   return result.data;
 }
 const BODY = "(body)";
+
+/** The queue's refusals the API answers with their own message, by the stable `code` each error carries. */
+const QUEUE_ERROR_STATUS: Readonly<Record<string, number>> = {
+  ERR_INVALID_ENDPOINT: 400,
+  ERR_IDEMPOTENCY_CONFLICT: 409,
+};
 
 /** What "send an example" sends: a New Plant no catalog holds (its id is the contract's first). */
 const EXAMPLE_NEW_PLANT = {
@@ -205,8 +210,10 @@ export function createAdminApp(options: AdminAppOptions): Koa {
       ...(logger ? { logger } : {}),
       // A database that cannot read or write right now: the request changed nothing, try again.
       classify: (error) => {
-        // What the queue refuses to store (the inputs' schemas are meant to refuse it first).
-        if (error instanceof InvalidEndpointError) return { status: 400, message: error.message };
+        // What the queue refuses, by its errors' codes (the inputs' schemas are meant to refuse most first).
+        const refused = QUEUE_ERROR_STATUS[(error as { code?: unknown } | undefined)?.code as string];
+        if (refused !== undefined && error instanceof Error)
+          return { status: refused, message: error.message };
         const storage = storageUnavailableCode(error);
         if (storage === undefined) return undefined;
         return {

@@ -1,8 +1,12 @@
-import { type BatchOutcome, createBatcher, newWebhookId } from "@plant-store/sender";
+import {
+  type BatchOutcome,
+  createBatcher,
+  IdempotencyConflictError,
+  newWebhookId,
+} from "@plant-store/sender";
 import { type PostgresOutbox, withTransaction } from "@plant-store/sender/postgres";
 import { NEW_PLANT_EVENT, type PlantStoreEvents } from "@plant-store/types";
 import type pg from "pg";
-import { IdempotencyConflictError } from "./idempotency-conflict-error.js";
 import { InvalidPlantError } from "./invalid-plant-error.js";
 import { newPlantPayload } from "./new-plant-payload.js";
 import type { AddPlantResult, AddRequest, PlantCatalog } from "./plant-catalog.js";

@@ -1,7 +1,11 @@
-import { type BatchOutcome, createBatcher, newWebhookId } from "@plant-store/sender";
+import {
+  type BatchOutcome,
+  createBatcher,
+  IdempotencyConflictError,
+  newWebhookId,
+} from "@plant-store/sender";
 import type { SqliteOutbox } from "@plant-store/sender/sqlite";
 import { NEW_PLANT_EVENT, type PlantStoreEvents } from "@plant-store/types";
-import { IdempotencyConflictError } from "./idempotency-conflict-error.js";
 import { InvalidPlantError } from "./invalid-plant-error.js";
 import { newPlantPayload } from "./new-plant-payload.js";
 import type { AddPlantResult, AddRequest, PlantCatalog } from "./plant-catalog.js";

@@ -1,4 +1,4 @@
-import { IdempotencyConflictError } from "./idempotency-conflict-error.js";
+import { IdempotencyConflictError } from "@plant-store/sender";
 import type { AddPlantResult, CatalogPlant } from "./plant-catalog.js";
 
 /** A `store_plants` row as SQLite and PostgreSQL return it (BIGINT arrives as a string). */

@@ -1,8 +1,6 @@
 import type { OperationalEvent } from "@plant-store/types";
-import type { AttemptOutcome } from "./attempt-outcome.js";
 import type { AttemptResult } from "./attempt-result.js";
-import type { AttemptTimeline } from "./attempt-timeline.js";
-import type { RetryPolicy } from "./create-retry-policy.js";
+import type { RetryPolicy } from "./retry-policy.js";
 
 /** A subscribed receiver. `secrets` holds every active signing secret (several during rotation). */
 export interface Endpoint {
@@ -187,7 +185,8 @@ export interface ClaimedDelivery extends DeliveryRecord {
   traceparent?: string;
 }
 
-export type { AttemptOutcome };
+/** What became of one attempt, as stored: the delivery delivered, to be retried, failed, or its endpoint disabled. */
+export type AttemptOutcome = "delivered" | "retrying" | "failed" | "disabled";
 
 export interface AttemptRecord {
   id: number;
@@ -503,3 +502,30 @@ export const OUTBOX_NOTIFY_CHANNEL = "webhook_outbox";
 
 /** Most signing secrets one endpoint signs with at once (during rotations). */
 export const MAX_ENDPOINT_SECRETS = 10;
+
+/** One minute of attempts (`Outbox.attemptTimeline`): what a "deliveries per minute" bar is made of. */
+export interface AttemptMinute {
+  /** The minute's first millisecond (Unix time, a multiple of 60,000). */
+  start: Date;
+  /** Attempts started in the minute, whatever their outcome. */
+  attempts: number;
+  /** Those the endpoint answered with a 2xx. */
+  succeeded: number;
+}
+
+/** One endpoint's attempt latencies over the window. */
+export interface EndpointLatency {
+  endpointId: number;
+  attempts: number;
+  /** Nearest-rank percentiles of the attempts' `durationMs` (answers, errors and timeouts alike). */
+  p50Ms: number;
+  p95Ms: number;
+}
+
+/** The attempts started since a time, for charts: per minute, and latency per endpoint. */
+export interface AttemptTimeline {
+  /** Only minutes with at least one attempt, oldest first. */
+  minutes: AttemptMinute[];
+  /** Only endpoints with at least one attempt, by id. */
+  endpoints: EndpointLatency[];
+}

@@ -3,6 +3,6 @@ export {
   type PostgresEnqueueOptions,
   type PostgresOutbox,
   type PostgresOutboxOptions,
-} from "./create-postgres-outbox.js";
-export { POSTGRES_SCHEMA } from "./postgres-schema.js";
-export { withTransaction } from "./with-transaction.js";
+} from "./queue/postgres/create-postgres-outbox.js";
+export { POSTGRES_SCHEMA } from "./queue/postgres/postgres-schema.js";
+export { withTransaction } from "./queue/postgres/with-transaction.js";

@@ -1,2 +1,6 @@
-export { createSqliteOutbox, type SqliteOutbox, type SqliteOutboxOptions } from "./create-sqlite-outbox.js";
-export { SQLITE_SCHEMA } from "./sqlite-schema.js";
+export {
+  createSqliteOutbox,
+  type SqliteOutbox,
+  type SqliteOutboxOptions,
+} from "./queue/sqlite/create-sqlite-outbox.js";
+export { SQLITE_SCHEMA } from "./queue/sqlite/sqlite-schema.js";

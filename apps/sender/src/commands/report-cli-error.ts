@@ -6,21 +6,14 @@ import { printErrorLine } from "./cli-streams.js";
  * has failed, so that a command that succeeds never loads the modules that define them.
  */
 export async function reportCliError(error: unknown): Promise<number> {
-  const [
-    { ConfigError },
-    sender,
-    { NotFoundError },
-    { IdempotencyConflictError },
-    { InvalidPlantError },
-    { ListenError },
-  ] = await Promise.all([
-    import("@plant-store/app-shell/settings"),
-    import("@plant-store/sender"),
-    import("./with-store.js"),
-    import("../idempotency-conflict-error.js"),
-    import("../invalid-plant-error.js"),
-    import("../listen-error.js"),
-  ]);
+  const [{ ConfigError }, sender, { NotFoundError }, { InvalidPlantError }, { ListenError }] =
+    await Promise.all([
+      import("@plant-store/app-shell/settings"),
+      import("@plant-store/sender"),
+      import("./with-store.js"),
+      import("../invalid-plant-error.js"),
+      import("../listen-error.js"),
+    ]);
   // A missing or wrong encryption key is a setting to fix, like any other (a plain write into an
   // encrypted store included: nothing was written).
   if (
@@ -36,7 +29,7 @@ export async function reportCliError(error: unknown): Promise<number> {
     return 2;
   }
   // Input the store refused: the same exit code as any other invalid input.
-  if (error instanceof InvalidPlantError || error instanceof IdempotencyConflictError) {
+  if (error instanceof InvalidPlantError || error instanceof sender.IdempotencyConflictError) {
     printErrorLine(error.message);
     return 2;
   }

@@ -1,9 +1,8 @@
 import type { WebhookCatalog } from "@plant-store/types";
-import type { SecretCodec } from "../create-secret-codec.js";
-import { InvalidMessageError } from "../invalid-message-error.js";
+import { InvalidMessageError, StaleReadError } from "../errors.js";
 import type { EnqueueResult, MessageInput, Outbox } from "../outbox.js";
-import { prepareMessage } from "../prepare-message.js";
-import { traceEnqueue } from "../trace-enqueue.js";
+import type { SecretCodec } from "../secrets/create-secret-codec.js";
+import { traceEnqueue } from "../tracing/trace-enqueue.js";
 import type { QueueContext } from "./dialect.js";
 import type { Driver } from "./driver.js";
 import type { Operation } from "./operation.js";
@@ -38,7 +37,7 @@ import { sendToEndpoint } from "./operations/send-to-endpoint.js";
 import { setEndpointStatus } from "./operations/set-endpoint-status.js";
 import { sweepFinished } from "./operations/sweep-finished.js";
 import { updateEndpoint } from "./operations/update-endpoint.js";
-import { StaleReadError } from "./stale-read-error.js";
+import { prepareMessage } from "./prepare-message.js";
 
 /** The outbox over one database, with `enqueue` able to join the caller's transaction (`Join`). */
 export interface JoinableOutbox<Join> extends Outbox {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createRetryPolicy } from "../create-retry-policy.js";
 import type { AttemptReport } from "../outbox.js";
+import { createRetryPolicy } from "../retry/create-retry-policy.js";
 import { type AlertDelivery, decideAlerts } from "./decide-alerts.js";
 import { type BatchDeliveryState, type BatchEndpointState, decideAttempts } from "./decide-attempts.js";
 

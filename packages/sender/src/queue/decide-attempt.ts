@@ -1,4 +1,3 @@
-import { failingReason } from "../failing-reason.js";
 import type {
   AttemptOutcome,
   AttemptReport,
@@ -6,6 +5,7 @@ import type {
   EndpointStatus,
   RecordOptions,
 } from "../outbox.js";
+import { failingReason } from "./failing-reason.js";
 
 /** A delivery row as the record's transaction sees it. Times in Unix ms on the store's clock. */
 export interface DeliveryState {

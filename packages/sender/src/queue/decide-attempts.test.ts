@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AttemptResult } from "../attempt-result.js";
-import { createRetryPolicy } from "../create-retry-policy.js";
 import type { AttemptReport } from "../outbox.js";
+import { createRetryPolicy } from "../retry/create-retry-policy.js";
 import { type BatchDeliveryState, type BatchEndpointState, decideAttempts } from "./decide-attempts.js";
 
 const now = 10_000;

@@ -1,5 +1,5 @@
 import type { WebhookCatalog } from "@plant-store/types";
-import type { SecretCodec } from "../create-secret-codec.js";
+import type { SecretCodec } from "../secrets/create-secret-codec.js";
 import type { ClaimPlan } from "./claim-plan.js";
 import type { InsertedMessage, MessageToInsert } from "./message-to-insert.js";
 import type { Operation } from "./operation.js";

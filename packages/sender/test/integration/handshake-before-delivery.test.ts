@@ -5,13 +5,13 @@ import { startTestReceiver, type TestReceiver } from "@plant-store/testing";
 import { generateWebhookSecret, WebhookVerificationSchema } from "@plant-store/types";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
-import { createDeliveryClient } from "../../src/create-delivery-client.js";
-import { createRetryPolicy } from "../../src/create-retry-policy.js";
-import { createSsrfGuard } from "../../src/create-ssrf-guard.js";
-import { createWorker } from "../../src/create-worker.js";
+import { createDeliveryClient } from "../../src/delivery/create-delivery-client.js";
+import { createSsrfGuard } from "../../src/delivery/create-ssrf-guard.js";
+import { verifyEndpoint } from "../../src/delivery/verify-endpoint.js";
 import type { Outbox } from "../../src/outbox.js";
+import { createRetryPolicy } from "../../src/retry/create-retry-policy.js";
 import { createSqliteOutbox } from "../../src/sqlite.js";
-import { verifyEndpoint } from "../../src/verify-endpoint.js";
+import { createWorker } from "../../src/worker/create-worker.js";
 
 // Issue 25's done-when: "A subscriber endpoint whose server does not answer the handshake receives no
 // New Plant delivery; after it answers correctly, it receives them." A file SQLite outbox, a real

@@ -5,12 +5,12 @@ import { startTestReceiver, type TestReceiver } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AttemptEvent } from "../../src/attempt-event.js";
-import { createDeliveryClient } from "../../src/create-delivery-client.js";
-import { createRetryPolicy } from "../../src/create-retry-policy.js";
-import { createSsrfGuard, type ResolvedTarget } from "../../src/create-ssrf-guard.js";
-import { createWorker, type Worker } from "../../src/create-worker.js";
+import { createDeliveryClient } from "../../src/delivery/create-delivery-client.js";
+import { createSsrfGuard, type ResolvedTarget } from "../../src/delivery/create-ssrf-guard.js";
 import type { Outbox } from "../../src/outbox.js";
+import { createRetryPolicy } from "../../src/retry/create-retry-policy.js";
 import { createSqliteOutbox } from "../../src/sqlite.js";
+import { createWorker, type Worker } from "../../src/worker/create-worker.js";
 import { enqueuePlant } from "../fixtures/enqueue-plant.js";
 
 // A name that does not exist in real DNS: only the injected resolver gives it an address.

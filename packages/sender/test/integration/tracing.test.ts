@@ -13,7 +13,7 @@ import { generateWebhookSecret, parseTraceparent } from "@plant-store/types";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createRetryPolicy, createSsrfGuard, createWorker, WebhookIdTakenError } from "../../src/index.js";
 import { createSqliteOutbox, type SqliteOutbox } from "../../src/sqlite.js";
-import { traceEnqueue } from "../../src/trace-enqueue.js";
+import { traceEnqueue } from "../../src/tracing/trace-enqueue.js";
 
 // The official SDK registered in this test process, as an application would: the library itself
 // only ever talks to @opentelemetry/api.

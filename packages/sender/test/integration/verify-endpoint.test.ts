@@ -2,9 +2,9 @@ import { startTestReceiver, type TestReceiver } from "@plant-store/testing";
 import { generateWebhookKeyPair, generateWebhookSecret, WebhookVerificationSchema } from "@plant-store/types";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
-import { createDeliveryClient, type DeliveryClient } from "../../src/create-delivery-client.js";
-import { createSsrfGuard } from "../../src/create-ssrf-guard.js";
-import { type EndpointVerification, verifyEndpoint } from "../../src/verify-endpoint.js";
+import { createDeliveryClient, type DeliveryClient } from "../../src/delivery/create-delivery-client.js";
+import { createSsrfGuard } from "../../src/delivery/create-ssrf-guard.js";
+import { type EndpointVerification, verifyEndpoint } from "../../src/delivery/verify-endpoint.js";
 
 const TOKEN = "verify-token";
 

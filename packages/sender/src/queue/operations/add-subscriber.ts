@@ -1,10 +1,10 @@
-import { InvalidSubscriberError } from "../../invalid-subscriber-error.js";
+import { InvalidSubscriberError } from "../../errors.js";
 import type { AddedSubscriber, AddSubscriberInput } from "../../outbox.js";
-import { newSubscriberToken, subscriberTokenDigest } from "../../subscriber-token.js";
 import type { QueueContext } from "../dialect.js";
 import { type Operation, row } from "../operation.js";
 import { type SubscriberRow, toSubscriber } from "../rows.js";
 import { sql } from "../sql.js";
+import { newSubscriberToken, subscriberTokenDigest } from "../subscriber-token.js";
 
 /** Longest subscriber name kept. */
 const MAX_NAME_LENGTH = 200;

@@ -1,5 +1,4 @@
-import type { AttemptMinute, AttemptTimeline, EndpointLatency } from "../../attempt-timeline.js";
-import type { SubscriberScope } from "../../outbox.js";
+import type { AttemptMinute, AttemptTimeline, EndpointLatency, SubscriberScope } from "../../outbox.js";
 import { type Operation, rows } from "../operation.js";
 import { raw, sql } from "../sql.js";
 import { endpointInScope } from "../subscriber-scope.js";

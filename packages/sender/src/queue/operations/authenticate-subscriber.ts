@@ -1,8 +1,8 @@
 import type { Subscriber } from "../../outbox.js";
-import { isSubscriberTokenShape, sameDigest, subscriberTokenDigest } from "../../subscriber-token.js";
 import { type Operation, row } from "../operation.js";
 import { type SubscriberRow, toSubscriber } from "../rows.js";
 import { sql } from "../sql.js";
+import { isSubscriberTokenShape, sameDigest, subscriberTokenDigest } from "../subscriber-token.js";
 
 export function* authenticateSubscriber(token: string): Operation<Subscriber | undefined> {
   if (typeof token !== "string" || !isSubscriberTokenShape(token)) return undefined;

@@ -4,9 +4,9 @@ import {
   type WebhookCatalog,
   WebhookSecretSchema,
 } from "@plant-store/types";
-import { EVENT_TYPE_PATTERN } from "../../event-type-pattern.js";
-import { InvalidEndpointError } from "../../invalid-endpoint-error.js";
+import { InvalidEndpointError } from "../../errors.js";
 import { type EndpointChanges, MAX_ENDPOINT_SECRETS, MAX_RATE_LIMIT } from "../../outbox.js";
+import { EVENT_TYPE_PATTERN } from "../event-type-pattern.js";
 
 /** Most event types one endpoint lists. */
 const MAX_EVENT_TYPES = 100;

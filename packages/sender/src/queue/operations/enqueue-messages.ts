@@ -1,9 +1,8 @@
-import { IdempotencyConflictError } from "../../idempotency-conflict-error.js";
+import { IdempotencyConflictError, WebhookIdTakenError } from "../../errors.js";
 import type { EnqueueResult } from "../../outbox.js";
-import type { PreparedMessage } from "../../prepare-message.js";
-import { WebhookIdTakenError } from "../../webhook-id-taken-error.js";
 import type { QueueContext } from "../dialect.js";
 import { count, type Operation, rows } from "../operation.js";
+import type { PreparedMessage } from "../prepare-message.js";
 import type { MessageRow } from "../rows.js";
 import { raw, sql } from "../sql.js";
 import { requireSubscribers } from "./require-subscribers.js";

@@ -1,4 +1,5 @@
 import type { OperationalEvent } from "@plant-store/types";
+import { StaleReadError } from "../../errors.js";
 import { isSuccessStatus } from "../../is-success-status.js";
 import { newWebhookId } from "../../new-webhook-id.js";
 import type { AttemptReport, RecordOptions, RecordResult } from "../../outbox.js";
@@ -17,7 +18,6 @@ import {
   toRecordedAttempt,
 } from "../rows.js";
 import { raw, type Sql, type SqlValue, sql } from "../sql.js";
-import { StaleReadError } from "../stale-read-error.js";
 import { claimPlan } from "./claim-due.js";
 
 type Columns = ReadonlyArray<readonly [string, ColumnType]>;

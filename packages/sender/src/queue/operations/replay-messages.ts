@@ -1,5 +1,5 @@
+import { EndpointNotFoundError } from "../../errors.js";
 import type { SubscriberScope } from "../../outbox.js";
-import { EndpointNotFoundError } from "../../outbox-errors.js";
 import type { QueueContext } from "../dialect.js";
 import { ADDRESSED_TO_ENDPOINT } from "../endpoint-receives.js";
 import { count, type Operation, row, wake } from "../operation.js";

@@ -1,4 +1,4 @@
-import { SubscriberNotFoundError } from "../../subscriber-not-found-error.js";
+import { SubscriberNotFoundError } from "../../errors.js";
 import type { QueueContext } from "../dialect.js";
 import { type Operation, rows } from "../operation.js";
 import { raw, sql } from "../sql.js";

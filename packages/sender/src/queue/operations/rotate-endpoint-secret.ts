@@ -1,6 +1,6 @@
 import { generateWebhookSecret } from "@plant-store/types";
+import { TooManySecretsError } from "../../errors.js";
 import { MAX_ENDPOINT_SECRETS, type RotatedSecret, type SubscriberScope } from "../../outbox.js";
-import { TooManySecretsError } from "../../too-many-secrets-error.js";
 import type { QueueContext } from "../dialect.js";
 import { type Operation, row } from "../operation.js";
 import { type EndpointRow, toEndpoint } from "../rows.js";

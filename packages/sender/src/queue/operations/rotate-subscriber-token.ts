@@ -1,6 +1,6 @@
-import { newSubscriberToken, subscriberTokenDigest } from "../../subscriber-token.js";
 import { count, type Operation } from "../operation.js";
 import { sql } from "../sql.js";
+import { newSubscriberToken, subscriberTokenDigest } from "../subscriber-token.js";
 
 export function* rotateSubscriberToken(id: number): Operation<string | undefined> {
   const token = newSubscriberToken();

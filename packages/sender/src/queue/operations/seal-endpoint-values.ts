@@ -1,4 +1,4 @@
-import { EncryptionKeyRequiredError } from "../../encryption-key-required-error.js";
+import { EncryptionKeyRequiredError } from "../../errors.js";
 import type { EndpointChanges } from "../../outbox.js";
 import type { QueueContext } from "../dialect.js";
 import { type Operation, row } from "../operation.js";

@@ -1,0 +1,242 @@
+import { EventEmitter } from "node:events";
+import type { WebhookCatalog } from "@plant-store/types";
+import Database from "better-sqlite3";
+import { OutboxBusyError, OutboxInTransactionError } from "../../errors.js";
+import type { EnqueueResult, EventMap, MessageInput, Outbox, UntypedMessage } from "../../outbox.js";
+import type { OutboxOptions } from "../../outbox-options.js";
+import { createSecretCodec } from "../../secrets/create-secret-codec.js";
+import { traceEnqueue } from "../../tracing/trace-enqueue.js";
+import { createOutbox } from "../create-outbox.js";
+import type { Driver } from "../driver.js";
+import { type Operation, runOperationSync } from "../operation.js";
+import { enqueueMessages } from "../operations/enqueue-messages.js";
+import { migrateSchema } from "../operations/migrate-schema.js";
+import { prepareMessage } from "../prepare-message.js";
+import { param, render } from "../sql.js";
+import { sqliteDialect } from "./sqlite-dialect.js";
+
+export interface SqliteOutboxOptions<Events extends EventMap = EventMap> extends OutboxOptions<Events> {
+  /**
+   * `"NORMAL"` (default): WAL commits are not synced, so a power loss can roll back the last
+   * transactions (a process crash cannot). `"FULL"`: every commit is synced before it returns.
+   */
+  synchronous?: "NORMAL" | "FULL";
+  /**
+   * While a worker listens (`onWork`), how often to look for commits by other processes (a CLI adding a
+   * message), in ms; default 100. A look is one `PRAGMA data_version`, not a query; 0 turns it off, leaving
+   * such writes to the worker's poll.
+   */
+  watchIntervalMs?: number;
+  /** The store's clock in Unix ms (leases, due times, failing periods); default `Date.now`. */
+  now?: () => number;
+}
+
+/** The queue as seen through SQLite: it can also enqueue synchronously, inside the caller's transaction. */
+export interface SqliteOutbox<Events extends EventMap = EventMap> extends Outbox<Events> {
+  /** The handle the outbox writes through (the caller's, or one it opened from a path). */
+  readonly db: Database.Database;
+  /**
+   * `enqueue` for use inside the caller's `db.transaction(...)`, which cannot await: it joins the open
+   * transaction (as a savepoint) and throws (`InvalidMessageError`, `WebhookIdTakenError`,
+   * `IdempotencyConflictError`) instead of rejecting, so the caller's transaction rolls back with it rather
+   * than committing its own rows without the message. The asynchronous methods refuse to run while that
+   * transaction is open (`OutboxInTransactionError`).
+   */
+  enqueueSync(message: MessageInput<Events>): EnqueueResult;
+}
+
+/** Runs an operation to its end synchronously, each statement prepared once per handle. */
+function createStatementRunner(db: Database.Database) {
+  const prepared = new Map<string, Database.Statement>();
+  return <R>(operation: Operation<R>, onWake: () => void): R =>
+    runOperationSync(operation, (request) => {
+      if (request.kind === "wake") return onWake();
+      if (request.kind === "reuse-plans") return undefined;
+      const { text, values } = render(request.sql, sqliteDialect);
+      let statement = prepared.get(text);
+      if (!statement) {
+        statement = db.prepare(text);
+        prepared.set(text, statement);
+      }
+      return request.kind === "rows" ? statement.all(...values) : statement.run(...values).changes;
+    });
+}
+
+/**
+ * The embedded outbox in one SQLite file. WAL lets CLI commands write while `serve` reads, and every
+ * write of the outbox's own is a `BEGIN IMMEDIATE` transaction, so two processes never claim the same
+ * row: SQLite has one writer at a time and the busy timeout queues the rest.
+ *
+ * Given the caller's `Database`, `enqueueSync` called inside the caller's `db.transaction(...)` is part of
+ * that transaction: rolled back with it, visible to workers only once it commits.
+ */
+export function createSqliteOutbox<Events extends EventMap = EventMap>(
+  pathOrDb: string | Database.Database,
+  options: SqliteOutboxOptions<Events> = {},
+): SqliteOutbox<Events> {
+  const owned = typeof pathOrDb === "string";
+  const db = typeof pathOrDb === "string" ? new Database(pathOrDb) : pathOrDb;
+  db.pragma("journal_mode = WAL");
+  db.pragma("busy_timeout = 10000");
+  db.pragma("foreign_keys = ON");
+  db.pragma(`synchronous = ${options.synchronous === "FULL" ? "FULL" : "NORMAL"}`);
+  const events = new EventEmitter();
+  const notify = () => events.emit("work");
+  const clock = options.now ?? Date.now;
+  const runOperation = createStatementRunner(db);
+
+  // Work queued inside the caller's transaction is announced after it ends: a worker sharing this
+  // handle would otherwise claim rows that are not committed yet (and may never be).
+  let announcing = false;
+  function announce(): void {
+    if (!db.inTransaction) {
+      notify();
+      return;
+    }
+    if (announcing) return;
+    announcing = true;
+    const check = () => {
+      if (!db.open) return;
+      if (db.inTransaction) {
+        setTimeout(check, 2).unref();
+        return;
+      }
+      announcing = false;
+      notify();
+    };
+    setImmediate(check);
+  }
+
+  // Made once: better-sqlite3 builds a transaction's wrappers when it is made, not when it runs.
+  let woken = false;
+  const onWake = () => {
+    woken = true;
+  };
+  const transaction = db.transaction((operation: Operation<unknown>) => runOperation(operation, onWake));
+
+  /** In a transaction of its own, or as a savepoint of the caller's when one is open (`enqueueSync`). */
+  function runSync<R>(operation: Operation<R>): R {
+    woken = false;
+    const result = (db.inTransaction ? transaction(operation) : transaction.immediate(operation)) as R;
+    if (woken) announce();
+    return result;
+  }
+
+  // The asynchronous methods never join a caller's open transaction: they would answer before it ends,
+  // and what they wrote would be rolled back with it.
+  async function ownTransaction<R>(operation: Operation<R>): Promise<R> {
+    if (db.inTransaction)
+      throw new OutboxBusyError(
+        "The shared SQLite handle is inside a transaction: try again once it has ended",
+      );
+    return runSync(operation);
+  }
+
+  // SQLite has no NOTIFY: while someone listens for work, another process's commit (a CLI adding a
+  // message) is noticed by PRAGMA data_version, which changes only when another connection commits.
+  // Reading it touches no table, so it can run far more often than a claim query.
+  const dataVersion = db.prepare<[], number>("PRAGMA data_version").pluck();
+  const watchIntervalMs = options.watchIntervalMs ?? 100;
+  let watcher: NodeJS.Timeout | undefined;
+  let seenVersion = 0;
+  function watch(): void {
+    if (watcher || watchIntervalMs <= 0) return;
+    seenVersion = dataVersion.get() as number;
+    watcher = setInterval(() => {
+      let version: number;
+      try {
+        version = dataVersion.get() as number;
+      } catch {
+        return; // a locked or closed file: the worker's own poll reports real trouble
+      }
+      if (version !== seenVersion) {
+        seenVersion = version;
+        notify();
+      }
+    }, watchIntervalMs);
+    watcher.unref();
+  }
+  function unwatch(): void {
+    if (watcher && events.listenerCount("work") === 0) {
+      clearInterval(watcher);
+      watcher = undefined;
+    }
+  }
+
+  const driver: Driver = {
+    dialect: sqliteDialect,
+    now: () => param(clock(), "bigint"),
+    transaction: ownTransaction,
+    statements: ownTransaction,
+    async read(operation) {
+      return runOperation(operation, announce);
+    },
+    onWork(listener) {
+      events.on("work", listener);
+      watch();
+      return () => {
+        events.off("work", listener);
+        unwatch();
+      };
+    },
+    async close() {
+      events.removeAllListeners();
+      unwatch();
+      if (owned) db.close();
+    },
+  };
+  const catalog = options.catalog as WebhookCatalog | undefined;
+  const { context, ...outbox } = createOutbox(driver, createSecretCodec(options.secretsCipher), catalog);
+  runSync(migrateSchema(context()));
+
+  /** Refuses at once, not as a rejection the caller's synchronous transaction would never see. */
+  function notInCallerTransaction(method: string): void {
+    if (db.inTransaction)
+      throw new OutboxInTransactionError(
+        `outbox.${method}() was called inside an open transaction of the shared SQLite handle; ` +
+          "a db.transaction(...) function cannot await it: call outbox.enqueueSync() there instead",
+      );
+  }
+
+  return {
+    ...outbox,
+    db,
+    enqueueSync(message) {
+      const prepared = prepareMessage(message as UntypedMessage, catalog);
+      const [result] = traceEnqueue([prepared.webhookId], (traceparents) =>
+        runSync(enqueueMessages(context(), [prepared], traceparents)),
+      );
+      return result as EnqueueResult;
+    },
+    enqueue(message) {
+      notInCallerTransaction("enqueue");
+      return outbox.enqueue(message);
+    },
+    enqueueMany(messages) {
+      notInCallerTransaction("enqueueMany");
+      return outbox.enqueueMany(messages);
+    },
+    async claimDue(request) {
+      // Rows written inside the caller's open transaction are not committed: claim once it ends.
+      if (db.inTransaction) {
+        announce();
+        return [];
+      }
+      return outbox.claimDue(request);
+    },
+    async reencryptEndpoints() {
+      // The values replaced would otherwise stay readable in the file's free space and in the WAL:
+      // secure_delete zeroes what the updates free, and the checkpoint moves the pages into the file
+      // and empties the WAL.
+      const secureDelete = db.pragma("secure_delete", { simple: true }) as number;
+      db.pragma("secure_delete = ON");
+      try {
+        const changed = await outbox.reencryptEndpoints();
+        db.pragma("wal_checkpoint(TRUNCATE)");
+        return changed;
+      } finally {
+        db.pragma(`secure_delete = ${secureDelete ? "ON" : "OFF"}`);
+      }
+    },
+  };
+}
