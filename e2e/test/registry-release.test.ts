@@ -181,9 +181,10 @@ describe("a release published to a registry (verdaccio), installed by version wi
       expect(Object.keys(published.versions), name).toStrictEqual([first]);
       expect(published["dist-tags"].latest, name).toBe(first);
     }
-    // workspace:* became the exact version in what was published.
+    // workspace:^ became a caret range of that version in what was published, so a stranger installing one
+    // package alone gets a sibling from any later release of the train (an exact pin 404ed before one was out).
     const sender = (await packument("@plant-store/sender")).versions[first];
-    expect(sender?.dependencies?.["@plant-store/types"]).toBe(first);
+    expect(sender?.dependencies?.["@plant-store/types"]).toBe(`^${first}`);
     expect(await tagsInCopy()).toEqual(
       expect.arrayContaining(publishedPackages.map(({ name }) => `${name}@${first}`)),
     );

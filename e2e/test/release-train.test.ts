@@ -100,16 +100,16 @@ describe("changeset version with one sample changeset", () => {
     expect(await changelog("spec")).toContain(`## ${version}`);
   });
 
-  it("keeps workspace:* ranges, which pnpm pack and publish turn into the exact new version", async () => {
+  it("keeps workspace:^ ranges, which pnpm pack and publish turn into a caret range of the new version", async () => {
     const before = await manifest(workspaceRoot, "packages/sender");
     await changesetVersion();
     const after = await manifest(scratch, "packages/sender");
-    expect(before.dependencies?.["@plant-store/types"]).toBe("workspace:*");
-    expect(after.dependencies?.["@plant-store/types"]).toBe("workspace:*");
+    expect(before.dependencies?.["@plant-store/types"]).toBe("workspace:^");
+    expect(after.dependencies?.["@plant-store/types"]).toBe("workspace:^");
   });
 
   it("updates explicit internal ranges to the new version", async () => {
-    // If a package ever pins a range instead of workspace:*, changesets must move it with the train.
+    // If a package ever pins a range instead of workspace:^, changesets must move it with the train.
     const path = join(scratch, "packages/sender/package.json");
     const sender = await manifest(scratch, "packages/sender");
     const current = (await manifest(scratch, "packages/types")).version;
