@@ -55,11 +55,15 @@ export {
   type Traceparent,
 } from "./traceparent.js";
 export { UnknownEventTypeError } from "./unknown-event-type-error.js";
+export { UnsupportedSchemaError } from "./unsupported-schema-error.js";
 export {
   createWebhookCatalog,
   defineWebhookCatalog,
+  describeWebhooks,
+  type TypedWebhookDocument,
   type WebhookCatalog,
   type WebhookDefinition,
+  type WebhookDescription,
   type WebhookDocument,
 } from "./webhook-catalog.js";
 export type { SignedBody } from "./webhook-crypto.js";
@@ -76,6 +80,7 @@ export {
   WebhookTimestampSchema,
 } from "./webhook-headers.js";
 export { parseWebhookKey, type WebhookKey } from "./webhook-key.js";
+export { SUPPORTED_SCHEMA_KEYWORDS } from "./webhook-schema.js";
 export { generateWebhookSecret, InvalidWebhookSecretError, parseWebhookSecret } from "./webhook-secret.js";
 export { WebhookSecretSchema } from "./webhook-secret-schema.js";
 export {
