@@ -1,0 +1,11 @@
+import { defineConfig } from "tsup";
+
+export default defineConfig({
+  entry: ["src/index.ts", "src/cli.ts"],
+  splitting: true,
+  format: ["esm"],
+  target: "node20",
+  dts: { entry: "src/index.ts" },
+  sourcemap: true,
+  clean: true,
+});
