@@ -77,6 +77,8 @@ const e2eInputs = [
   "bench/tsup.config.ts",
   "LICENSE",
   "scripts/run-built.sh",
+  // The document the installed plant-webhooks generates from, as the CLI's README names it.
+  "packages/cli/test/fixtures/orders-openapi.json",
   ...publishedPackages.flatMap(({ dir }) => [`${dir}/README.md`, `${dir}/package.json`, `${dir}/LICENSE`]),
 ];
 
