@@ -16,6 +16,7 @@ import { createTokenChecker } from "./create-token-checker.js";
 import { InvalidReceiverOptionsError } from "./errors/invalid-receiver-options-error.js";
 import { InvalidSignatureError } from "./errors/invalid-signature-error.js";
 import { InvalidWebhookHeadersError } from "./errors/invalid-webhook-headers-error.js";
+import { MissingTokenError } from "./errors/missing-token-error.js";
 import { TimestampOutOfToleranceError } from "./errors/timestamp-out-of-tolerance-error.js";
 import { headerValue, type IncomingHeaders } from "./header-value.js";
 import type { Maybe } from "./maybe.js";
@@ -49,6 +50,11 @@ export interface VerificationSteps {
   maxBodyBytes: number;
   /** Bearer token (401), then content type (415). */
   checkHeaders(headers: IncomingHeaders): Maybe<void>;
+  /**
+   * With tokens checked `when-presented`: the token a webhook that needs one must carry (401 when there
+   * is none; one presented was checked already by `checkHeaders`).
+   */
+  requireToken(headers: IncomingHeaders): void;
   /**
    * Signature and timestamp (401), then JSON (400); the caller checks the schema of the webhook the
    * delivery is (400). The caller reads the `traceparent` once (`readTraceparent`), for its spans
@@ -85,9 +91,19 @@ function toWebhookError(error: unknown, toleranceSeconds: number): unknown {
   }
 }
 
-export function createVerificationSteps(options: VerifierOptions): VerificationSteps {
+/**
+ * `always`: every request carries one of `tokens` (checked first). `when-presented`: for a receiver some
+ * of whose webhooks need no token (their document's `security` names none): a token presented must be
+ * one of them, and the caller asks for one (`requireToken`) once it knows the webhook needs it.
+ */
+export type TokenMode = "always" | "when-presented";
+
+export function createVerificationSteps(
+  options: Omit<VerifierOptions, "tokens"> & { tokens?: readonly string[] | undefined },
+  tokenMode: TokenMode = "always",
+): VerificationSteps {
   const problems: string[] = [];
-  if (!Array.isArray(options.tokens) || options.tokens.length === 0)
+  if (tokenMode === "always" && (!Array.isArray(options.tokens) || options.tokens.length === 0))
     problems.push("tokens: at least one is required");
   // The one token rule of @plant-store/types, the one the store's admin API and CLI apply: a token
   // outside it could never be sent by the store, so configuring one is a mistake to report now.
@@ -120,7 +136,8 @@ export function createVerificationSteps(options: VerifierOptions): VerificationS
   if (problems.length > 0)
     throw new InvalidReceiverOptionsError(`Invalid receiver options: ${problems.join("; ")}`);
 
-  const checkToken = createTokenChecker(options.tokens);
+  const checkToken = createTokenChecker(options.tokens ?? []);
+  const hasTokens = (options.tokens ?? []).length > 0;
   const verifySignature = createWebhookVerifier({
     secrets: options.secrets,
     toleranceSeconds,
@@ -141,8 +158,13 @@ export function createVerificationSteps(options: VerifierOptions): VerificationS
   return {
     maxBodyBytes,
     checkHeaders(headers) {
-      checkToken(headers);
+      // A token-free receiver (none configured) ignores one presented: its webhooks ask for none.
+      if (tokenMode === "always" || (hasTokens && headerValue(headers, "authorization") !== undefined))
+        checkToken(headers);
       return checkContentType(headers);
+    },
+    requireToken(headers) {
+      if (headerValue(headers, "authorization") === undefined) throw new MissingTokenError();
     },
     checkBody(rawBody, headers, traceparent) {
       let signed: Maybe<SignedWebhook>;

@@ -1,5 +1,10 @@
 import { type ThreeWebhooksEvents, threeWebhooksDocument } from "@plant-store/testing";
-import { createWebhookCatalog, generateWebhookSecret, signWebhook } from "@plant-store/types";
+import {
+  createWebhookCatalog,
+  generateWebhookSecret,
+  PLANT_STORE_WEBHOOKS,
+  signWebhook,
+} from "@plant-store/types";
 import { describe, expect, it } from "vitest";
 import {
   createWebhookReceiver,
@@ -145,5 +150,96 @@ describe("isWebhookReceiver", () => {
     ]) {
       expect(isWebhookReceiver(other)).toBe(false);
     }
+  });
+});
+
+describe("a catalog some of whose webhooks need no bearer token", () => {
+  const body = { content: { "application/json": { schema: { type: "object" } } } };
+  const mixed = createWebhookCatalog({
+    security: [{ bearerAuth: [] }],
+    webhooks: {
+      "order.created": { post: { requestBody: body } },
+      "invoice.paid": { post: { security: [], requestBody: body } },
+    },
+    components: { securitySchemes: { bearerAuth: { type: "http", scheme: "bearer" } } } as never,
+  });
+  const open = createWebhookCatalog({ webhooks: { "invoice.paid": { post: { requestBody: body } } } });
+  const handled: string[] = [];
+  const handlers = {
+    "order.created": (_payload: unknown, context: { webhookId: string }) =>
+      void handled.push(context.webhookId),
+    "invoice.paid": (_payload: unknown, context: { webhookId: string }) =>
+      void handled.push(context.webhookId),
+  };
+  const send = async (
+    receiver: ReturnType<typeof createWebhookReceiver>,
+    eventType: string,
+    authorization: string | undefined,
+    id: string,
+  ) => {
+    const sent = request({}, eventType);
+    const signedAs = JSON.stringify({});
+    const timestamp = Math.floor(Date.now() / 1000);
+    sent.headers["webhook-id"] = id;
+    sent.headers["webhook-timestamp"] = String(timestamp);
+    sent.headers["webhook-signature"] = signWebhook({
+      secrets: [secret],
+      id,
+      timestamp,
+      body: signedAs,
+    }) as string;
+    sent.headers.authorization = authorization;
+    const route = receiver.routes.find((candidate) => candidate.path === `/${eventType}`);
+    if (route === undefined) throw new Error(`no route for ${eventType}`);
+    return await receiver.handle(sent, route);
+  };
+
+  it("takes the token-free webhook without Authorization, and the other only with its token", async () => {
+    const receiver = createWebhookReceiver({
+      catalog: mixed,
+      tokens: ["t0ken"],
+      secrets: [secret],
+      handlers,
+    });
+    expect(await send(receiver, "invoice.paid", undefined, "msg_open")).toMatchObject({ status: 200 });
+    expect(await send(receiver, "order.created", undefined, "msg_closed")).toMatchObject({
+      status: 401,
+      outcome: { code: "ERR_MISSING_TOKEN" },
+    });
+    expect(await send(receiver, "order.created", "Bearer wrong", "msg_wrong")).toMatchObject({
+      status: 401,
+      outcome: { code: "ERR_INVALID_TOKEN" },
+    });
+    // A token presented to the token-free webhook must still be one of the receiver's.
+    expect(await send(receiver, "invoice.paid", "Bearer wrong", "msg_open_wrong")).toMatchObject({
+      status: 401,
+    });
+    expect(await send(receiver, "order.created", "Bearer t0ken", "msg_closed_ok")).toMatchObject({
+      status: 200,
+    });
+    expect(handled).toEqual(["msg_open", "msg_closed_ok"]);
+  });
+
+  it("needs tokens only when a webhook of its catalog needs one", async () => {
+    expect(() => createWebhookReceiver({ catalog: mixed, secrets: [secret], handlers })).toThrow(
+      "Invalid receiver options: tokens: at least one is required (order.created needs a bearer token)",
+    );
+    // New Plant's catalog (and any definition given by hand) needs a token for every webhook.
+    expect(() =>
+      createWebhookReceiver({
+        catalog: PLANT_STORE_WEBHOOKS,
+        secrets: [secret],
+        handlers: { newPlant: () => {} },
+      }),
+    ).toThrow(/tokens: at least one is required/);
+    const receiver = createWebhookReceiver({
+      catalog: open,
+      secrets: [secret],
+      handlers: { "invoice.paid": handlers["invoice.paid"] },
+    });
+    expect(await send(receiver, "invoice.paid", undefined, "msg_free")).toMatchObject({ status: 200 });
+    expect(await send(receiver, "invoice.paid", "Bearer anything", "msg_free_2")).toMatchObject({
+      status: 200,
+    });
   });
 });

@@ -76,7 +76,13 @@ export type WebhookHandlers<Events extends Record<string, unknown>> = {
 };
 
 export interface WebhookReceiverOptions<Events extends Record<string, unknown>>
-  extends SharedReceiverOptions {
+  extends Omit<SharedReceiverOptions, "tokens"> {
+  /**
+   * Accepted bearer tokens (several during rotation). Required when any webhook of the catalog needs a
+   * token (`requiresToken`, from its document's `security`; New Plant does); a webhook that needs none
+   * is taken without one, and a token presented to it must still be one of these.
+   */
+  tokens?: readonly string[];
   /** The webhooks received: `createWebhookCatalog(document)`, or `PLANT_STORE_WEBHOOKS`. */
   catalog: WebhookCatalog<Events>;
   handlers: NoInfer<WebhookHandlers<Events>>;
@@ -194,8 +200,18 @@ function invalid(message: string): InvalidReceiverOptionsError {
 export function createWebhookReceiver<Events extends Record<string, unknown>>(
   options: WebhookReceiverOptions<Events>,
 ): WebhookReceiver<EventTypeOf<Events>> {
-  const steps = createVerificationSteps(options);
   const { catalog } = options;
+  // Webhooks whose document asks for no bearer token: the token is then checked once the webhook is known.
+  const tokenFree = new Set(
+    typeof catalog?.get === "function"
+      ? catalog.eventTypes.filter((eventType) => catalog.get(eventType).requiresToken === false)
+      : [],
+  );
+  const needingToken =
+    typeof catalog?.get === "function" ? catalog.eventTypes.filter((type) => !tokenFree.has(type)) : [];
+  if (tokenFree.size > 0 && needingToken.length > 0 && (options.tokens ?? []).length === 0)
+    throw invalid(`tokens: at least one is required (${needingToken[0]} needs a bearer token)`);
+  const steps = createVerificationSteps(options, tokenFree.size === 0 ? "always" : "when-presented");
   if (typeof catalog !== "object" || catalog === null || typeof catalog.get !== "function")
     throw invalid("catalog: must be a webhook catalog (createWebhookCatalog or PLANT_STORE_WEBHOOKS)");
   const handlers = (options.handlers ?? {}) as Record<string, unknown>;
@@ -324,6 +340,7 @@ export function createWebhookReceiver<Events extends Record<string, unknown>>(
    */
   const toEvent = ({ json, delivery }: VerifiedBody, headers: IncomingHeaders, route: WebhookRoute) => {
     const { eventType, schema, handler } = resolve(headers, route);
+    if (tokenFree.size > 0 && !tokenFree.has(eventType)) steps.requireToken(headers);
     const payload = checkPayload(schema, json, eventType);
     if (handler === undefined) throw new UnhandledWebhookEventError(eventType);
     const context: WebhookContext = {

@@ -6,7 +6,11 @@ import type { RetryPolicy } from "./retry-policy.js";
 export interface Endpoint {
   id: number;
   url: string;
-  token: string;
+  /**
+   * The bearer token sent as `Authorization` with every attempt; absent for an endpoint whose webhooks
+   * need none (their document's `security` names no bearer scheme): nothing is sent then.
+   */
+  token?: string;
   secrets: string[];
   status: EndpointStatus;
   /**
@@ -268,7 +272,12 @@ export interface RecordResult {
 
 export interface AddEndpointInput {
   url: string;
-  token: string;
+  /**
+   * Its bearer token. May be left out only on an outbox with a catalog, when no webhook the endpoint
+   * receives needs one (`requiresToken: false`, from its document's `security`): then no `Authorization`
+   * header is sent. Otherwise `InvalidEndpointError`.
+   */
+  token?: string;
   /** 1 to `MAX_ENDPOINT_SECRETS` signing secrets (`whsec_` or `whsk_`): each signs every attempt. */
   secrets: string[];
   /** The event types it receives (a trailing `*` matches a prefix); absent or null: every message. */
@@ -297,7 +306,8 @@ export interface EnsuredEndpoint {
 /** What `updateEndpoint` changes: any of them, together, in one transaction. */
 export interface EndpointChanges {
   url?: string;
-  token?: string;
+  /** A new bearer token; null: none from now on (only where no webhook it receives needs one). */
+  token?: string | null;
   /** Its new subscriptions; null: every message again. */
   eventTypes?: string[] | null;
   /** Replaces the whole list (1 to `MAX_ENDPOINT_SECRETS`; duplicates dropped). */

@@ -13,7 +13,8 @@ export interface SignDeliveryInput {
   body: string;
   /** The endpoint's keys: `whsec_` secrets sign `v1,`, `whsk_` ed25519 keys sign `v1a,` (one signature each). */
   secrets: readonly string[];
-  token: string;
+  /** The endpoint's bearer token, sent as `Authorization`; none is sent without one. */
+  token?: string | undefined;
   /** The message's event type, sent as `webhook-event-type` (nothing is sent for a message without one). */
   eventType?: string | null;
 }
@@ -22,14 +23,13 @@ export type DeliveryHeaders = Record<
   | typeof WEBHOOK_ID_HEADER
   | typeof WEBHOOK_TIMESTAMP_HEADER
   | typeof WEBHOOK_SIGNATURE_HEADER
-  | "authorization"
   | "content-type",
   string
-> & { [WEBHOOK_EVENT_TYPE_HEADER]?: string };
+> & { [WEBHOOK_EVENT_TYPE_HEADER]?: string; authorization?: string };
 
 /**
  * The headers of one attempt: Standard Webhooks signatures (v1 for `whsec_`, v1a for `whsk_`, from
- * `@plant-store/types`' one signing core) plus the endpoint's bearer token. Throws
+ * `@plant-store/types`' one signing core) plus the endpoint's bearer token, where it has one. Throws
  * `InvalidSignInputError` for an id, timestamp or key it must not sign.
  */
 export function signDelivery(input: SignDeliveryInput): DeliveryHeaders {
@@ -44,8 +44,8 @@ export function signDelivery(input: SignDeliveryInput): DeliveryHeaders {
       body: input.body,
       secrets: input.secrets,
     }),
-    authorization: `Bearer ${input.token}`,
   };
+  if (input.token !== undefined) headers.authorization = `Bearer ${input.token}`;
   if (input.eventType) headers[WEBHOOK_EVENT_TYPE_HEADER] = input.eventType;
   return headers;
 }

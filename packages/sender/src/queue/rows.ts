@@ -141,7 +141,8 @@ export function toEndpoint(row: EndpointRow, open: (stored: string) => string = 
   return {
     id: Number(row.id),
     url: row.url,
-    token: open(row.token),
+    // No token is stored as "": nothing to seal, nothing to send.
+    ...(row.token === "" ? {} : { token: open(row.token) }),
     secrets: JSON.parse(open(row.secrets)) as string[],
     status: row.status as EndpointStatus,
     rateLimit: nullableNumber(row.rate_limit ?? null),

@@ -3,16 +3,17 @@ import type { QueueContext } from "../dialect.js";
 import { type Operation, row } from "../operation.js";
 import { type EndpointRow, toEndpoint } from "../rows.js";
 import { sql } from "../sql.js";
-import { checkEndpointInput } from "./check-endpoint-input.js";
+import { checkEndpointInput, requireTokenWhereNeeded } from "./check-endpoint-input.js";
 import { requireSubscribers } from "./require-subscribers.js";
 import { sealEndpointValues } from "./seal-endpoint-values.js";
 
 /** A subscriber's new endpoint starts unverified: it receives nothing until `markEndpointVerified`. */
 export function* addEndpoint(ctx: QueueContext, input: AddEndpointInput): Operation<Endpoint> {
   const { url, token, secrets, eventTypes, rateLimit } = checkEndpointInput(input, ctx.catalog);
+  if (token === undefined) requireTokenWhereNeeded(eventTypes ?? null, ctx.catalog);
   const subscriberId = input.subscriberId ?? null;
   yield* requireSubscribers(ctx, [subscriberId]);
-  const sealed = yield* sealEndpointValues(ctx, { token, secrets });
+  const sealed = yield* sealEndpointValues(ctx, { token: token ?? null, secrets });
   const added = yield* row<EndpointRow>(
     sql`INSERT INTO webhook_endpoints (url, token, secrets, event_types, subscriber_id, rate_limit, created_at)
         VALUES (${url}, ${sealed.token ?? null}, ${sealed.secrets ?? null}, ${

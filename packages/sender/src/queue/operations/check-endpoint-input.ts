@@ -52,6 +52,30 @@ export function checkEndpointInput<C extends EndpointChanges>(changes: C, catalo
   return checkValues(checked);
 }
 
+/**
+ * An endpoint without a token may receive only webhooks that need none: each webhook its subscription
+ * matches (every webhook of the catalog for `null`; the outbox's operational webhooks when listed) must
+ * have `requiresToken: false`. Without a catalog the outbox cannot tell, so a token is required.
+ */
+export function requireTokenWhereNeeded(eventTypes: readonly string[] | null, catalog?: WebhookCatalog): void {
+  if (!catalog)
+    throw new InvalidEndpointError(
+      "token is required: only an outbox given a catalog can tell which webhooks need no bearer token",
+    );
+  const types = [...catalog.eventTypes, ...OPERATIONAL_EVENT_TYPES];
+  const received =
+    eventTypes === null
+      ? [...catalog.eventTypes]
+      : types.filter((type) =>
+          eventTypes.some((entry) => (entry.endsWith("*") ? type.startsWith(entry.slice(0, -1)) : type === entry)),
+        );
+  const needing = received.find((type) => !catalog.has(type) || catalog.get(type).requiresToken !== false);
+  if (needing !== undefined)
+    throw new InvalidEndpointError(
+      `token is required: ${needing} needs a bearer token (its document's security asks for one)`,
+    );
+}
+
 function checkValues<C extends EndpointChanges>(changes: C): C {
   const { rateLimit } = changes;
   if (
@@ -64,7 +88,7 @@ function checkValues<C extends EndpointChanges>(changes: C): C {
     );
   if (changes.url !== undefined && !URL.canParse(changes.url))
     throw new InvalidEndpointError("url must be an absolute URL");
-  if (changes.token !== undefined && !BearerTokenSchema.safeParse(changes.token).success)
+  if (typeof changes.token === "string" && !BearerTokenSchema.safeParse(changes.token).success)
     throw new InvalidEndpointError("token must be visible ASCII characters without spaces (a bearer token)");
   if (changes.secrets === undefined) return changes;
   const secrets = [...new Set(changes.secrets)];

@@ -36,7 +36,7 @@ export function* ensureEndpoint(ctx: QueueContext, input: AddEndpointInput): Ope
     sameList(endpoint.eventTypes, eventTypes);
   if (same) return { endpoint, created: false, updated: false };
   const updated = yield* updateEndpoint(ctx, endpoint.id, {
-    token: checked.token,
+    token: checked.token ?? null,
     secrets: checked.secrets,
     eventTypes,
   });

@@ -20,7 +20,7 @@ export function* sealEndpointValues(
   changes: Pick<EndpointChanges, "token" | "secrets">,
 ): Operation<SealedValues> {
   const { codec } = ctx;
-  if (!codec.encrypts && (changes.token !== undefined || changes.secrets !== undefined)) {
+  if (!codec.encrypts && (typeof changes.token === "string" || changes.secrets !== undefined)) {
     const encrypted = yield* row(
       sql`SELECT 1 AS found FROM webhook_endpoints
           WHERE (substr(token, 1, 4) = 'enc:' AND substr(token, 1, 10) <> 'enc:plain:')
@@ -33,7 +33,8 @@ export function* sealEndpointValues(
       );
   }
   return {
-    token: changes.token === undefined ? undefined : codec.seal(changes.token),
+    // null (no token) is stored as "", which holds nothing to seal.
+    token: changes.token === undefined ? undefined : changes.token === null ? "" : codec.seal(changes.token),
     secrets: changes.secrets === undefined ? undefined : codec.seal(JSON.stringify(changes.secrets)),
   };
 }

@@ -4,7 +4,7 @@ import { type Operation, row } from "../operation.js";
 import { type EndpointRow, toEndpoint } from "../rows.js";
 import { param, raw, sql } from "../sql.js";
 import { ownedBy } from "../subscriber-scope.js";
-import { checkEndpointInput } from "./check-endpoint-input.js";
+import { checkEndpointInput, requireTokenWhereNeeded } from "./check-endpoint-input.js";
 import { sealEndpointValues } from "./seal-endpoint-values.js";
 
 /**
@@ -19,6 +19,19 @@ export function* updateEndpoint(
   scope?: SubscriberScope,
 ): Operation<Endpoint | undefined> {
   const checked = checkEndpointInput(changes, ctx.catalog);
+  if (checked.token === null || checked.eventTypes !== undefined) {
+    // Without a token after this change: what it will receive must need none.
+    const current = yield* row<EndpointRow>(
+      sql`SELECT * FROM webhook_endpoints WHERE id = ${id} AND ${ownedBy(raw("subscriber_id"), scope)}`,
+    );
+    if (!current) return undefined;
+    const tokenless = checked.token === null || (checked.token === undefined && current.token === "");
+    if (tokenless)
+      requireTokenWhereNeeded(
+        checked.eventTypes === undefined ? toEndpoint(current).eventTypes : checked.eventTypes,
+        ctx.catalog,
+      );
+  }
   const sealed = yield* sealEndpointValues(ctx, checked);
   // null is a change too (every message again): only an absent list leaves it as it is.
   const { eventTypes, rateLimit } = checked;
