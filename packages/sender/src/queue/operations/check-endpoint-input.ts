@@ -57,7 +57,10 @@ export function checkEndpointInput<C extends EndpointChanges>(changes: C, catalo
  * matches (every webhook of the catalog for `null`; the outbox's operational webhooks when listed) must
  * have `requiresToken: false`. Without a catalog the outbox cannot tell, so a token is required.
  */
-export function requireTokenWhereNeeded(eventTypes: readonly string[] | null, catalog?: WebhookCatalog): void {
+export function requireTokenWhereNeeded(
+  eventTypes: readonly string[] | null,
+  catalog?: WebhookCatalog,
+): void {
   if (!catalog)
     throw new InvalidEndpointError(
       "token is required: only an outbox given a catalog can tell which webhooks need no bearer token",
@@ -67,7 +70,9 @@ export function requireTokenWhereNeeded(eventTypes: readonly string[] | null, ca
     eventTypes === null
       ? [...catalog.eventTypes]
       : types.filter((type) =>
-          eventTypes.some((entry) => (entry.endsWith("*") ? type.startsWith(entry.slice(0, -1)) : type === entry)),
+          eventTypes.some((entry) =>
+            entry.endsWith("*") ? type.startsWith(entry.slice(0, -1)) : type === entry,
+          ),
         );
   const needing = received.find((type) => !catalog.has(type) || catalog.get(type).requiresToken !== false);
   if (needing !== undefined)
