@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { join, type ParamStyle, param, raw, render, sql } from "./sql.js";
+import { join, type ParamStyle, param, raw, render, type SqlType, sql } from "./sql.js";
 
 const dollars: ParamStyle = {
   placeholder: (index, bound) => (bound.type ? `$${index}::${bound.type}` : `$${index}`),
@@ -43,6 +43,57 @@ describe("sql", () => {
       values: [1, 2],
     });
     expect(render(sql``, dollars)).toEqual({ text: "", values: [] });
+  });
+
+  it("splices a fragment whole when it is more than one bare parameter: text beside its parameter, or two parameters", () => {
+    // Each alone: a statement takes the short way only when every value in it is a bare parameter.
+    expect(render(sql`SELECT ${sql`-${1}`}`, dollars)).toEqual({ text: "SELECT -$1", values: [1] });
+    expect(render(sql`SELECT ${sql`${2} + 1`}`, dollars)).toEqual({ text: "SELECT $1 + 1", values: [2] });
+    expect(render(sql`SELECT ${sql`${3}${4}`}`, dollars)).toEqual({ text: "SELECT $1$2", values: [3, 4] });
+    expect(render(sql`SELECT ${sql`lower(${"A"})`}`, dollars)).toEqual({
+      text: "SELECT lower($1)",
+      values: ["A"],
+    });
+  });
+
+  it("writes a statement's text once per style and parameter types, and binds each call's own values", () => {
+    let placeholders = 0;
+    const counting = (style: ParamStyle): ParamStyle => ({
+      placeholder: (index, bound) => {
+        placeholders += 1;
+        return style.placeholder(index, bound);
+      },
+      bind: style.bind,
+    });
+    const [numbered, unnumbered] = [counting(dollars), counting(questions)];
+    // One line of code, so one template: the hot statements are written like this.
+    const byId = (id: number, type?: SqlType) =>
+      sql`SELECT * FROM t WHERE id = ${param(id, type)} AND n = ${id}`;
+    expect(render(byId(1), numbered)).toEqual({
+      text: "SELECT * FROM t WHERE id = $1 AND n = $2",
+      values: [1, 1],
+    });
+    expect(placeholders).toBe(2);
+    expect(render(byId(2), numbered)).toEqual({
+      text: "SELECT * FROM t WHERE id = $1 AND n = $2",
+      values: [2, 2],
+    });
+    expect(placeholders).toBe(2);
+    // A cast changes the text: written anew, and kept apart from the uncast one.
+    expect(render(byId(3, "bigint"), numbered)).toEqual({
+      text: "SELECT * FROM t WHERE id = $1::bigint AND n = $2",
+      values: [3, 3],
+    });
+    expect(placeholders).toBe(4);
+    expect(render(byId(4), numbered).text).toBe("SELECT * FROM t WHERE id = $1 AND n = $2");
+    expect(render(byId(5, "bigint"), numbered).text).toBe("SELECT * FROM t WHERE id = $1::bigint AND n = $2");
+    expect(placeholders).toBe(4);
+    // Another database writes its own text.
+    expect(render(byId(6), unnumbered)).toEqual({
+      text: "SELECT * FROM t WHERE id = ? AND n = ?",
+      values: [6, 6],
+    });
+    expect(placeholders).toBe(6);
   });
 
   it("joins fragments with a separator, keeping each one's parameters", () => {

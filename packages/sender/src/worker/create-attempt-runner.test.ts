@@ -1,3 +1,4 @@
+import type { OperationalEvent } from "@plant-store/types";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { claimedDelivery, recordingLogger } from "../../test/fixtures/claimed-delivery.js";
 import type { AttemptEvent } from "../attempt-event.js";
@@ -194,6 +195,87 @@ describe("createAttemptRunner", () => {
     }
   });
 
+  it("logs each alert the outbox queued with this record and hands it to onAlert, after the attempt's event", async () => {
+    const failing: OperationalEvent = {
+      type: "endpoint.failing",
+      endpointId: 9,
+      url: "http://127.0.0.1:1/hook/9",
+      subscriberId: null,
+      at: "2026-01-01T00:10:00.000Z",
+      failingSince: "2026-01-01T00:00:00.000Z",
+      lastStatus: 503,
+      lastError: null,
+    };
+    const failed: OperationalEvent = {
+      type: "delivery.failed",
+      endpointId: 9,
+      url: "http://127.0.0.1:1/hook/9",
+      subscriberId: null,
+      at: "2026-01-01T00:10:00.000Z",
+      deliveryId: 1,
+      messageId: 101,
+      webhookId: "msg_1",
+      eventType: null,
+      attempts: 5,
+      lastStatus: 503,
+      lastError: null,
+    };
+    const order: string[] = [];
+    const logger = recordingLogger();
+    const run = createAttemptRunner({
+      workerId: "w1",
+      attempt: async () => answer(503),
+      record: async () => ({ held: true, attempt: 5, outcome: "failed", alerts: [failing, failed] }),
+      leaseEnd: () => LEASE_END,
+      wakeAt: () => undefined,
+      now: Date.now,
+      logger,
+      onAttempt: (event) => order.push(`attempt ${event.outcome}`),
+      onAlert: (alert) => order.push(`alert ${alert.type}`),
+    });
+    await run(claimedDelivery(1, 9, { attemptCount: 4 }));
+    expect(order).toEqual(["attempt failed", "alert endpoint.failing", "alert delivery.failed"]);
+    expect(logger.lines.slice(1)).toEqual([
+      { level: "warn", message: "endpoint.failing", fields: { alert: failing } },
+      { level: "warn", message: "delivery.failed", fields: { alert: failed } },
+    ]);
+    // Without a logger or a listener the alerts are only dropped: the attempt is still reported as recorded.
+    const events: AttemptEvent[] = [];
+    const quiet = createAttemptRunner({
+      workerId: "w1",
+      attempt: async () => answer(503),
+      record: async () => ({ held: true, attempt: 5, outcome: "failed", alerts: [failing] }),
+      leaseEnd: () => LEASE_END,
+      wakeAt: () => undefined,
+      now: Date.now,
+      onAttempt: (event) => events.push(event),
+    });
+    await quiet(claimedDelivery(1, 9, { attemptCount: 4 }));
+    expect(events).toEqual([expect.objectContaining({ attempt: 5, outcome: "failed" })]);
+    expect(events[0]).not.toHaveProperty("recorded");
+  });
+
+  it("without a logger reports each record's outcome as with one: nothing for a removed delivery, a lost lease's attempt as recorded", async () => {
+    const eventsOf = async (stored: RecordedAttempt | undefined) => {
+      const events: AttemptEvent[] = [];
+      const run = createAttemptRunner({
+        workerId: "w1",
+        attempt: async () => answer(503),
+        record: async () => stored,
+        leaseEnd: () => LEASE_END,
+        wakeAt: () => undefined,
+        now: Date.now,
+        onAttempt: (event) => events.push(event),
+      });
+      await run(claimedDelivery(1, 1));
+      return events;
+    };
+    expect(await eventsOf(undefined)).toEqual([]);
+    const lost = await eventsOf({ held: false, attempt: 2, outcome: "retrying" });
+    expect(lost).toEqual([expect.objectContaining({ attempt: 2, outcome: "retrying" })]);
+    expect(lost[0]).not.toHaveProperty("recorded");
+  });
+
   it("frees the slot once the request is over, before the record is made", async () => {
     const order: string[] = [];
     const run = createAttemptRunner({
@@ -246,5 +328,32 @@ describe("createAttemptRunner", () => {
     ]);
     await runner(11_000)(claimedDelivery(4, 1));
     expect(order).toEqual(["give back 3", "attempt"]);
+  });
+
+  it("gives a delivery back without a logger, and leaves it to its lease when there is no giveBack", async () => {
+    const given: number[] = [];
+    const attempted: number[] = [];
+    const runner = (giveBack: ((delivery: ClaimedDelivery) => Promise<void>) | undefined) =>
+      createAttemptRunner({
+        workerId: "w1",
+        attempt: async (delivery) => {
+          attempted.push(delivery.id);
+          return answer(200);
+        },
+        record: async () => ({ held: true, attempt: 1, outcome: "delivered" }),
+        leaseEnd: () => 5_000,
+        minLeaseLeftMs: 11_000,
+        ...(giveBack ? { giveBack } : {}),
+        wakeAt: () => undefined,
+        now: () => 0,
+      });
+    await expect(
+      runner(async (delivery) => {
+        given.push(delivery.id);
+      })(claimedDelivery(3, 1)),
+    ).resolves.toBeUndefined();
+    await expect(runner(undefined)(claimedDelivery(4, 1))).resolves.toBeUndefined();
+    expect(given).toEqual([3]);
+    expect(attempted).toEqual([]);
   });
 });
