@@ -29,5 +29,6 @@ export function formatCheckReport(report: CheckReport, options: FormatCheckRepor
   const seconds = (report.durationMs / 1000).toFixed(1);
   const summary = `${report.passed} passed, ${report.failed} failed, ${report.skipped} skipped; ${report.requests} requests in ${seconds} s`;
   const verdict = report.ok ? "the receiver conforms" : "the receiver does NOT conform";
-  return `Receiver check of ${report.url}\n${table.toString()}\n${summary}: ${verdict}\n`;
+  const of = report.eventType === undefined ? report.url : `${report.url} (${report.eventType})`;
+  return `Receiver check of ${of}\n${table.toString()}\n${summary}: ${verdict}\n`;
 }
