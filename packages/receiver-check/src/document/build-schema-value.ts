@@ -154,7 +154,10 @@ export function buildSchemaValue(schema: unknown, document: JsonObject, at = "",
     case "string":
       return buildString(flat, at);
     case "array": {
-      const count = Math.min(Math.max(numberOr(flat.minItems) ?? 1, 1), numberOr(flat.maxItems) ?? 1);
+      const count = Math.min(
+        Math.max(numberOr(flat.minItems) ?? 1, 1),
+        numberOr(flat.maxItems) ?? Number.POSITIVE_INFINITY,
+      );
       return Array.from({ length: count }, (_, i) =>
         buildSchemaValue(flat.items, document, `${at}[${i}]`, depth + 1),
       );
