@@ -72,7 +72,10 @@ export function documentCheckCases(webhook: CheckWebhook): CheckCase[] {
 
   const replaced: Record<string, CheckCase | CheckCase[]> = {
     duplicate: [
-      checkCases.find((c) => c.id === "duplicate") as CheckCase,
+      {
+        ...(checkCases.find((c) => c.id === "duplicate") as CheckCase),
+        why: "The sender retries with the same webhook-id whenever an answer is lost; handling it twice handles the event twice. Judged by the answer's `duplicate` where the receiver says it.",
+      },
       {
         id: "every-example",
         title: `each other example of ${type} in the document, alone`,
@@ -139,6 +142,11 @@ export function documentCheckCases(webhook: CheckWebhook): CheckCase[] {
           413,
         ),
     },
+  };
+  // Not New Plant's words where the case itself is the same.
+  replaced["signature-wrong"] = {
+    ...(checkCases.find((c) => c.id === "signature-wrong") as CheckCase),
+    why: "Anyone who finds the URL could send events: the signature is what proves the sender sent them.",
   };
   const tokenCase = (check: CheckCase): CheckCase => ({
     ...check,

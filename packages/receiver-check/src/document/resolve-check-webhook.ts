@@ -100,6 +100,13 @@ export function resolveCheckWebhook(document: JsonObject, eventType: string | un
   const key = keys[catalog.eventTypes.indexOf(chosen)] as string;
   const operation = resolveRef((document.webhooks as JsonObject)[key], document) as JsonObject;
   const post = resolveRef(operation.post, document) as JsonObject;
+  // Should the catalog ever skip a webhook, positions would no longer match: then refuse, not guess.
+  const names = [key, post.operationId, post["x-event-type"]];
+  if (
+    keys.length !== catalog.eventTypes.length ||
+    !(names.includes(chosen) || catalog.get(chosen).path === key)
+  )
+    throw new WebhookProblems([`spec: cannot tell which webhook of the document the catalog's ${chosen} is`]);
   const body = resolveRef(post.requestBody, document) as JsonObject;
   const media = resolveRef((body.content as JsonObject)["application/json"], document) as JsonObject;
   const problems: string[] = [];

@@ -1,6 +1,8 @@
+import { execFile } from "node:child_process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { createNodeMiddleware, createWebhookReceiver } from "@plant-store/receiver";
 import { createWebhookCatalog, generateWebhookSecret } from "@plant-store/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -22,6 +24,7 @@ import {
 // A team's own document (three webhooks, $refs, enums, patterns, date-time, additionalProperties:
 // false), its webhooks named as the toolkit names them, whatever that rule is: the catalog says.
 const [created, shipped, paid] = createWebhookCatalog(ordersDocument).eventTypes as [string, string, string];
+const run = promisify(execFile);
 const specPath = fileURLToPath(ordersDocumentPath);
 const yamlPath = fileURLToPath(new URL("../fixtures/orders-webhooks.yaml", import.meta.url));
 const token = "orders-receiver-token";
@@ -221,6 +224,18 @@ async function cli(argv: string[]): Promise<{ code: number; stdout: string; stde
 }
 
 describe("plant-receiver-check --spec --event-type", () => {
+  it("runs as the package's bin (dist/cli.js) with a YAML document, exit 1 naming the failed rows", async () => {
+    const bin = fileURLToPath(new URL("../../dist/cli.js", import.meta.url));
+    const failed = await run(process.execPath, [
+      bin,
+      receivers.url("no-bearer-check", shipped),
+      ...["--spec", yamlPath, "--event-type", shipped, "--token", token, "--secret", secret],
+    ]).catch((error: { code: number; stdout: string }) => error);
+    expect("code" in failed ? failed.code : 0).toBe(CHECK_EXIT.failed);
+    expect(failed.stdout).toContain("\nFailed: token-missing, token-wrong, token-other-scheme\n");
+    // One process, a whole check: a limit for a loaded 2-core machine, not an assertion about speed.
+  }, 30_000);
+
   it("reads a YAML document; --json lists each case and exits 0 for the correct receiver", async () => {
     const { code, stdout, stderr } = await cli([
       receivers.url("none", created),
