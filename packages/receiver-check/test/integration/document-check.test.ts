@@ -3,7 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { createNodeMiddleware, createWebhookReceiver } from "@plant-store/receiver";
+import { createFetchHandler, createNodeMiddleware, createWebhookReceiver } from "@plant-store/receiver";
 import { createWebhookCatalog, generateWebhookSecret } from "@plant-store/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -209,6 +209,24 @@ describe("runReceiverCheck with spec against the toolkit's own receiver of the d
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+});
+
+describe("runReceiverCheck with the Plant Store's own document as spec", () => {
+  it("passes our New Plant fetch handler: the document mode agrees with the built-in contract", async () => {
+    const plantToken = "plant-spec-token";
+    const report = await runReceiverCheck({
+      url: "http://receiver.test/plant/webhook",
+      spec: fileURLToPath(new URL("../../../../spec/openapi.json", import.meta.url)),
+      eventType: "newPlant",
+      token: plantToken,
+      secrets: [secret],
+      fetch: createFetchHandler({ tokens: [plantToken], secrets: [secret], onNewPlant: () => undefined }),
+    });
+    expect(failedIds(report)).toStrictEqual([]);
+    // Its examples are sent; New Plant has no enum to step outside of.
+    expect(report.cases.find((c) => c.id === "every-example")?.result).toBe("pass");
+    expect(skippedIds(report)).toStrictEqual(["v1a", "every-key", "payload-outside-enum"]);
   });
 });
 
