@@ -32,6 +32,9 @@ export function formatCheckReport(report: CheckReport, options: FormatCheckRepor
   // The failed rows by name, so a long table need not be read (or two reports diffed) to find them.
   const failed = report.cases.filter((c) => c.result === "fail").map((c) => c.id);
   const failedLine = failed.length === 0 ? "" : `Failed: ${failed.join(", ")}\n`;
-  const of = report.eventType === undefined ? report.url : `${report.url} (${report.eventType})`;
+  const of =
+    report.eventType === undefined
+      ? report.url
+      : `${report.url} (${report.eventType}; the toolkit's receivers take it at ${report.path})`;
   return `Receiver check of ${of}\n${table.toString()}\n${failedLine}${summary}: ${verdict}\n`;
 }

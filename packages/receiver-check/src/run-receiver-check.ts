@@ -51,6 +51,8 @@ export interface CheckReport {
   url: string;
   /** The webhook of the document checked (only with `spec`). */
   eventType?: string;
+  /** Its path as the toolkit's receivers take it by default (the catalog's; only with `spec`). */
+  path?: string;
   /** No case failed. */
   ok: boolean;
   passed: number;
@@ -179,7 +181,7 @@ export async function runReceiverCheck(options: ReceiverCheckOptions): Promise<C
   const count = (result: CaseResult) => cases.filter((c) => c.result === result).length;
   return {
     url: url.href,
-    ...(webhook ? { eventType: webhook.eventType } : {}),
+    ...(webhook ? { eventType: webhook.eventType, path: webhook.path } : {}),
     ok: count("fail") === 0,
     passed: count("pass"),
     failed: count("fail"),

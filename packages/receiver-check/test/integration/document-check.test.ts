@@ -261,7 +261,10 @@ describe("plant-receiver-check --spec --event-type", () => {
     ]);
     expect({ code, stderr }).toStrictEqual({ code: CHECK_EXIT.ok, stderr: "" });
     const report = JSON.parse(stdout) as CheckReport;
-    expect(report.eventType).toBe(created);
+    expect({ eventType: report.eventType, path: report.path }).toStrictEqual({
+      eventType: created,
+      path: receivers.catalog.get(created).path,
+    });
     expect(report.cases.map((c) => [c.id, c.result])).toStrictEqual([
       ["valid", "pass"],
       ["duplicate", "pass"],
@@ -302,7 +305,7 @@ describe("plant-receiver-check --spec --event-type", () => {
     ]);
     expect(code).toBe(CHECK_EXIT.failed);
     expect(stdout).toContain(
-      `Receiver check of ${receivers.url("no-signature-check", created)} (${created})`,
+      `Receiver check of ${receivers.url("no-signature-check", created)} (${created}; the toolkit's receivers take it at ${receivers.catalog.get(created).path})\n`,
     );
     expect(stdout).toContain(`\nFailed: ${SIGNATURE_ROWS.join(", ")}\n`);
     expect(stdout).toMatch(/: the receiver does NOT conform\n$/);
