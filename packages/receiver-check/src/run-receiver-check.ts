@@ -31,7 +31,7 @@ export interface ReceiverCheckOptions {
    * A team's OpenAPI document to check a receiver of, instead of the Plant Store's New Plant: a path
    * (JSON, or YAML for `.yaml`/`.yml`) or the document itself.
    */
-  spec?: string | Record<string, unknown>;
+  spec?: string | object;
   /** The webhook of `spec` to check, by its event type as `createWebhookCatalog` names it; optional when it has one. */
   eventType?: string;
 }
