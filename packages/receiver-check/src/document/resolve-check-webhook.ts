@@ -140,7 +140,13 @@ export function resolveCheckWebhook(document: JsonObject, eventType: string | un
   if (problems.length > 0) throw new WebhookProblems(problems);
 
   const first = (valid[0] as ValidPayload).value;
-  const invalid = deriveInvalidPayloads(media.schema, first, document).map((payload) => ({
+  let derived: InvalidPayload[];
+  try {
+    derived = deriveInvalidPayloads(media.schema, first, document);
+  } catch (error) {
+    throw new WebhookProblems([`spec: ${where}: cannot read its schema: ${(error as Error).message}`]);
+  }
+  const invalid = derived.map((payload) => ({
     ...payload,
     refused: payload.value !== undefined && !catalog.safeParse(chosen, payload.value).success,
   }));
