@@ -20,7 +20,7 @@ export const CLOCK_MARGIN_SECONDS = 30;
 const SNIPPET = 80;
 
 /** An answer in a few characters: the status and the start of the body, or why there was none. */
-function describe(answer: CheckAnswer, withBody: boolean): string {
+export function describeAnswer(answer: CheckAnswer, withBody: boolean): string {
   if (answer.kind === "none")
     return answer.error === "ETIMEDOUT"
       ? `no answer within ${answer.durationMs} ms`
@@ -34,13 +34,13 @@ const is2xx = (answer: CheckAnswer) =>
   answer.kind === "answer" && answer.status >= 200 && answer.status < 300;
 
 /** Passes when the one answer has the status (`"2xx"` for any success). */
-function expectStatus(answer: CheckAnswer, status: number | "2xx"): CaseVerdict {
+export function expectStatus(answer: CheckAnswer, status: number | "2xx"): CaseVerdict {
   const passed = status === "2xx" ? is2xx(answer) : answer.kind === "answer" && answer.status === status;
-  return { result: passed ? "pass" : "fail", got: describe(answer, !passed) };
+  return { result: passed ? "pass" : "fail", got: describeAnswer(answer, !passed) };
 }
 
 /** Sends one delivery and expects `status`. */
-async function sendExpecting(
+export async function sendExpecting(
   context: CheckContext,
   parts: Parameters<CheckContext["delivery"]>[0],
   status: number | "2xx",
@@ -108,9 +108,9 @@ export const checkCases: readonly CheckCase[] = [
       const now = duplicateFlag(answer);
       // A receiver that never says `duplicate` cannot be judged from the outside beyond its 2xx.
       if (!is2xx(first.answer) || (before === undefined && now === undefined))
-        return { result: "pass", got: `${describe(answer, false)} (cannot tell: no duplicate flag)` };
-      if (now === true) return { result: "pass", got: `${describe(answer, false)} duplicate: true` };
-      return { result: "fail", got: describe(answer, true) };
+        return { result: "pass", got: `${describeAnswer(answer, false)} (cannot tell: no duplicate flag)` };
+      if (now === true) return { result: "pass", got: `${describeAnswer(answer, false)} duplicate: true` };
+      return { result: "fail", got: describeAnswer(answer, true) };
     },
   },
   {
@@ -313,7 +313,7 @@ export const checkCases: readonly CheckCase[] = [
       if (answer.kind !== "answer" || answer.status !== 400) return expectStatus(answer, 400);
       const error = ErrorBodySchema.safeParse(parseJson(answer.body));
       if (error.success && error.data.error === 400) return { result: "pass", got: "400" };
-      return { result: "fail", got: `${describe(answer, true)} (not an Error body)` };
+      return { result: "fail", got: `${describeAnswer(answer, true)} (not an Error body)` };
     },
   },
   {

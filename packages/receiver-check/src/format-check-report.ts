@@ -29,5 +29,12 @@ export function formatCheckReport(report: CheckReport, options: FormatCheckRepor
   const seconds = (report.durationMs / 1000).toFixed(1);
   const summary = `${report.passed} passed, ${report.failed} failed, ${report.skipped} skipped; ${report.requests} requests in ${seconds} s`;
   const verdict = report.ok ? "the receiver conforms" : "the receiver does NOT conform";
-  return `Receiver check of ${report.url}\n${table.toString()}\n${summary}: ${verdict}\n`;
+  // The failed rows by name, so a long table need not be read (or two reports diffed) to find them.
+  const failed = report.cases.filter((c) => c.result === "fail").map((c) => c.id);
+  const failedLine = failed.length === 0 ? "" : `Failed: ${failed.join(", ")}\n`;
+  const of =
+    report.eventType === undefined
+      ? report.url
+      : `${report.url} (${report.eventType}; the toolkit's receivers take it at ${report.path})`;
+  return `Receiver check of ${of}\n${table.toString()}\n${failedLine}${summary}: ${verdict}\n`;
 }

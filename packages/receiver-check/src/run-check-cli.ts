@@ -28,7 +28,7 @@ export async function runCheckCli(
 ): Promise<number> {
   const program = new Command(name)
     .description(
-      "Checks a running New Plant webhook receiver from the outside: sends one request per case (valid, duplicate, timestamps, signatures, token, payload, size, content type) to the URL given, and only there, and prints a table. Exit code 1 when a case fails.",
+      "Checks a running New Plant webhook receiver (or, with --spec, a receiver of a webhook of your own OpenAPI document) from the outside: sends one request per case (valid, duplicate, timestamps, signatures, token, payload, size, content type) to the URL given, and only there, and prints a table. Exit code 1 when a case fails.",
     )
     .argument("<url>", "the receiver's webhook URL, e.g. http://127.0.0.1:8781/plant/webhook")
     .addOption(
@@ -50,6 +50,14 @@ export async function runCheckCli(
         `longest wait for each answer, at most the store's ${DELIVERY_TIMEOUT_MS} ms (lower it to match a store run with --timeout)`,
       ).default(String(DELIVERY_TIMEOUT_MS)),
     )
+    .option(
+      "--spec <document>",
+      "check a receiver of this OpenAPI document's webhook (JSON, or YAML for .yaml/.yml) instead of New Plant: bodies from its examples or built from its schema, invalid ones derived from the schema",
+    )
+    .option(
+      "--event-type <type>",
+      "the webhook of --spec to check, by its event type as the toolkit names it (needed when the document has several)",
+    )
     .option("--json", "print the report as JSON, for CI")
     .exitOverride()
     .configureOutput({
@@ -63,12 +71,26 @@ export async function runCheckCli(
     // --help: commander printed it already.
     return error.exitCode === 0 ? CHECK_EXIT.ok : CHECK_EXIT.usage;
   }
-  const opts = program.opts<{ token?: string; secret?: string[]; timeout: string; json?: boolean }>();
+  const opts = program.opts<{
+    token?: string;
+    secret?: string[];
+    timeout: string;
+    json?: boolean;
+    spec?: string;
+    eventType?: string;
+  }>();
   const timeoutMs = /^\d+$/.test(opts.timeout) ? Number(opts.timeout) : Number.NaN;
   try {
     const report = await runReceiverCheck({
       url: program.args[0] as string,
-      token: opts.token ?? "",
+      // New Plant always asks for a token (its absence is told); a document's webhook only when its security says so.
+      ...(opts.spec === undefined
+        ? { token: opts.token ?? "" }
+        : opts.token === undefined
+          ? {}
+          : { token: opts.token }),
+      ...(opts.spec === undefined ? {} : { spec: opts.spec }),
+      ...(opts.eventType === undefined ? {} : { eventType: opts.eventType }),
       // The environment variable holds a comma-separated list; flags repeat.
       secrets: (opts.secret ?? []).flatMap((value) => value.split(",")).map((value) => value.trim()),
       timeoutMs,
@@ -87,6 +109,8 @@ export async function runCheckCli(
       token: "--token (PLANT_RECEIVER_CHECK_TOKEN)",
       secrets: "--secret (PLANT_RECEIVER_CHECK_SECRETS)",
       timeoutMs: "--timeout",
+      spec: "--spec",
+      eventType: "--event-type",
     };
     const lines = error.problems.map((problem) => {
       const [key = "", ...rest] = problem.split(":");
