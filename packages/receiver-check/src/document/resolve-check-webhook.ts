@@ -1,4 +1,9 @@
-import { createWebhookCatalog, type WebhookCatalog, type WebhookDocument } from "@plant-store/types";
+import {
+  createWebhookCatalog,
+  describeWebhooks,
+  type WebhookCatalog,
+  type WebhookDocument,
+} from "@plant-store/types";
 import { buildSchemaValue } from "./build-schema-value.js";
 import { deriveInvalidPayloads, type InvalidPayload } from "./derive-invalid-payloads.js";
 import { isObject, type JsonObject, resolveRef } from "./resolve-ref.js";
@@ -88,25 +93,17 @@ export function resolveCheckWebhook(document: JsonObject, eventType: string | un
   } catch (error) {
     throw new WebhookProblems([`spec: ${(error as Error).message}`]);
   }
-  const keys = Object.keys(isObject(document.webhooks) ? document.webhooks : {});
-  if (keys.length === 0) throw new WebhookProblems(["spec: the document has no webhooks"]);
+  if (catalog.eventTypes.length === 0) throw new WebhookProblems(["spec: the document has no webhooks"]);
   const chosen = eventType ?? (catalog.eventTypes.length === 1 ? catalog.eventTypes[0] : undefined);
   if (chosen === undefined || !catalog.has(chosen))
     throw new WebhookProblems([
       `eventType: ${chosen === undefined ? "the document has several webhooks: name one" : `${JSON.stringify(chosen)} is not a webhook of the document`} (${catalog.eventTypes.join(", ")})`,
     ]);
-  // The catalog makes one webhook per key of `webhooks`, in the document's order, and keeps no key:
-  // its position is how the operation it was made from is found again.
-  const key = keys[catalog.eventTypes.indexOf(chosen)] as string;
+  // The document's key of the webhook the catalog calls `chosen`, as @plant-store/types names them.
+  const key = describeWebhooks(document as WebhookDocument).find((webhook) => webhook.eventType === chosen)
+    ?.key as string;
   const operation = resolveRef((document.webhooks as JsonObject)[key], document) as JsonObject;
   const post = resolveRef(operation.post, document) as JsonObject;
-  // Should the catalog ever skip a webhook, positions would no longer match: then refuse, not guess.
-  const names = [key, post.operationId, post["x-event-type"]];
-  if (
-    keys.length !== catalog.eventTypes.length ||
-    !(names.includes(chosen) || catalog.get(chosen).path === key)
-  )
-    throw new WebhookProblems([`spec: cannot tell which webhook of the document the catalog's ${chosen} is`]);
   const body = resolveRef(post.requestBody, document) as JsonObject;
   const media = resolveRef((body.content as JsonObject)["application/json"], document) as JsonObject;
   const problems: string[] = [];
