@@ -183,12 +183,15 @@ describe("verifyEndpoint: the handshake against a real HTTP server on 127.0.0.1"
       () => server.close(),
       () => client.close(),
     );
-    const result = await verifyEndpoint(
-      { url: server.url, token: TOKEN, secrets: [generateWebhookKeyPair().signingKey] },
-      { client, ssrfGuard: createSsrfGuard({ allowPrivateTargets: true }) },
-    );
-    expect(result).toMatchObject({ verified: false, reason: "no-secret" });
-    expect(result.verified ? "" : result.message).toContain("add one");
+    // A key that is not one at all proves nothing either (the store's inputs refuse it before this).
+    for (const secrets of [[generateWebhookKeyPair().signingKey], ["whsec_"]]) {
+      const result = await verifyEndpoint(
+        { url: server.url, token: TOKEN, secrets },
+        { client, ssrfGuard: createSsrfGuard({ allowPrivateTargets: true }) },
+      );
+      expect(result).toMatchObject({ verified: false, reason: "no-secret" });
+      expect(result.verified ? "" : result.message).toContain("add one");
+    }
     expect(server.requests).toEqual([]);
   });
 
