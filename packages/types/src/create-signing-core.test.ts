@@ -271,6 +271,38 @@ describe.each(builds)("the verification answer on %s", (_runtime, build) => {
     );
   });
 
+  it("names what is wrong with its input, for JavaScript callers too", async () => {
+    const fails = async (run: () => unknown, message: string) => {
+      await expect(async () => run()).rejects.toThrow(new InvalidSignInputError(message));
+    };
+    const idRule = "webhookId: must be 1 to 256 printable ASCII characters without spaces";
+    const challengeRule = "challenge: must be 16 to 256 base64url characters";
+    // Values a lenient check would read as text of the right form (an array as "msg_verify").
+    const id = ["msg_verify"] as unknown as string;
+    const digits = 12_345_678_901_234_567 as unknown as string;
+    for (const run of [build.answerVerificationChallenge, build.checkVerificationResponse] as const) {
+      const input = { secrets: [secret], webhookId, challenge, response: example.value.response };
+      await fails(() => run({ ...input, webhookId: id }), idRule);
+      await fails(() => run({ ...input, challenge: digits }), challengeRule);
+    }
+    const notAList = secret as unknown as string[];
+    await fails(
+      () => build.answerVerificationChallenge({ secrets: notAList, webhookId, challenge }),
+      "secrets: at least one whsec_ secret is required",
+    );
+    await fails(
+      () => build.checkVerificationResponse({ secrets: notAList, webhookId, challenge, response: "v1,x" }),
+      "secrets: must be a list of keys",
+    );
+    await expect(async () =>
+      build.answerVerificationChallenge({ secrets: ["whsec_"], webhookId, challenge }),
+    ).rejects.toMatchObject({
+      name: "InvalidSignInputError",
+      message: expect.stringMatching(/^secrets: /),
+      cause: expect.any(Error),
+    });
+  });
+
   it("accepts an answer made with any current secret, in either order of a rotation", async () => {
     const both = await build.answerVerificationChallenge({ secrets: [other, secret], webhookId, challenge });
     expect(await check([secret], both)).toBe(true);
