@@ -7,7 +7,7 @@ export const openapi = {
   "info": {
     "title": "OpenAPI Plant Store",
     "description": "A sample API that uses a plant store as an example to demonstrate features in the OpenAPI specification",
-    "version": "1.0.0",
+    "version": "2.0.0",
     "license": {
       "name": "MIT",
       "identifier": "MIT"
@@ -36,7 +36,7 @@ export const openapi = {
       "post": {
         "operationId": "newPlant",
         "summary": "New Plant",
-        "description": "Information about a new plant added to the store.\n\nThe Plant Store POSTs this to every subscribed receiver URL (by convention ending in `/plant/webhook`). Every delivery carries a bearer token (`Authorization: Bearer <ACCESS_TOKEN>`) **and** a Standard Webhooks v1 signature (`webhook-id`, `webhook-timestamp`, `webhook-signature`); a receiver checks both. A delivery that does not get a 2xx answer is retried with the same `webhook-id` and body and a fresh timestamp and signature, so receivers de-duplicate by `webhook-id`.\n\nA subscriber's endpoint receives nothing until it has answered the Plant Store's verification request (`components.pathItems.WebhookVerification`): a POST to the same URL, authenticated and signed exactly like a delivery, with `webhook-event-type: webhook.verification` and the body `{\"type\":\"webhook.verification\",\"challenge\":\"...\"}`, which the endpoint answers 200 with `{\"challenge\":\"<the same>\"}` within 10 seconds. It is not a New Plant: receivers answer it after checking the token and the signature, and never hand it to their New Plant handler. Endpoints the store's operator adds need no verification.\n\nLimits: the request body is at most 1 MiB (1048576 bytes); `webhook-timestamp` must be within 300 seconds of the receiver's clock in either direction; the Plant Store waits at most 15 seconds for an answer per attempt; `webhook-id` is at most 256 and `webhook-signature` at most 4096 characters; a plant's `name` is at most 200 and its `tag` at most 100 characters (Unicode code points); a signing secret decodes to at least 16 bytes (the Plant Store generates 32).",
+        "description": "Information about a new plant added to the store.\n\nThe Plant Store POSTs this to every subscribed receiver URL (by convention ending in `/plant/webhook`). Every delivery carries a bearer token (`Authorization: Bearer <ACCESS_TOKEN>`) **and** a Standard Webhooks v1 signature (`webhook-id`, `webhook-timestamp`, `webhook-signature`); a receiver checks both. A delivery that does not get a 2xx answer is retried with the same `webhook-id` and body and a fresh timestamp and signature, so receivers de-duplicate by `webhook-id`.\n\nA subscriber's endpoint receives nothing until it has answered the Plant Store's verification request (`components.pathItems.WebhookVerification`): a POST to the same URL, authenticated and signed exactly like a delivery, with `webhook-event-type: webhook.verification` and the body `{\"type\":\"webhook.verification\",\"challenge\":\"...\"}`, which the endpoint answers 200 within 10 seconds with `{\"challenge\":\"<the same>\",\"response\":\"v1,<base64>\"}`, the response an HMAC-SHA256 of the challenge keyed with the endpoint's signing secret, so that only the secret's holder passes (an echo of the request does not). It is not a New Plant: receivers answer it after checking the token and the signature, and never hand it to their New Plant handler. Endpoints the store's operator adds need no verification.\n\nLimits: the request body is at most 1 MiB (1048576 bytes); `webhook-timestamp` must be within 300 seconds of the receiver's clock in either direction; the Plant Store waits at most 15 seconds for an answer per attempt; `webhook-id` is at most 256 and `webhook-signature` at most 4096 characters; a plant's `name` is at most 200 and its `tag` at most 100 characters (Unicode code points); a signing secret decodes to at least 16 bytes (the Plant Store generates 32).",
         "tags": [
           "Plant"
         ],
@@ -417,6 +417,15 @@ export const openapi = {
           "q3TjW9y0bX8c1n5Lr2V6pK4sH7dQeA0fZmGuIwYoN1E"
         ]
       },
+      "VerificationResponse": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 4096,
+        "description": "The proof of the endpoint's signing secret: one or more space-separated `v1,<base64>` parts, one per `whsec_` secret the receiver holds, each the canonical padded base64 (44 characters) of HMAC-SHA256(key = the secret's bytes, message = `webhook.verification.<webhook-id>.<challenge>`). Parts of other versions are ignored.",
+        "examples": [
+          "v1,cqbHE0dtukBWoMkU/aDNM5OpiP5TNcvKcKDAerYYGQE="
+        ]
+      },
       "WebhookVerification": {
         "type": "object",
         "description": "The signed body of a verification request. Unknown properties are allowed (forward compatible) and must be ignored.",
@@ -438,13 +447,17 @@ export const openapi = {
       },
       "WebhookVerificationAnswer": {
         "type": "object",
-        "description": "The endpoint's 200 answer to a verification request: the challenge it was sent, unchanged. Other properties are ignored.",
+        "description": "The endpoint's 200 answer to a verification request: the challenge it was sent, unchanged, and the response that proves it holds the endpoint's signing secret. Other properties are ignored.",
         "required": [
-          "challenge"
+          "challenge",
+          "response"
         ],
         "properties": {
           "challenge": {
             "$ref": "#/components/schemas/VerificationChallenge"
+          },
+          "response": {
+            "$ref": "#/components/schemas/VerificationResponse"
           }
         },
         "additionalProperties": true
@@ -455,7 +468,7 @@ export const openapi = {
         "post": {
           "operationId": "webhookVerification",
           "summary": "Webhook verification",
-          "description": "The handshake that proves the owner of an endpoint wants the Plant Store's webhooks, before a subscriber's endpoint (or one whose URL changed) receives any delivery. The Plant Store POSTs it to the endpoint's URL (the URL New Plant is delivered to) when the endpoint is added, when its URL changes and when verification is asked for again. It is authenticated and signed exactly like a delivery: `Authorization: Bearer <token>` and a Standard Webhooks signature (`webhook-id`, a fresh `msg_` id; `webhook-timestamp`; `webhook-signature`, one per secret of the endpoint), so only a receiver holding the endpoint's token and secret can answer it: echoing the challenge proves control of the URL and of the secret.\n\nA receiver checks the token and the signature first (401 otherwise, as for a delivery: an unauthenticated caller learns nothing), then recognises the request by its signed body's `type` together with `webhook-event-type: webhook.verification`, and answers 200 with the challenge. It is not an event: no handler runs, nothing is stored, and it is not de-duplicated (answering twice is harmless).\n\nThe endpoint is verified only by a 2xx answer (200, as documented here) whose JSON body holds the same `challenge`, within 10 seconds. Anything else is a failed verification: another status, a redirect (not followed), a missing or different challenge, no answer in time, or an address the store refuses to send to.",
+          "description": "The handshake that proves the owner of an endpoint wants the Plant Store's webhooks, before a subscriber's endpoint (or one whose URL changed) receives any delivery. The Plant Store POSTs it to the endpoint's URL (the URL New Plant is delivered to) when the endpoint is added, when its URL changes and when verification is asked for again. It is authenticated and signed exactly like a delivery: `Authorization: Bearer <token>` and a Standard Webhooks signature (`webhook-id`, a fresh `msg_` id; `webhook-timestamp`; `webhook-signature`, one per secret of the endpoint), so only a receiver holding the endpoint's token and secret gets past its checks.\n\nA receiver checks the token and the signature first (401 otherwise, as for a delivery: an unauthenticated caller learns nothing), then recognises the request by its signed body's `type` together with `webhook-event-type: webhook.verification`, and answers 200 with the challenge and a `response` that proves the endpoint's signing secret: `v1,` and the base64 of HMAC-SHA256, keyed with the secret's bytes (the base64 after `whsec_`, decoded, exactly as for signing), of `webhook.verification.<webhook-id>.<challenge>` (this request's `webhook-id` header and the body's challenge); one such part per `whsec_` secret the receiver holds, space-separated. Echoing the request, or its signature, proves nothing: a server without the secret, whatever it sends back, is not verified. It is not an event: no handler runs, nothing is stored, and it is not de-duplicated (answering twice is harmless).\n\nThe endpoint is verified only by a 2xx answer (200, as documented here) whose JSON body holds the same `challenge` and a `response` with a part made with one of the endpoint's current `whsec_` secrets (any of them during a rotation; compared in constant time), within 10 seconds. Anything else is a failed verification: another status, a redirect (not followed), a missing or different challenge, a missing or wrong response, no answer in time, or an address the store refuses to send to. An endpoint signed only with `whsk_` keys (v1a) has no shared secret to prove, so it cannot be verified: give it a `whsec_` secret as well. The store limits how often it sends the handshake to one endpoint and for one owner.",
           "tags": [
             "Plant"
           ],
@@ -525,7 +538,7 @@ export const openapi = {
           },
           "responses": {
             "200": {
-              "description": "The endpoint is verified: the body holds the challenge it was sent.",
+              "description": "The endpoint is verified: the body holds the challenge it was sent and the response that proves its signing secret.",
               "content": {
                 "application/json": {
                   "schema": {
@@ -533,9 +546,10 @@ export const openapi = {
                   },
                   "examples": {
                     "answer": {
-                      "summary": "The challenge, echoed",
+                      "summary": "The challenge and its response, for the webhook-id `msg_2b9e1c0e-6a3f-4f4e-9d1a-3f0f4c8b7a21` and the secret `whsec_4LhSXqhTq/I3QcScrtBgluRP8fJOpMvGN2zR7PU+aJo=`",
                       "value": {
-                        "challenge": "q3TjW9y0bX8c1n5Lr2V6pK4sH7dQeA0fZmGuIwYoN1E"
+                        "challenge": "q3TjW9y0bX8c1n5Lr2V6pK4sH7dQeA0fZmGuIwYoN1E",
+                        "response": "v1,cqbHE0dtukBWoMkU/aDNM5OpiP5TNcvKcKDAerYYGQE="
                       }
                     }
                   }

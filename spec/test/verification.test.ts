@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { componentJsonSchema } from "../src/component-json-schema.js";
 import { openapi } from "../src/openapi.js";
@@ -7,6 +8,7 @@ import { createAjv } from "./ajv.js";
 // webhook, and a catalog made from `webhooks` must not offer it as an event type to handle.
 const verification = openapi.components.pathItems.WebhookVerification.post;
 const CHALLENGE = "q3TjW9y0bX8c1n5Lr2V6pK4sH7dQeA0fZmGuIwYoN1E";
+const RESPONSE = "v1,cqbHE0dtukBWoMkU/aDNM5OpiP5TNcvKcKDAerYYGQE=";
 
 describe("the verification handshake in the contract", () => {
   it("is a reusable path item, not an entry of webhooks", () => {
@@ -52,8 +54,28 @@ describe("the verification handshake in the contract", () => {
     expect(request({ type: "webhook.verification", challenge: `${CHALLENGE}+/` })).toBe(false);
     expect(request({ type: "webhook.verification", challenge: "a".repeat(257) })).toBe(false);
     expect(request({ id: 1, name: "Monstera deliciosa" })).toBe(false);
-    expect(answer({ challenge: CHALLENGE })).toBe(true);
+    expect(answer({ challenge: CHALLENGE, response: RESPONSE })).toBe(true);
+    expect(answer({ challenge: CHALLENGE, response: RESPONSE, later: 1 })).toBe(true);
+    // What a body-echo server sends back, and what a 1.0.0 receiver answered: neither proves a secret.
+    expect(answer({ type: "webhook.verification", challenge: CHALLENGE })).toBe(false);
+    expect(answer({ challenge: CHALLENGE })).toBe(false);
+    expect(answer({ challenge: CHALLENGE, response: "" })).toBe(false);
+    expect(answer({ challenge: CHALLENGE, response: 7 })).toBe(false);
+    expect(answer({ challenge: CHALLENGE, response: "v".repeat(4097) })).toBe(false);
+    expect(answer({ response: RESPONSE })).toBe(false);
     expect(answer({ received: true })).toBe(false);
-    expect(answer({ challenge: 42 })).toBe(false);
+    expect(answer({ challenge: 42, response: RESPONSE })).toBe(false);
+  });
+
+  it("documents a response that is the HMAC its words describe, computed here with node:crypto alone", () => {
+    const answer = verification.responses["200"].content["application/json"].examples.answer;
+    const [, webhookId, secret] = /`(msg_[^`]+)`.*`whsec_([^`]+)`/.exec(answer.summary) ?? [];
+    if (webhookId === undefined || secret === undefined) throw new Error("the example names no id or secret");
+    const mac = createHmac("sha256", Buffer.from(secret, "base64"))
+      .update(`webhook.verification.${webhookId}.${answer.value.challenge}`)
+      .digest("base64");
+    expect(answer.value).toStrictEqual({ challenge: CHALLENGE, response: `v1,${mac}` });
+    expect(openapi.components.schemas.VerificationResponse.examples).toStrictEqual([`v1,${mac}`]);
+    expect(verification.description).toContain("`webhook.verification.<webhook-id>.<challenge>`");
   });
 });

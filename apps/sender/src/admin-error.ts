@@ -5,6 +5,8 @@ export class AdminError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** Set on the answer (e.g. `Retry-After` of a 429). */
+    readonly headers?: Readonly<Record<string, string>>,
   ) {
     super(message);
   }

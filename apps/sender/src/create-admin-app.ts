@@ -38,6 +38,7 @@ import {
   ReplayInputSchema,
   UpdateEndpointInputSchema,
 } from "./admin-inputs.js";
+import { createHandshakeThrottle, type HandshakeThrottle } from "./create-handshake-throttle.js";
 import type { ListenRelay } from "./create-listen-relay.js";
 import { createPortalLinks, PORTAL_LINK_PREFIX, type PortalLinks } from "./create-portal-links.js";
 import { formatZodError } from "./format-zod-error.js";
@@ -50,6 +51,7 @@ import {
   presentDeliveries,
   presentEndpoint,
   presentPlant,
+  presentThrottledVerification,
   presentVerification,
 } from "./present.js";
 import { type Principal, principalOf, scopeOf } from "./principal.js";
@@ -84,6 +86,11 @@ export interface AdminAppOptions {
    * the worker's client and guard, so the handshake goes where deliveries may.
    */
   verifyEndpoint?: (endpoint: Endpoint) => Promise<EndpointVerification>;
+  /**
+   * Bounds handshakes per endpoint and per owner (`HANDSHAKE_LIMITS`: 3 a minute to one endpoint, 20
+   * a minute to one owner's); past it, `POST /endpoints/{id}/verify` answers 429 with `Retry-After`.
+   */
+  handshakeThrottle?: HandshakeThrottle;
   /** Portal links; default, signed with a key derived from the admin token. */
   portalLinks?: PortalLinks;
   /** `plant-store listen`'s sessions and relay; without it the listen routes are not there. */
@@ -170,11 +177,26 @@ export function createAdminApp(options: AdminAppOptions): Koa {
       if (error instanceof SsrfBlockedError) throw invalidInput(`Invalid ${what}: url: ${error.message}`);
     }
   };
-  /** Runs the handshake and records a success; a subscriber's endpoint only (the operator's need none). */
+  const handshakeThrottle = options.handshakeThrottle ?? createHandshakeThrottle();
+  /**
+   * Runs the handshake and records a success; a subscriber's endpoint only (the operator's need none).
+   * Throws a 429 (`Retry-After`) when the endpoint's or its owner's handshakes are used up: nothing is sent.
+   */
   let handshake = options.verifyEndpoint;
   const verify = async (
     endpoint: Endpoint,
   ): Promise<{ endpoint: Endpoint; verification: EndpointVerification }> => {
+    const owner = endpoint.subscriberId === null ? "operator" : `subscriber ${endpoint.subscriberId}`;
+    const allowed = handshakeThrottle.take(endpoint.id, owner);
+    if (!allowed.allowed)
+      throw new AdminError(
+        429,
+        "ERR_TOO_MANY_HANDSHAKES",
+        allowed.limit === "endpoint"
+          ? `Too many handshakes to endpoint ${endpoint.id} for now: try again in ${allowed.retryAfterSeconds} s`
+          : `Too many handshakes to this owner's endpoints for now: try again in ${allowed.retryAfterSeconds} s`,
+        { "retry-after": String(allowed.retryAfterSeconds) },
+      );
     if (!handshake) {
       const defaults = { client: createDeliveryClient(), ssrfGuard: createSsrfGuard() };
       handshake = (target) => verifyEndpoint(target, defaults);
@@ -332,12 +354,27 @@ export function createAdminApp(options: AdminAppOptions): Koa {
     // A subscriber's endpoint is sent nothing until it answers the handshake, tried here at once (the
     // generated secret is what it signs with, so the receiver must already hold it to pass; if not, it
     // passes later with POST /endpoints/{id}/verify).
-    const checked = scope ? await verify(endpoint) : { endpoint, verification: undefined };
+    // Its owner's handshakes used up: the endpoint is added all the same (its generated secret must be
+    // shown now), unverified, and the answer says when to verify it again.
+    let verification:
+      | ReturnType<typeof presentVerification>
+      | ReturnType<typeof presentThrottledVerification>
+      | undefined;
+    let shown = endpoint;
+    if (scope)
+      try {
+        const checked = await verify(endpoint);
+        shown = checked.endpoint;
+        verification = presentVerification(checked.verification, "subscriber");
+      } catch (error) {
+        if (!(error instanceof AdminError) || error.status !== 429) throw error;
+        verification = presentThrottledVerification(`Not sent: ${error.message}`);
+      }
     // A generated secret is shown exactly once, here; a secret the caller chose is never echoed.
     ctx.body = {
-      endpoint: presentEndpoint(checked.endpoint),
+      endpoint: presentEndpoint(shown),
       ...(generated ? { secret: generated } : {}),
-      ...(checked.verification ? { verification: presentVerification(checked.verification) } : {}),
+      ...(verification ? { verification } : {}),
     };
   });
   for (const [action, status] of [
@@ -434,7 +471,7 @@ export function createAdminApp(options: AdminAppOptions): Koa {
     if (checked.verification.verified) wake();
     ctx.body = {
       endpoint: presentEndpoint(checked.endpoint),
-      verification: presentVerification(checked.verification),
+      verification: presentVerification(checked.verification, principalOf(ctx).kind),
     };
   });
   // A signed example New Plant to this endpoint only, recorded like any delivery (its attempts show in

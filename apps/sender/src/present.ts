@@ -1,4 +1,5 @@
 import type { AttemptRecord, DeliveryRecord, Endpoint, EndpointVerification } from "@plant-store/sender";
+import { VERIFICATION_TIMEOUT_MS } from "@plant-store/types";
 import type { CatalogPlant, PlantCatalog } from "./plant-catalog.js";
 
 const iso = (date: Date | null) => (date === null ? null : date.toISOString());
@@ -77,15 +78,49 @@ export async function presentDeliveries(plants: PlantCatalog, deliveries: readon
   return deliveries.map((delivery) => presentDelivery(delivery, ids.get(delivery.webhookId) ?? null));
 }
 
-/** What a handshake found, as the admin API shows it (and logs it): the request's id, the answer's status. */
-export function presentVerification(verification: EndpointVerification) {
+/** Who an answer is for: the operator sees every detail, a subscriber (a stranger) coarse reasons only. */
+export type Audience = "operator" | "subscriber";
+
+/**
+ * What a handshake found, as the admin API shows it: the request's id, the answer's status. To a
+ * subscriber, only what says what to fix, never what the store saw of a foreign host: no status, no
+ * error code, no resolved address, and one reason for every way a URL failed to answer (refused,
+ * reset, timed out, redirected, another status or a wrong body alike). Otherwise its "verify again"
+ * told open, closed, black-holed and redirecting targets apart from the store's address: a port
+ * scanner. The operator's answers and the log line keep the details.
+ */
+export function presentVerification(verification: EndpointVerification, audience: Audience = "operator") {
   if (verification.verified)
     return { verified: true as const, webhookId: verification.webhookId, status: verification.status };
+  const { reason, webhookId } = verification;
+  if (audience === "subscriber" && !SUBSCRIBER_REASONS.has(reason))
+    return reason === "refused-target"
+      ? {
+          verified: false as const,
+          reason,
+          message:
+            "Not sent: the store does not send to this URL (its host does not resolve, or not to a public address)",
+          webhookId,
+        }
+      : {
+          verified: false as const,
+          reason: "no-valid-answer" as const,
+          message: `The URL did not answer the handshake as the contract says within ${VERIFICATION_TIMEOUT_MS / 1000} s: 200 with the challenge and a response proving the endpoint's signing secret`,
+          webhookId,
+        };
   return {
     verified: false as const,
-    reason: verification.reason,
+    reason,
     message: verification.message,
-    webhookId: verification.webhookId,
+    webhookId,
     ...(verification.status === undefined ? {} : { status: verification.status }),
   };
+}
+
+/** Reasons that say nothing of a foreign host, shown to a subscriber as they are. */
+const SUBSCRIBER_REASONS: ReadonlySet<string> = new Set(["no-secret", "url-changed"]);
+
+/** A handshake the store did not send: the endpoint's or its owner's handshakes are used up for now. */
+export function presentThrottledVerification(message: string) {
+  return { verified: false as const, reason: "throttled" as const, message };
 }

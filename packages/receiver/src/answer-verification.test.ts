@@ -1,5 +1,12 @@
+import { createHmac } from "node:crypto";
 import { type ThreeWebhooksEvents, threeWebhooksDocument } from "@plant-store/testing";
-import { createWebhookCatalog, generateWebhookSecret, type NewPlant, signWebhook } from "@plant-store/types";
+import {
+  createWebhookCatalog,
+  generateWebhookKeyPair,
+  generateWebhookSecret,
+  type NewPlant,
+  signWebhook,
+} from "@plant-store/types";
 import { describe, expect, it } from "vitest";
 import { createDeliveryHandler } from "./create-delivery-handler.js";
 import {
@@ -9,12 +16,25 @@ import {
 } from "./create-webhook-receiver.js";
 
 // The store's verification request, as every adapter hands it to the core: answered with its challenge
-// only once the token and the signature passed, recognised by header and signed body together, and
+// and the response proving the receiver's whsec_ secrets only once the token and the signature passed, recognised by header and signed body together, and
 // never given to a handler.
 
 const secret = generateWebhookSecret();
 const CHALLENGE = "q3TjW9y0bX8c1n5Lr2V6pK4sH7dQeA0fZmGuIwYoN1E";
 const VERIFICATION = { type: "webhook.verification", challenge: CHALLENGE };
+
+/** The answer's body, computed with node:crypto alone: one `v1,` HMAC per secret, in order. */
+function answerBody(challenge: string, webhookId = "msg_verify", secrets: readonly string[] = [secret]) {
+  const response = secrets
+    .map((key) => {
+      const mac = createHmac("sha256", Buffer.from(key.slice("whsec_".length), "base64"))
+        .update(`webhook.verification.${webhookId}.${challenge}`)
+        .digest("base64");
+      return `v1,${mac}`;
+    })
+    .join(" ");
+  return JSON.stringify({ challenge, response });
+}
 
 interface Sent {
   body?: unknown;
@@ -66,12 +86,12 @@ async function answer(receiver: WebhookReceiver, sent: DeliveryRequest, index = 
 }
 
 describe("the verification request, answered by the receiver's core", () => {
-  it("is answered 200 with its challenge and nothing else, without running the handler", async () => {
+  it("is answered 200 with its challenge and the response its secret makes, without running the handler", async () => {
     const { receiver, plants, infos } = newPlantReceiver();
     expect(await answer(receiver, request())).toStrictEqual({
       status: 200,
       headers: {},
-      body: JSON.stringify({ challenge: CHALLENGE }),
+      body: answerBody(CHALLENGE),
       closeConnection: false,
       outcome: { outcome: "verification", webhookId: "msg_verify" },
     });
@@ -82,7 +102,48 @@ describe("the verification request, answered by the receiver's core", () => {
   it("echoes only the challenge: other fields of the body stay out of the answer", async () => {
     const { receiver } = newPlantReceiver();
     const answered = await answer(receiver, request({ body: { ...VERIFICATION, extra: "<script>" } }));
-    expect(answered.body).toBe(JSON.stringify({ challenge: CHALLENGE }));
+    expect(answered.body).toBe(answerBody(CHALLENGE));
+  });
+
+  it("binds the response to the request's webhook-id", async () => {
+    const { receiver } = newPlantReceiver();
+    const answered = await answer(receiver, request({ id: "msg_another" }));
+    expect(answered.body).toBe(answerBody(CHALLENGE, "msg_another"));
+    expect(answered.body).not.toBe(answerBody(CHALLENGE));
+  });
+
+  it("answers one response part per whsec_ secret, in order, skipping whpk_ public keys", async () => {
+    const older = generateWebhookSecret();
+    const { publicKey } = generateWebhookKeyPair();
+    const receiver = createDeliveryHandler({
+      tokens: ["t0ken"],
+      secrets: [older, publicKey, secret],
+      onNewPlant: () => undefined,
+    });
+    const answered = await answer(receiver, request());
+    expect(answered.body).toBe(answerBody(CHALLENGE, "msg_verify", [older, secret]));
+  });
+
+  it("answers 501 when it holds only a public key: authenticated, but it has no secret to prove", async () => {
+    const pair = generateWebhookKeyPair();
+    const receiver = createDeliveryHandler({
+      tokens: ["t0ken"],
+      secrets: [pair.publicKey],
+      onNewPlant: () => undefined,
+    });
+    const answered = await answer(receiver, request({ signedWith: pair.signingKey }));
+    expect(answered).toMatchObject({
+      status: 501,
+      outcome: { outcome: "failed", code: "ERR_VERIFICATION_UNANSWERABLE" },
+    });
+    expect(JSON.parse(answered.body).message).toContain("holds no whsec_ secret");
+    // A New Plant still reaches the handler of such a receiver.
+    const plant = { id: 1, name: "Monstera deliciosa" };
+    const delivered = await answer(
+      receiver,
+      request({ body: plant, eventType: "newPlant", signedWith: pair.signingKey }),
+    );
+    expect(delivered.status).toBe(200);
   });
 
   it("is answered every time it comes, even under one webhook-id, and uses up no id", async () => {
@@ -142,7 +203,7 @@ describe("the verification request, answered by the receiver's core", () => {
     const { receiver } = newPlantReceiver();
     for (const challenge of ["a".repeat(16), "b".repeat(256)]) {
       const answered = await answer(receiver, request({ body: { ...VERIFICATION, challenge } }));
-      expect(answered.body).toBe(JSON.stringify({ challenge }));
+      expect(answered.body).toBe(answerBody(challenge));
     }
   });
 
@@ -178,7 +239,7 @@ describe("the verification request, answered by the receiver's core", () => {
     for (const index of receiver.routes.keys()) {
       const answered = await answer(receiver, request(), index);
       expect(answered).toMatchObject({ status: 200, outcome: { outcome: "verification" } });
-      expect(answered.body).toBe(JSON.stringify({ challenge: CHALLENGE }));
+      expect(answered.body).toBe(answerBody(CHALLENGE));
     }
     expect(receiver.routes.map((route) => route.path)).toContain("/webhooks");
     expect(handled).toEqual([]);

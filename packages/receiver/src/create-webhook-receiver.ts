@@ -6,7 +6,7 @@ import {
   type WebhookCatalog,
   type WebhookDefinition,
 } from "@plant-store/types";
-import { answerVerification } from "./answer-verification.js";
+import { createVerificationAnswerer } from "./answer-verification.js";
 import { checkPayload } from "./check-payload.js";
 import { createMemoryDedupStore } from "./create-memory-dedup-store.js";
 import { createOnceRunner, type OnceOutcome } from "./create-once-runner.js";
@@ -194,7 +194,8 @@ function invalid(message: string): InvalidReceiverOptionsError {
  * another type is still the same `webhook-id`, de-duplicated.
  *
  * The store's verification request (`webhook-event-type: webhook.verification`, a signed
- * `{"type":"webhook.verification","challenge":"..."}` body) is answered 200 `{"challenge":"..."}` on
+ * `{"type":"webhook.verification","challenge":"..."}` body) is answered 200
+ * `{"challenge":"...","response":"v1,..."}` (the response proves the receiver's `whsec_` secret) on
  * every path, after the token and the signature and before the catalog: no handler sees it.
  */
 export function createWebhookReceiver<Events extends Record<string, unknown>>(
@@ -212,6 +213,7 @@ export function createWebhookReceiver<Events extends Record<string, unknown>>(
   if (tokenFree.size > 0 && needingToken.length > 0 && (options.tokens ?? []).length === 0)
     throw invalid(`tokens: at least one is required (${needingToken[0]} needs a bearer token)`);
   const steps = createVerificationSteps(options, tokenFree.size === 0 ? "always" : "when-presented");
+  const answerVerification = createVerificationAnswerer(options.secrets);
   if (typeof catalog !== "object" || catalog === null || typeof catalog.get !== "function")
     throw invalid("catalog: must be a webhook catalog (createWebhookCatalog or PLANT_STORE_WEBHOOKS)");
   const handlers = (options.handlers ?? {}) as Record<string, unknown>;
@@ -352,7 +354,7 @@ export function createWebhookReceiver<Events extends Record<string, unknown>>(
     return { payload, context, handler };
   };
 
-  /** The store's verification request, authenticated: its challenge back, no handler, no de-duplication. */
+  /** The store's verification request, authenticated: its answer, no handler, no de-duplication. */
   const answerChallenge = (body: string, webhookId: string, spans: ReceiveSpans): DeliveryAnswer => {
     spans.verified(webhookId);
     logger.info({ webhookId }, "webhook verification answered");
@@ -375,8 +377,17 @@ export function createWebhookReceiver<Events extends Record<string, unknown>>(
     let event: ReturnType<typeof toEvent>;
     try {
       // Before the catalog: the handshake is the same on every path and for every catalog.
-      const challenge = answerVerification(verified.json, request.headers);
-      if (challenge !== undefined) return answerChallenge(challenge, verified.delivery.webhookId, spans);
+      const { webhookId } = verified.delivery;
+      const answer = answerVerification(verified.json, request.headers, webhookId);
+      // The promise branch runs only with the Web Crypto build (workerd test), as in handleBody.
+      // Stryker disable all
+      if (answer instanceof Promise)
+        return answer.then(
+          (body) => answerChallenge(body, webhookId, spans),
+          (error: unknown) => fail(error, spans, request, false),
+        );
+      // Stryker restore all
+      if (answer !== undefined) return answerChallenge(answer, webhookId, spans);
       event = toEvent(verified, request.headers, route);
     } catch (error) {
       return fail(error, spans, request, false);

@@ -1,8 +1,11 @@
 export { type Ack, AckSchema } from "./ack.js";
 export { BEARER_TOKEN_PATTERN, BearerTokenSchema } from "./bearer-token.js";
 export type {
+  AnswerVerificationInput,
+  CheckVerificationResponseInput,
   SignedWebhook,
   SignWebhookInput,
+  VerificationChallengeInput,
   WebhookKeyInput,
   WebhookMessage,
   WebhookSignatureHeaders,
@@ -85,6 +88,7 @@ export { generateWebhookSecret, InvalidWebhookSecretError, parseWebhookSecret } 
 export { WebhookSecretSchema } from "./webhook-secret-schema.js";
 export {
   VerificationChallengeSchema,
+  VerificationResponseSchema,
   WEBHOOK_VERIFICATION_TYPE,
   type WebhookVerification,
   type WebhookVerificationAnswer,

@@ -1,11 +1,12 @@
-import { generateKeyPairSync, verify } from "node:crypto";
-import { signInputVectors, vectors } from "@plant-store/spec";
+import { createHmac, generateKeyPairSync, verify } from "node:crypto";
+import { openapi, signInputVectors, vectors } from "@plant-store/spec";
 import fc from "fast-check";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { InvalidSignInputError } from "./invalid-sign-input-error.js";
 import * as node from "./node-signing.js";
 import * as web from "./web-signing.js";
+import { generateWebhookSecret } from "./webhook-secret.js";
 import { WebhookVerificationError } from "./webhook-verification-error.js";
 
 // The two builds of the one core, run on the same vectors: node:crypto (plain values) and Web
@@ -211,5 +212,144 @@ describe("the verifier's canonical-base64 rule", () => {
       expect(Buffer.from(variant, "base64")).toEqual(Buffer.from(value, "base64"));
       expect(() => check(bytes, headers(`v1,${variant}`)), variant).toThrow(WebhookVerificationError);
     }
+  });
+});
+
+describe.each(builds)("the verification answer on %s", (_runtime, build) => {
+  // The document's example (components.pathItems.WebhookVerification, 200): spec/test/verification.test.ts
+  // recomputes it with node:crypto alone.
+  const example =
+    openapi.components.pathItems.WebhookVerification.post.responses["200"].content["application/json"]
+      .examples.answer;
+  const secret = "whsec_4LhSXqhTq/I3QcScrtBgluRP8fJOpMvGN2zR7PU+aJo=";
+  const webhookId = "msg_2b9e1c0e-6a3f-4f4e-9d1a-3f0f4c8b7a21";
+  const { challenge } = example.value;
+  const other = generateWebhookSecret();
+  const check = (secrets: readonly string[], response: unknown, overrides = {}) =>
+    build.checkVerificationResponse({ secrets, webhookId, challenge, response, ...overrides });
+
+  it("answers the document's example with its response", async () => {
+    expect(await build.answerVerificationChallenge({ secrets: [secret], webhookId, challenge })).toBe(
+      example.value.response,
+    );
+  });
+
+  it("answers one v1 part per whsec_ secret, in order, and skips whpk_ public keys", async () => {
+    const { publicKey } = await build.generateWebhookKeyPair();
+    const answer = await build.answerVerificationChallenge({
+      secrets: [other, publicKey, secret],
+      webhookId,
+      challenge,
+    });
+    const mac = createHmac("sha256", Buffer.from(other.slice(6), "base64"))
+      .update(`webhook.verification.${webhookId}.${challenge}`)
+      .digest("base64");
+    expect(answer).toBe(`v1,${mac} ${example.value.response}`);
+  });
+
+  it("cannot answer without a whsec_ secret: a public key proves nothing", async () => {
+    const { publicKey } = await build.generateWebhookKeyPair();
+    await expect(async () =>
+      build.answerVerificationChallenge({ secrets: [publicKey], webhookId, challenge }),
+    ).rejects.toThrow(/answer proves a whsec_ secret, and none was given/);
+    await expect(async () =>
+      build.answerVerificationChallenge({ secrets: [], webhookId, challenge }),
+    ).rejects.toThrow(InvalidSignInputError);
+  });
+
+  it.each([
+    ["a webhook id with a space", { webhookId: "msg 1" }],
+    ["an empty webhook id", { webhookId: "" }],
+    ["a challenge one too short", { challenge: "a".repeat(15) }],
+    ["a challenge one too long", { challenge: "a".repeat(257) }],
+    ["a challenge outside base64url", { challenge: `${"a".repeat(20)}=` }],
+  ])("refuses to answer or check %s", async (_name, overrides) => {
+    const input = { secrets: [secret], webhookId, challenge, ...overrides };
+    await expect(async () => build.answerVerificationChallenge(input)).rejects.toThrow(InvalidSignInputError);
+    await expect(async () => build.checkVerificationResponse({ ...input, response: "v1,x" })).rejects.toThrow(
+      InvalidSignInputError,
+    );
+  });
+
+  it("names what is wrong with its input, for JavaScript callers too", async () => {
+    const fails = async (run: () => unknown, message: string) => {
+      await expect(async () => run()).rejects.toThrow(new InvalidSignInputError(message));
+    };
+    const idRule = "webhookId: must be 1 to 256 printable ASCII characters without spaces";
+    const challengeRule = "challenge: must be 16 to 256 base64url characters";
+    // Values a lenient check would read as text of the right form (an array as "msg_verify").
+    const id = ["msg_verify"] as unknown as string;
+    const digits = 12_345_678_901_234_567 as unknown as string;
+    for (const run of [build.answerVerificationChallenge, build.checkVerificationResponse] as const) {
+      const input = { secrets: [secret], webhookId, challenge, response: example.value.response };
+      await fails(() => run({ ...input, webhookId: id }), idRule);
+      await fails(() => run({ ...input, challenge: digits }), challengeRule);
+    }
+    const notAList = secret as unknown as string[];
+    await fails(
+      () => build.answerVerificationChallenge({ secrets: notAList, webhookId, challenge }),
+      "secrets: at least one whsec_ secret is required",
+    );
+    await fails(
+      () => build.checkVerificationResponse({ secrets: notAList, webhookId, challenge, response: "v1,x" }),
+      "secrets: must be a list of keys",
+    );
+    await expect(async () =>
+      build.answerVerificationChallenge({ secrets: ["whsec_"], webhookId, challenge }),
+    ).rejects.toMatchObject({
+      name: "InvalidSignInputError",
+      message: expect.stringMatching(/^secrets: /),
+      cause: expect.any(Error),
+    });
+  });
+
+  it("accepts an answer made with any current secret, in either order of a rotation", async () => {
+    const both = await build.answerVerificationChallenge({ secrets: [other, secret], webhookId, challenge });
+    expect(await check([secret], both)).toBe(true);
+    expect(await check([other], both)).toBe(true);
+    expect(await check([generateWebhookSecret(), secret], example.value.response)).toBe(true);
+    expect(await check([secret, generateWebhookSecret()], example.value.response)).toBe(true);
+  });
+
+  it("refuses another secret's answer, another request's and another challenge's", async () => {
+    expect(await check([other], example.value.response)).toBe(false);
+    expect(await check([secret], example.value.response, { webhookId: "msg_other" })).toBe(false);
+    expect(await check([secret], example.value.response, { challenge: `${challenge.slice(0, -1)}F` })).toBe(
+      false,
+    );
+  });
+
+  it("refuses what an echo server can send: the request's own signature, the challenge, nothing", async () => {
+    const body = JSON.stringify({ type: "webhook.verification", challenge });
+    const signature = await build.signWebhook({
+      id: webhookId,
+      timestamp: 1_767_225_600,
+      body,
+      secrets: [secret],
+    });
+    for (const response of [
+      signature,
+      challenge,
+      "",
+      undefined,
+      null,
+      7,
+      { response: example.value.response },
+    ])
+      expect(await check([secret], response)).toBe(false);
+  });
+
+  it("finds the matching part among others, and only as its exact canonical spelling", async () => {
+    const { response } = example.value;
+    expect(await check([secret], `v1a,abc ${response} v2,x`)).toBe(true);
+    expect(await check([secret], response.replace(/=$/, ""))).toBe(false);
+    expect(await check([secret], ` ${response}`)).toBe(true);
+    expect(await check([secret], response.replace("v1,", "v1a,"))).toBe(false);
+    expect(await check([secret], `${response}x`)).toBe(false);
+  });
+
+  it("is never satisfied for an endpoint with only whsk_ keys (its receivers hold no secret)", async () => {
+    const { signingKey } = await build.generateWebhookKeyPair();
+    expect(await check([signingKey], example.value.response)).toBe(false);
   });
 });

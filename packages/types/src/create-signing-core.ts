@@ -1,6 +1,10 @@
 import { equalAt } from "./equal-at.js";
 import { InvalidSignInputError } from "./invalid-sign-input-error.js";
-import { TIMESTAMP_TOLERANCE_SECONDS } from "./limits.js";
+import {
+  MAX_VERIFICATION_CHALLENGE_LENGTH,
+  MIN_VERIFICATION_CHALLENGE_LENGTH,
+  TIMESTAMP_TOLERANCE_SECONDS,
+} from "./limits.js";
 import { type Maybe, settle, settleAll } from "./maybe.js";
 import type { SignedBody, WebhookCrypto } from "./webhook-crypto.js";
 import { webhookHeaderChecks } from "./webhook-header-checks.js";
@@ -46,6 +50,42 @@ export interface SignedWebhook {
   webhookId: string;
   /** Seconds since the epoch, as signed. */
   timestamp: number;
+}
+
+/** The store's verification request an answer is made for: its `webhook-id` header and its body's challenge. */
+export interface VerificationChallengeInput {
+  webhookId: string;
+  challenge: string;
+}
+
+export interface AnswerVerificationInput extends VerificationChallengeInput {
+  /**
+   * The receiver's keys, as its verifier takes them: each `whsec_` secret (or raw secret bytes) adds
+   * one `v1,` part; `whpk_` public keys prove nothing and are skipped. At least one secret.
+   */
+  secrets: readonly WebhookKeyInput[];
+}
+
+export interface CheckVerificationResponseInput extends VerificationChallengeInput {
+  /** The endpoint's current keys: its `whsec_` secrets are the ones an answer may prove; `whsk_` keys are skipped. */
+  secrets: readonly WebhookKeyInput[];
+  /** The answer's `response`, as received (any value: a non-string never matches). */
+  response: unknown;
+}
+
+const CHALLENGE_PATTERN = new RegExp(
+  `^[A-Za-z0-9_-]{${MIN_VERIFICATION_CHALLENGE_LENGTH},${MAX_VERIFICATION_CHALLENGE_LENGTH}}$`,
+);
+
+/**
+ * What the answer's MAC covers: `webhook.verification.<webhook-id>.<challenge>`. Never the content of
+ * a signature (`<id>.<timestamp>.<body>`, the timestamp all digits): the store's webhook ids start
+ * `msg_`, so no request it signs begins `webhook.verification.`, and an echo of the request's own
+ * `webhook-signature` is never an answer. Bound to the webhook-id as well as the
+ * challenge, so an answer is good for that one request.
+ */
+function verificationPrefix(webhookId: string): string {
+  return `webhook.verification.${webhookId}.`;
 }
 
 /** `v1a,` and the one spelling of a 64-byte ed25519 signature: 86 characters, the last carrying 4 zero bits, then `==`. */
@@ -222,6 +262,75 @@ export function createSigningCore(crypto: WebhookCrypto) {
     }
   }
 
+  /** The HMACs of each `whsec_` secret among `secrets` (others skipped), prepared once per key. */
+  function secretMacs(secrets: readonly WebhookKeyInput[]) {
+    return secrets.flatMap((secret) => {
+      const key = keyOf(secret);
+      return key.type === "secret" ? [crypto.hmacSha256(key.key)] : [];
+    });
+  }
+
+  function checkChallengeInput({ webhookId, challenge }: VerificationChallengeInput): void {
+    if (typeof webhookId !== "string" || !webhookHeaderChecks.id(webhookId)) {
+      throw new InvalidSignInputError(
+        "webhookId: must be 1 to 256 printable ASCII characters without spaces",
+      );
+    }
+    if (typeof challenge !== "string" || !CHALLENGE_PATTERN.test(challenge)) {
+      throw new InvalidSignInputError(
+        `challenge: must be ${MIN_VERIFICATION_CHALLENGE_LENGTH} to ${MAX_VERIFICATION_CHALLENGE_LENGTH} base64url characters`,
+      );
+    }
+  }
+
+  /**
+   * The `response` of a receiver's answer to the store's verification request: `v1,<base64
+   * HMAC-SHA256>` of `webhook.verification.<webhook-id>.<challenge>` under each `whsec_` secret,
+   * space-separated (several during rotation, so whichever the store holds now matches). Proves the
+   * secret: an echo of the request, or any server without it, cannot make one.
+   */
+  function answerVerificationChallenge(input: AnswerVerificationInput): Maybe<string> {
+    checkChallengeInput(input);
+    if (!Array.isArray(input.secrets))
+      throw new InvalidSignInputError("secrets: at least one whsec_ secret is required");
+    let macs: ReturnType<typeof secretMacs>;
+    try {
+      macs = secretMacs(input.secrets);
+    } catch (error) {
+      throw new InvalidSignInputError(`secrets: ${(error as Error).message}`, { cause: error });
+    }
+    if (macs.length === 0) {
+      throw new InvalidSignInputError(
+        "secrets: the answer proves a whsec_ secret, and none was given (a whpk_ public key proves nothing)",
+      );
+    }
+    const prefix = verificationPrefix(input.webhookId);
+    return settleAll(
+      macs.map((mac) => mac(prefix, input.challenge)),
+      (values) => values.map((value) => `v1,${value}`).join(" "),
+    );
+  }
+
+  /**
+   * Whether a `response` holds a `v1,` part made (by `answerVerificationChallenge`) with any of the
+   * endpoint's `whsec_` secrets for this request. Every part is compared with every secret's MAC as
+   * text, in constant time, with no early exit; other parts are ignored. False when the endpoint has
+   * no `whsec_` secret (a `whsk_` key's receivers hold only its public key, which proves nothing).
+   */
+  function checkVerificationResponse(input: CheckVerificationResponseInput): Maybe<boolean> {
+    checkChallengeInput(input);
+    if (!Array.isArray(input.secrets)) throw new InvalidSignInputError("secrets: must be a list of keys");
+    const { response } = input;
+    if (typeof response !== "string") return false;
+    const macs = secretMacs(input.secrets);
+    const parts = response.split(" ");
+    const prefix = verificationPrefix(input.webhookId);
+    return settleAll(
+      macs.map((mac) => mac(prefix, input.challenge)),
+      (expected) => expected.reduce((found, value) => matchesV1(parts, value) || found, false),
+    );
+  }
+
   /** A new v1a key pair: `whsk_` (seed and public key, as Svix issues them) for the sender, `whpk_` for receivers. */
   function generateWebhookKeyPair(): Maybe<{ signingKey: string; publicKey: string }> {
     return settle(crypto.generateEd25519(), ({ seed, publicKey }) => {
@@ -232,5 +341,12 @@ export function createSigningCore(crypto: WebhookCrypto) {
     });
   }
 
-  return { createWebhookSigner, signWebhook, createWebhookVerifier, generateWebhookKeyPair };
+  return {
+    createWebhookSigner,
+    signWebhook,
+    createWebhookVerifier,
+    generateWebhookKeyPair,
+    answerVerificationChallenge,
+    checkVerificationResponse,
+  };
 }

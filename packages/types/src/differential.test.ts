@@ -86,6 +86,11 @@ const extraFields = fc.dictionary(
 /** A verification challenge: 16 to 256 base64url characters. */
 const challenge = fc.stringMatching(/^[A-Za-z0-9_-]{16,256}$/);
 
+/** A verification response: one `v1,` HMAC per secret, space-separated. */
+const response = fc
+  .array(fc.stringMatching(/^v1,[A-Za-z0-9+/]{43}=$/), { minLength: 1, maxLength: 5 })
+  .map((parts) => parts.join(" "));
+
 /** Values that satisfy each schema, built by hand from the contract (not from either validator). */
 const validValues: Record<ComponentSchemaName, fc.Arbitrary<unknown>> = {
   Plant: fc.record(
@@ -104,8 +109,9 @@ const validValues: Record<ComponentSchemaName, fc.Arbitrary<unknown>> = {
     .array(fc.stringMatching(/^v[0-9],[A-Za-z0-9+/=]{1,60}$/), { minLength: 1, maxLength: 5 })
     .map((sigs) => sigs.join(" ")),
   VerificationChallenge: challenge,
+  VerificationResponse: response,
   WebhookVerification: fc.record({ type: fc.constant("webhook.verification"), challenge }),
-  WebhookVerificationAnswer: fc.record({ challenge }),
+  WebhookVerificationAnswer: fc.record({ challenge, response }),
 };
 
 /** A valid value, then damaged: a field dropped, retyped or added, or the whole value replaced. */

@@ -2,6 +2,8 @@
 // Node built-in on its import path; signing and verifying return promises.
 export * from "./common.js";
 export {
+  answerVerificationChallenge,
+  checkVerificationResponse,
   createWebhookSigner,
   createWebhookVerifier,
   generateWebhookKeyPair,

@@ -1,4 +1,6 @@
 import {
+  type AnswerVerificationInput,
+  type CheckVerificationResponseInput,
   createSigningCore,
   type SignedWebhook,
   type SignWebhookInput,
@@ -31,3 +33,16 @@ export const generateWebhookKeyPair = core.generateWebhookKeyPair as () => {
   signingKey: string;
   publicKey: string;
 };
+
+/**
+ * A receiver's `response` to the store's verification request: `v1,<base64 HMAC-SHA256 of
+ * webhook.verification.<webhook-id>.<challenge>>` per `whsec_` secret. Throws `InvalidSignInputError`.
+ */
+export const answerVerificationChallenge = core.answerVerificationChallenge as (
+  input: AnswerVerificationInput,
+) => string;
+
+/** Whether an answer's `response` proves one of the endpoint's `whsec_` secrets (constant time). */
+export const checkVerificationResponse = core.checkVerificationResponse as (
+  input: CheckVerificationResponseInput,
+) => boolean;

@@ -1,4 +1,6 @@
 import {
+  type AnswerVerificationInput,
+  type CheckVerificationResponseInput,
   createSigningCore,
   type SignedWebhook,
   type SignWebhookInput,
@@ -37,4 +39,17 @@ export function createWebhookVerifier(
 /** A new v1a key pair (`whsk_` for the sender, `whpk_` for receivers). */
 export async function generateWebhookKeyPair(): Promise<{ signingKey: string; publicKey: string }> {
   return core.generateWebhookKeyPair();
+}
+
+/**
+ * A receiver's `response` to the store's verification request: `v1,<base64 HMAC-SHA256 of
+ * webhook.verification.<webhook-id>.<challenge>>` per `whsec_` secret. Rejects with `InvalidSignInputError`.
+ */
+export async function answerVerificationChallenge(input: AnswerVerificationInput): Promise<string> {
+  return core.answerVerificationChallenge(input);
+}
+
+/** Whether an answer's `response` proves one of the endpoint's `whsec_` secrets (constant time). */
+export async function checkVerificationResponse(input: CheckVerificationResponseInput): Promise<boolean> {
+  return core.checkVerificationResponse(input);
 }

@@ -14,6 +14,7 @@ import {
 } from "./webhook-verification.js";
 
 const CHALLENGE = "q3TjW9y0bX8c1n5Lr2V6pK4sH7dQeA0fZmGuIwYoN1E";
+const RESPONSE = "v1,cqbHE0dtukBWoMkU/aDNM5OpiP5TNcvKcKDAerYYGQE=";
 const verification = openapi.components.pathItems.WebhookVerification.post;
 
 describe("WebhookVerificationSchema", () => {
@@ -45,12 +46,24 @@ describe("WebhookVerificationSchema", () => {
 });
 
 describe("WebhookVerificationAnswerSchema", () => {
-  it("takes the echoed challenge and ignores other fields", () => {
-    expect(WebhookVerificationAnswerSchema.parse({ challenge: CHALLENGE, ok: 1 })).toEqual({
+  it("takes the challenge with its response and ignores other fields", () => {
+    expect(
+      WebhookVerificationAnswerSchema.parse({ challenge: CHALLENGE, response: RESPONSE, ok: 1 }),
+    ).toEqual({
       challenge: CHALLENGE,
+      response: RESPONSE,
       ok: 1,
     });
     expect(WebhookVerificationAnswerSchema.safeParse({ received: true }).success).toBe(false);
+  });
+
+  it("refuses what an echo server sends back, and the challenge alone (contract 1.0.0's answer)", () => {
+    const echo = { type: WEBHOOK_VERIFICATION_TYPE, challenge: CHALLENGE };
+    expect(WebhookVerificationAnswerSchema.safeParse(echo).success).toBe(false);
+    expect(WebhookVerificationAnswerSchema.safeParse({ challenge: CHALLENGE }).success).toBe(false);
+    expect(WebhookVerificationAnswerSchema.safeParse({ challenge: CHALLENGE, response: "" }).success).toBe(
+      false,
+    );
   });
 });
 

@@ -1,5 +1,9 @@
 import { z } from "zod";
-import { MAX_VERIFICATION_CHALLENGE_LENGTH, MIN_VERIFICATION_CHALLENGE_LENGTH } from "./limits.js";
+import {
+  MAX_SIGNATURE_HEADER_LENGTH,
+  MAX_VERIFICATION_CHALLENGE_LENGTH,
+  MIN_VERIFICATION_CHALLENGE_LENGTH,
+} from "./limits.js";
 
 /**
  * The type of the Plant Store's verification request (its body's `type`, and its `webhook-event-type`
@@ -25,9 +29,20 @@ export const WebhookVerificationSchema = z.looseObject({
 
 export type WebhookVerification = z.infer<typeof WebhookVerificationSchema>;
 
-/** The endpoint's 200 answer to a verification request: the challenge it was sent. */
+/**
+ * An answer's proof of the endpoint's secret: space-separated `v1,<base64>` parts, one per `whsec_`
+ * secret the receiver holds (`answerVerificationChallenge` makes it). Parts of other versions are
+ * ignored, as in `webhook-signature`.
+ */
+export const VerificationResponseSchema = z.string().min(1).max(MAX_SIGNATURE_HEADER_LENGTH);
+
+/**
+ * The endpoint's 200 answer to a verification request: the challenge it was sent and the `response`
+ * that proves it holds the endpoint's signing secret (an echo of the request has no such field).
+ */
 export const WebhookVerificationAnswerSchema = z.looseObject({
   challenge: VerificationChallengeSchema,
+  response: VerificationResponseSchema,
 });
 
 export type WebhookVerificationAnswer = z.infer<typeof WebhookVerificationAnswerSchema>;

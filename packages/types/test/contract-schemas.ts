@@ -7,6 +7,7 @@ import { PlantSchema } from "../src/plant.js";
 import { WebhookIdSchema, WebhookSignatureSchema, WebhookTimestampSchema } from "../src/webhook-headers.js";
 import {
   VerificationChallengeSchema,
+  VerificationResponseSchema,
   WebhookVerificationAnswerSchema,
   WebhookVerificationSchema,
 } from "../src/webhook-verification.js";
@@ -21,6 +22,7 @@ export const contractSchemas: ReadonlyArray<readonly [ComponentSchemaName, z.Zod
   ["WebhookTimestamp", WebhookTimestampSchema],
   ["WebhookSignature", WebhookSignatureSchema],
   ["VerificationChallenge", VerificationChallengeSchema],
+  ["VerificationResponse", VerificationResponseSchema],
   ["WebhookVerification", WebhookVerificationSchema],
   ["WebhookVerificationAnswer", WebhookVerificationAnswerSchema],
 ];

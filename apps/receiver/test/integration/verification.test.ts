@@ -1,4 +1,4 @@
-import { generateWebhookSecret } from "@plant-store/types";
+import { checkVerificationResponse, generateWebhookSecret } from "@plant-store/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deliver } from "../fixtures/start-app.js";
 import { type InProcessApp, startInProcess } from "../fixtures/start-in-process.js";
@@ -22,11 +22,16 @@ describe("plant-receiver answers the verification handshake", () => {
     await app?.close();
   });
 
-  it("echoes the challenge, stores no plant, and shows the request as a verification", async () => {
+  it("answers the challenge with the response its secret makes, stores no plant, and shows the request as a verification", async () => {
     const id = `msg_${crypto.randomUUID()}`;
     const answered = await deliver(app.url, { token, secret, id, body, headers });
     expect(answered.status).toBe(200);
-    expect(await answered.json()).toEqual({ challenge: CHALLENGE });
+    const answer = (await answered.json()) as { challenge: string; response: string };
+    expect(Object.keys(answer)).toEqual(["challenge", "response"]);
+    expect(answer.challenge).toBe(CHALLENGE);
+    const proves = (secrets: string[]) =>
+      checkVerificationResponse({ secrets, webhookId: id, challenge: CHALLENGE, response: answer.response });
+    expect([proves([secret]), proves([generateWebhookSecret()])]).toEqual([true, false]);
     const { plants } = (await (await app.read("/plants")).json()) as { plants: unknown[] };
     expect(plants).toEqual([]);
     const { deliveries } = (await (await app.read("/deliveries")).json()) as {

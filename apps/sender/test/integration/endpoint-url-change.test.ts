@@ -147,7 +147,9 @@ describe("moving an endpoint to another URL", () => {
     expect(second.requests).toBe(0);
     expect(first.plants).toEqual(["Ivy"]);
     const refused = await call("POST", `/endpoints/${id}/verify`, bearer);
-    expect(refused.body.verification).toMatchObject({ verified: false, status: 404 });
+    // The subscriber learns it did not answer as the contract says; the 404 is the operator's to see.
+    expect(refused.body.verification).toMatchObject({ verified: false, reason: "no-valid-answer" });
+    expect(refused.body.verification).not.toHaveProperty("status");
     expect(second.requests).toBe(1);
 
     // The new URL's owner deploys the receiver: the handshake passes, and plants from now on arrive.

@@ -75,7 +75,9 @@ describe("a subscriber's endpoint receives nothing until its server answers the 
     const endpoint = await call("POST", "/endpoints", subscriberToken, { url, token, secrets: [secret] });
     expect(endpoint.status).toBe(201);
     expect(endpoint.body.endpoint.verified).toBe(false);
-    expect(endpoint.body.verification).toMatchObject({ verified: false, reason: "status", status: 404 });
+    // The subscriber learns that the URL did not answer as the contract says, not what it answered.
+    expect(endpoint.body.verification).toMatchObject({ verified: false, reason: "no-valid-answer" });
+    expect(endpoint.body.verification).not.toHaveProperty("status");
     expect(requests).toBe(1);
     const operatorUrl = url.replace("/plant/webhook", "/operator");
     expect((await call("POST", "/endpoints", adminToken, { url: operatorUrl, token })).status).toBe(201);

@@ -114,12 +114,13 @@ describe("subscribers through the admin API: isolation, tokens and portal links"
       token: "b-receiver-token",
     });
     expect(endpointB.body.endpoint).toMatchObject({ subscriberId: b.id, verified: false });
+    // What the store saw of B's URL (a 404) stays the operator's: B gets the one coarse reason.
     expect(endpointB.body.verification).toEqual({
       verified: false,
-      reason: "status",
-      message: "Answered 404, not 2xx",
+      reason: "no-valid-answer",
+      message:
+        "The URL did not answer the handshake as the contract says within 10 s: 200 with the challenge and a response proving the endpoint's signing secret",
       webhookId: "msg_refused",
-      status: 404,
     });
     // B's server starts answering: "verify again" verifies it.
     answering.add("https://b.example/hook");

@@ -19,6 +19,8 @@ import { listen } from "../fixtures/listen.js";
 
 const TOKEN = "handshake-t0ken";
 const secret = generateWebhookSecret();
+/** A secret the receiver still holds from before a rotation; the store no longer signs with it. */
+const oldSecret = generateWebhookSecret();
 const keyPair = generateWebhookKeyPair();
 const PATH = "/plant/webhook";
 
@@ -51,8 +53,9 @@ function fetchServer(handle: (request: Request) => Promise<Response>): Server {
 const options = (received: Received) => ({
   path: PATH,
   tokens: [TOKEN],
-  // Both kinds of key: the store signs with every secret of the endpoint.
-  secrets: [secret, keyPair.publicKey],
+  // Both kinds of key (the store signs with every secret of the endpoint), and two secrets mid-rotation:
+  // the answer carries one response per whsec_ secret, so whichever the store holds matches.
+  secrets: [oldSecret, secret, keyPair.publicKey],
   onNewPlant: (plant: NewPlant) => void received.plants.push(plant),
 });
 
@@ -131,9 +134,18 @@ describe.each(adapters)("%s", (_name, build) => {
     ]);
   });
 
-  it("answers one signed with a v1a key and a secret it does not hold, as a delivery would be", async () => {
+  it("is verified while the store rotates: the endpoint's new secret (not held yet) beside the one held", async () => {
+    const result = await verify({ secrets: [generateWebhookSecret(), secret, keyPair.signingKey] });
+    expect(result).toMatchObject({ verified: true, status: 200 });
+  });
+
+  it("is verified by the receiver's older secret when the store still signs with only that one", async () => {
+    expect(await verify({ secrets: [oldSecret] })).toMatchObject({ verified: true, status: 200 });
+  });
+
+  it("passes the v1a signature but is not verified without the endpoint's whsec_ secret: its response proves another", async () => {
     const result = await verify({ secrets: [generateWebhookSecret(), keyPair.signingKey] });
-    expect(result.verified).toBe(true);
+    expect(result).toMatchObject({ verified: false, reason: "wrong-response", status: 200 });
   });
 
   it.each([

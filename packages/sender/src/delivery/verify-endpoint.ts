@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import {
+  checkVerificationResponse,
+  parseWebhookKey,
   VERIFICATION_TIMEOUT_MS,
   WEBHOOK_VERIFICATION_TYPE,
   WebhookVerificationAnswerSchema,
@@ -32,6 +34,11 @@ export interface VerifyEndpointOptions {
 
 /** Why an endpoint was not verified. */
 export type VerificationFailureReason =
+  /**
+   * The endpoint has no `whsec_` secret (only `whsk_` keys, whose receivers hold only the public key):
+   * the answer proves a shared secret, so nothing is sent.
+   */
+  | "no-secret"
   /** The SSRF guard refused its address (or its name did not resolve). */
   | "refused-target"
   /** No answer: connection refused or reset, TLS failure, or no answer in time (`error` says which). */
@@ -40,10 +47,12 @@ export type VerificationFailureReason =
   | "redirect"
   /** An answer that is not 2xx. */
   | "status"
-  /** A 2xx whose body is not JSON with a `challenge` string (of the contract's length and alphabet). */
+  /** A 2xx whose body is not JSON with a `challenge` and a `response` string (of the contract's form). */
   | "invalid-answer"
   /** A 2xx with another challenge than the one sent. */
   | "wrong-challenge"
+  /** A 2xx whose `response` no current `whsec_` secret of the endpoint makes for this request. */
+  | "wrong-response"
   /**
    * Never from `verifyEndpoint` itself: for a caller whose `markEndpointVerified(id, scope, url)` found
    * the URL changed while the handshake ran (the answer came from the old URL's owner).
@@ -71,8 +80,8 @@ function errorCode(error: unknown): string {
   return typeof code === "string" ? code : "ERR_VERIFICATION";
 }
 
-/** The challenge an answer's body holds, or what is wrong with it. */
-function echoed(body: string): { challenge: string } | { problem: string } {
+/** The challenge and response an answer's body holds, or what is wrong with it. */
+function answerOf(body: string): { challenge: string; response: string } | { problem: string } {
   let json: unknown;
   try {
     json = JSON.parse(body);
@@ -80,16 +89,32 @@ function echoed(body: string): { challenge: string } | { problem: string } {
     return { problem: "a body that is not JSON" };
   }
   const answer = WebhookVerificationAnswerSchema.safeParse(json);
-  return answer.success
-    ? { challenge: answer.data.challenge }
-    : { problem: 'a JSON body without {"challenge": "..."}' };
+  if (answer.success) return answer.data;
+  // Contract 1.0.0's answer (or an echo of the request): say what is missing, the most likely fix.
+  const challengeOnly = WebhookVerificationAnswerSchema.pick({ challenge: true }).safeParse(json).success;
+  return {
+    problem: challengeOnly
+      ? 'the challenge but no "response" proving the signing secret (a receiver made for contract 1.0.0, or an echo)'
+      : 'a JSON body without {"challenge": "...", "response": "..."}',
+  };
 }
+
+const hasSharedSecret = (secrets: readonly string[]) =>
+  secrets.some((secret) => {
+    try {
+      return parseWebhookKey(secret).type === "secret";
+    } catch {
+      return false;
+    }
+  });
 
 /**
  * The verification handshake (the contract's `WebhookVerification`): POSTs a fresh challenge to the
  * endpoint's URL, signed and authenticated exactly like a delivery (its token, one signature per
  * secret, a fresh `msg_` id, `webhook-event-type: webhook.verification`), through the deliveries'
- * client and SSRF guard, and says whether the endpoint answered 2xx with the same challenge in time.
+ * client and SSRF guard, and says whether the endpoint answered 2xx in time with the same challenge
+ * and a `response` that one of its `whsec_` secrets makes (`checkVerificationResponse`): proof that
+ * the server holds the secret, which an echo of the request is not.
  * Never throws for a failed handshake: the reason is in the result. It changes nothing: the caller
  * marks the endpoint verified (`outbox.markEndpointVerified`) on success.
  */
@@ -118,6 +143,12 @@ export async function verifyEndpoint(
     durationMs: elapsed(),
   });
 
+  // Before anything is resolved or sent: without a shared secret no answer could pass.
+  if (!hasSharedSecret(endpoint.secrets))
+    return failed(
+      "no-secret",
+      "Not sent: the handshake proves a whsec_ signing secret and the endpoint has none (only whsk_ keys); add one",
+    );
   let pinnedAddress: ResolvedTarget;
   try {
     pinnedAddress = await ssrfGuard.check(endpoint.url, { timeoutMs });
@@ -147,10 +178,22 @@ export async function verifyEndpoint(
   if (status >= 300 && status < 400)
     return failed("redirect", `Answered ${status}: redirects are not followed`, { status });
   if (!isSuccessStatus(status)) return failed("status", `Answered ${status}, not 2xx`, { status });
-  const answer = echoed(result.responseBody);
+  const answer = answerOf(result.responseBody);
   if ("problem" in answer)
     return failed("invalid-answer", `Answered ${status} with ${answer.problem}`, { status });
   if (answer.challenge !== challenge)
     return failed("wrong-challenge", `Answered ${status} with another challenge`, { status });
+  const proven = checkVerificationResponse({
+    secrets: endpoint.secrets,
+    webhookId,
+    challenge,
+    response: answer.response,
+  });
+  if (!proven)
+    return failed(
+      "wrong-response",
+      `Answered ${status} with a response none of the endpoint's secrets makes for this request`,
+      { status },
+    );
   return { verified: true, webhookId, status, durationMs: elapsed() };
 }

@@ -2,7 +2,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startTestReceiver, type TestReceiver } from "@plant-store/testing";
-import { generateWebhookSecret, WebhookVerificationSchema } from "@plant-store/types";
+import {
+  answerVerificationChallenge,
+  generateWebhookSecret,
+  WebhookVerificationSchema,
+} from "@plant-store/types";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
 import { createDeliveryClient } from "../../src/delivery/create-delivery-client.js";
@@ -87,7 +91,8 @@ describe("a subscriber's endpoint and the verification handshake", () => {
       "webhook.verification",
     ]);
 
-    // Now it answers as a receiver does: the signature checked, then the challenge echoed; a delivery acknowledged.
+    // Now it answers as a receiver does: the signature checked, then the challenge and the response that
+    // proves its secret; a delivery acknowledged.
     subscriberServer.respond((request, response) => {
       const headers = request.headers as Record<string, string>;
       const body = new Webhook(secret).verify(request.body, headers);
@@ -96,13 +101,18 @@ describe("a subscriber's endpoint and the verification handshake", () => {
         return;
       }
       const verification = WebhookVerificationSchema.safeParse(body);
-      response
-        .writeHead(200, { "content-type": "application/json" })
-        .end(
-          headers["webhook-event-type"] === "webhook.verification" && verification.success
-            ? JSON.stringify({ challenge: verification.data.challenge })
-            : '{"received":true}',
-        );
+      response.writeHead(200, { "content-type": "application/json" }).end(
+        headers["webhook-event-type"] === "webhook.verification" && verification.success
+          ? JSON.stringify({
+              challenge: verification.data.challenge,
+              response: answerVerificationChallenge({
+                secrets: [secret],
+                webhookId: headers["webhook-id"] as string,
+                challenge: verification.data.challenge,
+              }),
+            })
+          : '{"received":true}',
+      );
     });
     const accepted = await verifyEndpoint(endpoint, { client, ssrfGuard });
     expect(accepted).toMatchObject({ verified: true, status: 200 });

@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { startTestReceiver, type TestReceiver } from "@plant-store/testing";
 import { generateWebhookKeyPair, generateWebhookSecret, WebhookVerificationSchema } from "@plant-store/types";
 import { Webhook } from "standardwebhooks";
@@ -11,6 +12,23 @@ const TOKEN = "verify-token";
 /** The challenge the request carried, as a receiver reads it. */
 function challengeOf(body: string): string {
   return WebhookVerificationSchema.parse(JSON.parse(body)).challenge;
+}
+
+/**
+ * A correct answer's body, computed here with node:crypto alone (not the core the sender checks
+ * with): `v1,` base64 HMAC-SHA256 of `webhook.verification.<webhook-id>.<challenge>` per whsec_ secret.
+ */
+function answerTo(request: { body: string; headers: Record<string, unknown> }, secrets: readonly string[]) {
+  const challenge = challengeOf(request.body);
+  const response = secrets
+    .map((secret) => {
+      const mac = createHmac("sha256", Buffer.from(secret.slice("whsec_".length), "base64"))
+        .update(`webhook.verification.${String(request.headers["webhook-id"])}.${challenge}`)
+        .digest("base64");
+      return `v1,${mac}`;
+    })
+    .join(" ");
+  return JSON.stringify({ challenge, response });
 }
 
 describe("verifyEndpoint: the handshake against a real HTTP server on 127.0.0.1", () => {
@@ -35,12 +53,10 @@ describe("verifyEndpoint: the handshake against a real HTTP server on 127.0.0.1"
     return { server, endpoint, secret, verify };
   }
 
-  it("is verified by a server that echoes the challenge, after one POST the reference library verifies", async () => {
+  it("is verified by a server that answers the challenge with its secret's response, after one POST the reference library verifies", async () => {
     const { server, secret, verify } = await setUp();
     server.respond((request, response) => {
-      response
-        .writeHead(200, { "content-type": "application/json" })
-        .end(JSON.stringify({ challenge: challengeOf(request.body) }));
+      response.writeHead(200, { "content-type": "application/json" }).end(answerTo(request, [secret]));
     });
     const result = await verify();
     expect(result).toMatchObject({ verified: true, status: 200 });
@@ -64,10 +80,29 @@ describe("verifyEndpoint: the handshake against a real HTTP server on 127.0.0.1"
     expect(challengeOf(request.body)).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
-  it("sends a fresh id and challenge every time", async () => {
+  // Issue 37: 50 endpoints at one echo URL turned one plant into 50 signed POSTs there.
+  it("is not verified by a server that echoes its request's body (it holds no secret)", async () => {
     const { server, verify } = await setUp();
     server.respond((request, response) => {
-      response.writeHead(200).end(JSON.stringify({ challenge: challengeOf(request.body) }));
+      response.writeHead(200, { "content-type": "application/json" }).end(request.body);
+    });
+    const result = await verify();
+    expect(result).toMatchObject({ verified: false, reason: "invalid-answer", status: 200 });
+  });
+
+  it("is not verified by a server that echoes the body with the request's own signature as the response", async () => {
+    const { server, verify } = await setUp();
+    server.respond((request, response) => {
+      const echoed = { ...JSON.parse(request.body), response: request.headers["webhook-signature"] };
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(echoed));
+    });
+    expect(await verify()).toMatchObject({ verified: false, reason: "wrong-response", status: 200 });
+  });
+
+  it("sends a fresh id and challenge every time", async () => {
+    const { server, secret, verify } = await setUp();
+    server.respond((request, response) => {
+      response.writeHead(200).end(answerTo(request, [secret]));
     });
     const first = await verify();
     const second = await verify();
@@ -77,18 +112,20 @@ describe("verifyEndpoint: the handshake against a real HTTP server on 127.0.0.1"
     expect(a).not.toBe(b);
   });
 
-  it("signs with every secret of the endpoint, v1 and v1a", async () => {
+  it("signs with every secret of the endpoint, v1 and v1a, and takes a response made with any whsec_ one (rotation)", async () => {
     const server = await startTestReceiver();
     const client = createDeliveryClient();
     cleanups.push(
       () => server.close(),
       () => client.close(),
     );
-    server.respond((request, response) => {
-      response.writeHead(200).end(JSON.stringify({ challenge: challengeOf(request.body) }));
-    });
     const { signingKey } = generateWebhookKeyPair();
     const secrets = [generateWebhookSecret(), generateWebhookSecret(), signingKey];
+    // The receiver already holds only the newer secret, and an older one the endpoint dropped.
+    const receiverSecrets = [generateWebhookSecret(), secrets[1] as string];
+    server.respond((request, response) => {
+      response.writeHead(200).end(answerTo(request, receiverSecrets));
+    });
     const result = await verifyEndpoint(
       { url: server.url, token: TOKEN, secrets },
       { client, ssrfGuard: createSsrfGuard({ allowPrivateTargets: true }) },
@@ -98,26 +135,91 @@ describe("verifyEndpoint: the handshake against a real HTTP server on 127.0.0.1"
     expect(signatures.map((signature) => signature.split(",")[0])).toEqual(["v1", "v1", "v1a"]);
   });
 
-  it("accepts any 2xx carrying the challenge, and ignores other fields of the answer", async () => {
-    const { server, verify } = await setUp();
+  it("accepts any 2xx carrying the challenge and its response, and ignores other fields of the answer", async () => {
+    const { server, secret, verify } = await setUp();
     server.respond((request, response) => {
-      response.writeHead(201).end(JSON.stringify({ ok: true, challenge: challengeOf(request.body) }));
+      response.writeHead(201).end(JSON.stringify({ ok: true, ...JSON.parse(answerTo(request, [secret])) }));
     });
     expect(await verify()).toMatchObject({ verified: true, status: 201 });
+  });
+
+  it("is not verified by a response made with a secret the endpoint does not have", async () => {
+    const { server, verify } = await setUp();
+    server.respond((request, response) => {
+      response.writeHead(200).end(answerTo(request, [generateWebhookSecret()]));
+    });
+    const result = await verify();
+    expect(result).toMatchObject({ verified: false, reason: "wrong-response", status: 200 });
+    expect(result.verified ? "" : result.message).toBe(
+      "Answered 200 with a response none of the endpoint's secrets makes for this request",
+    );
+  });
+
+  it("is not verified by a response made for another request (another webhook-id)", async () => {
+    const { server, secret, verify } = await setUp();
+    server.respond((request, response) => {
+      const other = { ...request, headers: { ...request.headers, "webhook-id": "msg_other" } };
+      response.writeHead(200).end(answerTo(other, [secret]));
+    });
+    expect(await verify()).toMatchObject({ verified: false, reason: "wrong-response" });
+  });
+
+  it("names a receiver that answers the challenge alone (contract 1.0.0's answer)", async () => {
+    const { server, verify } = await setUp();
+    server.respond((request, response) => {
+      response.writeHead(200).end(JSON.stringify({ challenge: challengeOf(request.body) }));
+    });
+    const result = await verify();
+    expect(result).toMatchObject({ verified: false, reason: "invalid-answer", status: 200 });
+    expect(result.verified ? "" : result.message).toBe(
+      'Answered 200 with the challenge but no "response" proving the signing secret (a receiver made for contract 1.0.0, or an echo)',
+    );
+  });
+
+  it("sends nothing to an endpoint with only whsk_ keys: it has no shared secret to prove", async () => {
+    const server = await startTestReceiver();
+    const client = createDeliveryClient();
+    cleanups.push(
+      () => server.close(),
+      () => client.close(),
+    );
+    // A key that is not one at all proves nothing either (the store's inputs refuse it before this).
+    for (const secrets of [[generateWebhookKeyPair().signingKey], ["whsec_"]]) {
+      const result = await verifyEndpoint(
+        { url: server.url, token: TOKEN, secrets },
+        { client, ssrfGuard: createSsrfGuard({ allowPrivateTargets: true }) },
+      );
+      expect(result).toMatchObject({ verified: false, reason: "no-secret" });
+      expect(result.verified ? "" : result.message).toContain("add one");
+    }
+    expect(server.requests).toEqual([]);
   });
 
   it.each([
     [
       "a wrong challenge",
       200,
-      JSON.stringify({ challenge: "x".repeat(43) }),
+      JSON.stringify({ challenge: "x".repeat(43), response: `v1,${"A".repeat(43)}=` }),
       "wrong-challenge",
       "another challenge",
     ],
     ["the usual delivery answer", 200, JSON.stringify({ received: true }), "invalid-answer", "without"],
     ["an empty body", 200, "", "invalid-answer", "not JSON"],
     ["text that is not JSON", 200, "ok", "invalid-answer", "not JSON"],
-    ["a challenge that is not a string", 200, JSON.stringify({ challenge: 42 }), "invalid-answer", "without"],
+    [
+      "a challenge that is not a string",
+      200,
+      JSON.stringify({ challenge: 42, response: "v1,x" }),
+      "invalid-answer",
+      "without",
+    ],
+    [
+      "a response that is not a string",
+      200,
+      JSON.stringify({ challenge: "x".repeat(43), response: 42 }),
+      "invalid-answer",
+      "but no",
+    ],
     ["a 300", 300, "", "redirect", "redirects are not followed"],
     ["a 400", 400, JSON.stringify({ error: 400, message: "Bad" }), "status", "not 2xx"],
     ["a 404", 404, JSON.stringify({ error: 404, message: "Not found" }), "status", "not 2xx"],
@@ -140,19 +242,19 @@ describe("verifyEndpoint: the handshake against a real HTTP server on 127.0.0.1"
     expect(result.verified ? "" : result.message).toContain(says);
   });
 
-  it("is not verified by a 500 that echoes the challenge", async () => {
-    const { server, verify } = await setUp();
+  it("is not verified by a 500 that carries a correct answer", async () => {
+    const { server, secret, verify } = await setUp();
     server.respond((request, response) => {
-      response.writeHead(500).end(JSON.stringify({ challenge: challengeOf(request.body) }));
+      response.writeHead(500).end(answerTo(request, [secret]));
     });
     expect(await verify()).toMatchObject({ verified: false, reason: "status", status: 500 });
   });
 
-  it("does not follow a redirect, even to a server that would echo", async () => {
-    const { server, verify } = await setUp();
+  it("does not follow a redirect, even to a server that would answer", async () => {
+    const { server, secret, verify } = await setUp();
     server.respond((request, response) => {
       if (request.path === "/elsewhere") {
-        response.writeHead(200).end(JSON.stringify({ challenge: challengeOf(request.body) }));
+        response.writeHead(200).end(answerTo(request, [secret]));
         return;
       }
       response.writeHead(307, { location: `${server.url}/elsewhere` }).end();
@@ -241,9 +343,9 @@ describe("verifyEndpoint: the handshake against a real HTTP server on 127.0.0.1"
   });
 
   it("sends nothing to an address the SSRF guard refuses", async () => {
-    const { server, verify } = await setUp({ allowPrivateTargets: false });
+    const { server, secret, verify } = await setUp({ allowPrivateTargets: false });
     server.respond((request, response) => {
-      response.writeHead(200).end(JSON.stringify({ challenge: challengeOf(request.body) }));
+      response.writeHead(200).end(answerTo(request, [secret]));
     });
     const result = await verify();
     expect(result).toMatchObject({ verified: false, reason: "refused-target", error: "ERR_SSRF_BLOCKED" });
