@@ -111,6 +111,8 @@ const BODY = "(body)";
 /** The queue's refusals the API answers with their own message, by the stable `code` each error carries. */
 const QUEUE_ERROR_STATUS: Readonly<Record<string, number>> = {
   ERR_INVALID_ENDPOINT: 400,
+  // The schema refuses what the queue does first; this keeps any later rule of the queue's a 400, not a 500.
+  ERR_INVALID_SUBSCRIBER: 400,
   ERR_IDEMPOTENCY_CONFLICT: 409,
 };
 
