@@ -28,7 +28,7 @@ import type { z } from "zod";
 import { addListenRoutes } from "./add-listen-routes.js";
 import { addOperatorRoutes } from "./add-operator-routes.js";
 import { addSubscriberRoutes } from "./add-subscriber-routes.js";
-import { AdminError, invalidInput, notFound } from "./admin-error.js";
+import { invalidInput, notFound } from "./admin-error.js";
 import {
   AddEndpointInputSchema,
   AddPlantInputSchema,
@@ -40,9 +40,9 @@ import {
 } from "./admin-inputs.js";
 import type { ListenRelay } from "./create-listen-relay.js";
 import { createPortalLinks, PORTAL_LINK_PREFIX, type PortalLinks } from "./create-portal-links.js";
+import { checkEndpointCaps, type EndpointCaps, resolveEndpointCaps } from "./endpoint-caps.js";
 import { formatZodError } from "./format-zod-error.js";
 import { isAdminToken } from "./is-admin-token.js";
-import { MAX_ENDPOINTS } from "./max-endpoints.js";
 import type { PlantCatalog } from "./plant-catalog.js";
 import { PORTAL_PAGE_HEADERS, PORTAL_PAGE_HTML } from "./portal-page-html.js";
 import {
@@ -75,8 +75,11 @@ export interface AdminAppOptions {
   sessions?: BrowserSessions;
   /** Slows down clients presenting wrong credentials; default 20 at once, then one a second. */
   throttle?: AuthThrottle;
-  /** Endpoints the store takes at most through `POST /endpoints`; default MAX_ENDPOINTS (1,000). */
-  maxEndpoints?: number;
+  /**
+   * What each owner may hold through `POST`/`PATCH /endpoints`, counted per owner: the operator's own
+   * (default OPERATOR_ENDPOINT_CAPS: 1,000) and each subscriber's (default SUBSCRIBER_ENDPOINT_CAPS: 20).
+   */
+  endpointCaps?: { operator?: Partial<EndpointCaps>; subscriber?: Partial<EndpointCaps> };
   /**
    * The verification handshake (issue 25): proves a subscriber's endpoint wants these webhooks. Called
    * when a subscriber adds an endpoint and on `POST /endpoints/{id}/verify`. Default: the sender's
@@ -147,7 +150,8 @@ export function createAdminApp(options: AdminAppOptions): Koa {
       count: (outcome) => refusals.inc({ outcome }),
     });
   const acceptsToken = (candidate: string) => isAdminToken(candidate, options.adminToken);
-  const maxEndpoints = options.maxEndpoints ?? MAX_ENDPOINTS;
+  const caps = resolveEndpointCaps(options.endpointCaps);
+  const capsOf = (subscriberId: number | null) => (subscriberId === null ? caps.operator : caps.subscriber);
   const portalLinks = options.portalLinks ?? createPortalLinks({ adminToken: options.adminToken });
   /** A subscriber's token or portal link, resolved to its subscriber (which must still exist). */
   const resolveSubscriber = async (candidate: string): Promise<Principal | undefined> => {
@@ -308,16 +312,15 @@ export function createAdminApp(options: AdminAppOptions): Koa {
   });
   admin.post("/endpoints", async (ctx) => {
     const input = parse(AddEndpointInputSchema, await readJsonBody(ctx.req), "endpoint", BODY);
-    // Counted through the Outbox's public listing; two adds at the same moment may both pass at the
-    // cap's edge, so it is a bound on growth, not an exact number.
     const scope = scopeOf(ctx);
-    // The cap is per owner: one subscriber filling it does not lock the others (or the operator) out.
-    if ((await outbox.listEndpoints(scope)).length >= maxEndpoints)
-      throw new AdminError(
-        409,
-        "ERR_TOO_MANY_ENDPOINTS",
-        `The store already has ${maxEndpoints} endpoints, the most it takes: remove one first`,
-      );
+    // The caps are per owner: one subscriber filling its own does not lock the others (or the operator)
+    // out, and the operator's counts the operator's endpoints only.
+    const owner = scope?.subscriberId ?? null;
+    await checkEndpointCaps(outbox, owner, capsOf(owner), {
+      adds: true,
+      rateLimited: input.rateLimit !== undefined && input.rateLimit !== null,
+      url: input.url,
+    });
     await checkUrl(input.url, "endpoint");
     const generated =
       input.secret === undefined && input.secrets === undefined ? generateWebhookSecret() : undefined;
@@ -367,6 +370,14 @@ export function createAdminApp(options: AdminAppOptions): Koa {
     // Moving an endpoint keeps its deliveries and history, so its new URL must pass every check a new
     // endpoint's does: otherwise PATCH would be the way around the SSRF guard.
     if (input.url !== undefined) await checkUrl(input.url, "endpoint update");
+    // A limit set where there was none, or a move to another URL, counts against the owner's caps.
+    const current = await outbox.getEndpoint(id, scopeOf(ctx));
+    if (!current) throw notFound("Endpoint");
+    await checkEndpointCaps(outbox, current.subscriberId, capsOf(current.subscriberId), {
+      adds: false,
+      rateLimited: input.rateLimit !== undefined && input.rateLimit !== null && current.rateLimit === null,
+      url: input.url !== undefined && input.url !== current.url ? input.url : undefined,
+    });
     // URL, token, secrets and subscriptions change together, in one transaction. New subscriptions
     // decide which messages queued from now on reach the endpoint; deliveries already queued stay, and
     // go to the new URL. A subscriber's endpoint given a new URL is unverified again (the queue clears

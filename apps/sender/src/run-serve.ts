@@ -93,6 +93,7 @@ export async function runServe(config: ServeConfig, logger: Logger): Promise<Run
     // The handshake goes out as deliveries do: same client, same guard.
     verifyEndpoint: (endpoint) => verifyEndpoint(endpoint, { client, ssrfGuard }),
     wake: () => worker.wake(),
+    endpointCaps: { subscriber: { endpoints: config.maxSubscriberEndpoints } },
     listen: { relay, timeoutMs: config.timeout },
   });
   const server = createHttpServer(app, {

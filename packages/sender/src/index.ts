@@ -64,6 +64,7 @@ export {
   type Endpoint,
   type EndpointAttemptStats,
   type EndpointChanges,
+  type EndpointCounts,
   type EndpointStatus,
   type EnqueueResult,
   type EnsuredEndpoint,
