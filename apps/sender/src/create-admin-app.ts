@@ -17,6 +17,7 @@ import {
   type EndpointVerification,
   type Outbox,
   SsrfBlockedError,
+  type SsrfTargetEndpoint,
   SUBSCRIBER_TOKEN_PREFIX,
   verifyEndpoint,
 } from "@plant-store/sender";
@@ -38,7 +39,7 @@ import {
   ReplayInputSchema,
   UpdateEndpointInputSchema,
 } from "./admin-inputs.js";
-import type { ListenRelay } from "./create-listen-relay.js";
+import { isRelayShaped, type ListenRelay } from "./create-listen-relay.js";
 import { createPortalLinks, PORTAL_LINK_PREFIX, type PortalLinks } from "./create-portal-links.js";
 import { checkEndpointCaps, type EndpointCaps, resolveEndpointCaps } from "./endpoint-caps.js";
 import { formatZodError } from "./format-zod-error.js";
@@ -68,7 +69,7 @@ export interface AdminAppOptions {
    * Refuses an endpoint URL before it is stored (the SSRF guard's `check`). Only a refusal counts:
    * a name that does not resolve yet is accepted, and checked again at every delivery.
    */
-  checkTarget?: (url: string) => Promise<unknown>;
+  checkTarget?: (url: string, endpoint: SsrfTargetEndpoint) => Promise<unknown>;
   /** Called after writes that create due work, so this process's worker starts at once. */
   wake?: () => void;
   /** The page's sessions and sign-in codes; default, sessions signed for the admin token. */
@@ -168,10 +169,16 @@ export function createAdminApp(options: AdminAppOptions): Koa {
    * The SSRF policy, the same for a new endpoint's URL and a changed one: only a refusal counts (a name
    * that does not resolve yet is accepted, and checked again at every delivery).
    */
-  const checkUrl = async (url: string, what: string): Promise<void> => {
+  const checkUrl = async (url: string, what: string, endpoint: SsrfTargetEndpoint): Promise<void> => {
+    // Only `listen` makes endpoints at the store's own relay route (issue 37: a subscriber's there passed
+    // the listen exception); refused by shape, on any host, before any guard is asked.
+    if (isRelayShaped(url))
+      throw invalidInput(
+        `Invalid ${what}: url: must not be a listen relay URL (/relay/lst_…): only plant-store listen makes those`,
+      );
     if (!options.checkTarget) return;
     try {
-      await options.checkTarget(url);
+      await options.checkTarget(url, endpoint);
     } catch (error) {
       if (error instanceof SsrfBlockedError) throw invalidInput(`Invalid ${what}: url: ${error.message}`);
     }
@@ -321,7 +328,7 @@ export function createAdminApp(options: AdminAppOptions): Koa {
       rateLimited: input.rateLimit !== undefined && input.rateLimit !== null,
       url: input.url,
     });
-    await checkUrl(input.url, "endpoint");
+    await checkUrl(input.url, "endpoint", { subscriberId: owner });
     const generated =
       input.secret === undefined && input.secrets === undefined ? generateWebhookSecret() : undefined;
     const secrets = input.secrets ?? [input.secret ?? (generated as string)];
@@ -367,12 +374,13 @@ export function createAdminApp(options: AdminAppOptions): Koa {
   admin.patch("/endpoints/:id", async (ctx) => {
     const id = parse(IdSchema, ctx.params.id, "id");
     const input = parse(UpdateEndpointInputSchema, await readJsonBody(ctx.req), "endpoint update", BODY);
-    // Moving an endpoint keeps its deliveries and history, so its new URL must pass every check a new
-    // endpoint's does: otherwise PATCH would be the way around the SSRF guard.
-    if (input.url !== undefined) await checkUrl(input.url, "endpoint update");
-    // A limit set where there was none, or a move to another URL, counts against the owner's caps.
     const current = await outbox.getEndpoint(id, scopeOf(ctx));
     if (!current) throw notFound("Endpoint");
+    // Moving an endpoint keeps its deliveries and history, so its new URL must pass every check a new
+    // endpoint's does (its owner's guard): otherwise PATCH would be the way around the SSRF guard.
+    if (input.url !== undefined)
+      await checkUrl(input.url, "endpoint update", { id, subscriberId: current.subscriberId });
+    // A limit set where there was none, or a move to another URL, counts against the owner's caps.
     await checkEndpointCaps(outbox, current.subscriberId, capsOf(current.subscriberId), {
       adds: false,
       rateLimited: input.rateLimit !== undefined && input.rateLimit !== null && current.rateLimit === null,

@@ -52,7 +52,9 @@ export const ServeConfigSchema = z
     adminToken: z
       .string({ error: "is required (the admin API is never open)" })
       .min(16, "must be at least 16 characters"),
+    // The operator's own endpoints only; subscribers' need their own, explicit setting (issue 37).
     allowPrivateTargets: BooleanSetting,
+    allowPrivateTargetsForSubscribers: BooleanSetting,
     // A subscriber's endpoints at most (issue 37): far below the operator's 1,000 unless raised.
     maxSubscriberEndpoints: z
       .string()

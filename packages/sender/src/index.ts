@@ -14,6 +14,7 @@ export {
   type SsrfCheckOptions,
   type SsrfGuard,
   type SsrfGuardOptions,
+  type SsrfTargetEndpoint,
 } from "./delivery/create-ssrf-guard.js";
 export { type DeliveryHeaders, type SignDeliveryInput, signDelivery } from "./delivery/sign-delivery.js";
 export {

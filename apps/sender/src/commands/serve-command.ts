@@ -31,8 +31,15 @@ export function serveCommand(): Command {
     .addOption(
       flagOption(
         "--allow-private-targets",
-        "deliver to loopback and private addresses (development)",
+        "deliver to loopback and private addresses (development), for the operator's own endpoints only",
         "PLANT_STORE_ALLOW_PRIVATE_TARGETS",
+      ),
+    )
+    .addOption(
+      flagOption(
+        "--allow-private-targets-for-subscribers",
+        "let subscribers' endpoints reach loopback and private addresses too (development; a subscriber is a stranger)",
+        "PLANT_STORE_ALLOW_PRIVATE_TARGETS_FOR_SUBSCRIBERS",
       ),
     )
     .addOption(
@@ -133,6 +140,10 @@ export function serveCommand(): Command {
       const config = parseConfig(ServeConfigSchema, {
         ...raw,
         allowPrivateTargets: readFlag(raw.allowPrivateTargets, "PLANT_STORE_ALLOW_PRIVATE_TARGETS"),
+        allowPrivateTargetsForSubscribers: readFlag(
+          raw.allowPrivateTargetsForSubscribers,
+          "PLANT_STORE_ALLOW_PRIVATE_TARGETS_FOR_SUBSCRIBERS",
+        ),
       });
       const traced = resolveTracingSettings(
         raw.otelEndpoint as string | undefined,

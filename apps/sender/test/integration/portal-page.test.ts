@@ -81,9 +81,12 @@ describe("the subscriber portal in headless Chromium", () => {
     );
 
   beforeAll(async () => {
-    store = await startStore(["--db", join(dir, "store.db"), "--allow-private-targets"], {
-      PLANT_STORE_ADMIN_TOKEN: adminToken,
-    });
+    store = await startStore(
+      ["--db", join(dir, "store.db"), "--allow-private-targets", "--allow-private-targets-for-subscribers"],
+      {
+        PLANT_STORE_ADMIN_TOKEN: adminToken,
+      },
+    );
     browser = await launchChromium();
     receiver = createServer((request, response) => answer(request, response));
     await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
