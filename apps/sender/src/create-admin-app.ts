@@ -28,6 +28,7 @@ import { Counter, type Registry } from "prom-client";
 import type { z } from "zod";
 import { addListenRoutes } from "./add-listen-routes.js";
 import { addOperatorRoutes } from "./add-operator-routes.js";
+import { addPortalRoutes } from "./add-portal-routes.js";
 import { addSubscriberRoutes } from "./add-subscriber-routes.js";
 import { invalidInput, notFound } from "./admin-error.js";
 import {
@@ -40,7 +41,7 @@ import {
   UpdateEndpointInputSchema,
 } from "./admin-inputs.js";
 import { isRelayShaped, type ListenRelay } from "./create-listen-relay.js";
-import { createPortalLinks, PORTAL_LINK_PREFIX, type PortalLinks } from "./create-portal-links.js";
+import { PORTAL_SESSION_PREFIX, type PortalAccess } from "./create-portal-access.js";
 import { checkEndpointCaps, type EndpointCaps, resolveEndpointCaps } from "./endpoint-caps.js";
 import { formatZodError } from "./format-zod-error.js";
 import { isAdminToken } from "./is-admin-token.js";
@@ -88,8 +89,11 @@ export interface AdminAppOptions {
    * the worker's client and guard, so the handshake goes where deliveries may.
    */
   verifyEndpoint?: (endpoint: Endpoint) => Promise<EndpointVerification>;
-  /** Portal links; default, signed with a key derived from the admin token. */
-  portalLinks?: PortalLinks;
+  /**
+   * Subscribers' portal links and the sessions they are exchanged for (`createPortalAccess` on the
+   * store's `portalCredentials`); without it the portal's routes are not there.
+   */
+  portal?: PortalAccess;
   /** `plant-store listen`'s sessions and relay; without it the listen routes are not there. */
   listen?: { relay: ListenRelay; timeoutMs: number };
 }
@@ -101,7 +105,7 @@ export interface AdminAppOptions {
 function isPublic(method: string, path: string): boolean {
   if (path === "/healthz" || path === "/" || path === "/portal") return true;
   if (path.startsWith("/relay/")) return true;
-  return path === "/sessions" && method === "POST";
+  return (path === "/sessions" || path === "/portal-sessions") && method === "POST";
 }
 
 /** `root` names a problem of the whole value: `(body)` for a JSON body; a header or an id has no fields. */
@@ -153,14 +157,17 @@ export function createAdminApp(options: AdminAppOptions): Koa {
   const acceptsToken = (candidate: string) => isAdminToken(candidate, options.adminToken);
   const caps = resolveEndpointCaps(options.endpointCaps);
   const capsOf = (subscriberId: number | null) => (subscriberId === null ? caps.operator : caps.subscriber);
-  const portalLinks = options.portalLinks ?? createPortalLinks({ adminToken: options.adminToken });
-  /** A subscriber's token or portal link, resolved to its subscriber (which must still exist). */
+  const { portal } = options;
+  /**
+   * A subscriber's token or portal session, resolved to its subscriber (which must still exist). A portal
+   * link is no bearer: it is exchanged once (`POST /portal-sessions`), and the session is what is sent.
+   */
   const resolveSubscriber = async (candidate: string): Promise<Principal | undefined> => {
     let subscriber: Awaited<ReturnType<Outbox["getSubscriber"]>>;
     if (candidate.startsWith(SUBSCRIBER_TOKEN_PREFIX))
       subscriber = await outbox.authenticateSubscriber(candidate);
-    else if (candidate.startsWith(PORTAL_LINK_PREFIX)) {
-      const id = portalLinks.verify(candidate);
+    else if (portal && candidate.startsWith(PORTAL_SESSION_PREFIX)) {
+      const id = await portal.sessionSubscriber(candidate);
       subscriber = id === undefined ? undefined : await outbox.getSubscriber(id);
     }
     return subscriber ? { kind: "subscriber", subscriber } : undefined;
@@ -470,7 +477,8 @@ export function createAdminApp(options: AdminAppOptions): Koa {
   });
 
   addOperatorRoutes(admin, outbox);
-  addSubscriberRoutes(admin, { outbox, portalLinks });
+  addSubscriberRoutes(admin, { outbox, ...(portal ? { portal } : {}) });
+  if (portal) addPortalRoutes(router, admin, { portal, throttle });
   if (options.listen) addListenRoutes({ router, admin, ...options.listen });
 
   mountRouter(app, router);

@@ -16,6 +16,7 @@ import type { Logger } from "pino";
 import { createAdminApp } from "./create-admin-app.js";
 import { createListenRelay } from "./create-listen-relay.js";
 import { createMetrics } from "./create-metrics.js";
+import { createPortalAccess } from "./create-portal-access.js";
 import { isPostgresUrl, openStore } from "./open-store.js";
 import { ENCRYPTION_KEY_ENV, resolveSecretsCipher } from "./resolve-secrets-cipher.js";
 import type { ServeConfig } from "./serve-config.js";
@@ -31,6 +32,7 @@ export async function runServe(config: ServeConfig, logger: Logger): Promise<Run
   const secretsCipher = resolveSecretsCipher(config.encryptionKeyFile);
   const store = await openStore(config.db, { onError: logPoolError(logger), secretsCipher });
   const { outbox, plants } = store;
+  const portal = createPortalAccess(store.portalCredentials);
   try {
     // Every endpoint read once now: a wrong or missing key stops the start, instead of failing every claim.
     await outbox.listEndpoints();
@@ -113,6 +115,7 @@ export async function runServe(config: ServeConfig, logger: Logger): Promise<Run
       }),
     wake: () => worker.wake(),
     endpointCaps: { subscriber: { endpoints: config.maxSubscriberEndpoints } },
+    portal,
     listen: { relay, timeoutMs: config.timeout },
   });
   const server = createHttpServer(app, {
