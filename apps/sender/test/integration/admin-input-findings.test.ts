@@ -123,6 +123,14 @@ describe("the admin API's input findings of the third audit", () => {
       expect(answer.message).toBe("Send the body as application/json in UTF-8");
     }
     expect((await call("GET", "/plants")).body.plants).toEqual([]);
+    // The page's sign-in reads its own body: the same rule.
+    const signIn = await fetch(`${base}/sessions`, {
+      method: "POST",
+      headers: { "content-type": "application/json; charset=utf-16" },
+      body: Buffer.from(JSON.stringify({ token: adminToken }), "utf16le"),
+    });
+    expect(signIn.status).toBe(415);
+    expectDocumented("post", "/sessions", signIn.status, await signIn.json());
     for (const type of [
       "application/json; charset=utf-8",
       'application/json; charset="UTF-8"',
