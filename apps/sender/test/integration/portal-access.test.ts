@@ -174,4 +174,17 @@ describe("portal links on PostgreSQL with two serve processes", () => {
     expect((await b.call("DELETE", "/portal-sessions/current", next)).status).toBe(204);
     expect(await a.me(next)).toBe(401);
   }, 60_000);
+
+  it("counts wrong links against the client like wrong credentials: 429 with Retry-After after its burst", async () => {
+    const b = portalClient((stores[1] as StoreProcess).url);
+    const s = await b.subscriber("Guessed Geranium");
+    const good = await b.link(s.id);
+    const guess = `psl_${"A".repeat(43)}`;
+    // The default burst is 20 wrong credentials, then one a second.
+    for (let n = 0; n < 20; n++) expect((await b.exchange(guess)).status).toBe(401);
+    const throttled = await b.exchange(good);
+    expect(throttled.status).toBe(429);
+    expect(throttled.headers.get("retry-after")).toMatch(/^[1-9][0-9]*$/);
+    expectDocumented("post", "/portal-sessions", throttled.status, throttled.body);
+  });
 });
