@@ -3,7 +3,7 @@ import type { Outbox, Subscriber } from "@plant-store/sender";
 import type { z } from "zod";
 import { invalidInput, notFound } from "./admin-error.js";
 import { AddSubscriberInputSchema, IdSchema, PortalLinkInputSchema } from "./admin-inputs.js";
-import type { PortalLinks } from "./create-portal-links.js";
+import type { PortalAccess } from "./create-portal-access.js";
 import { formatZodError } from "./format-zod-error.js";
 import { principalOf } from "./principal.js";
 import { readJsonBody } from "./read-json-body.js";
@@ -24,11 +24,8 @@ export function presentSubscriber(subscriber: Subscriber) {
  * routes: add (answering the subscriber's token, once), list, show, remove, rotate its token, and sign
  * it a portal link. A subscriber's credential never reaches the latter (the app answers it 404).
  */
-export function addSubscriberRoutes(
-  admin: Router,
-  options: { outbox: Outbox; portalLinks: PortalLinks },
-): void {
-  const { outbox, portalLinks } = options;
+export function addSubscriberRoutes(admin: Router, options: { outbox: Outbox; portal?: PortalAccess }): void {
+  const { outbox, portal } = options;
   const subscriberOf = async (raw: string | undefined) => {
     const subscriber = await outbox.getSubscriber(parse(IdSchema, raw, "id"));
     if (!subscriber) throw notFound("Subscriber");
@@ -62,22 +59,31 @@ export function addSubscriberRoutes(
   });
   admin.post("/subscribers/:id/rotate-token", async (ctx) => {
     const subscriber = await subscriberOf(ctx.params.id);
+    // Its portal links and sessions end first: a rotation is what an operator does when a credential
+    // leaked, and a link issued before would otherwise still open the portal (issue 37).
+    await portal?.revoke(subscriber.id);
     const token = await outbox.rotateSubscriberToken(subscriber.id);
     if (token === undefined) throw notFound("Subscriber");
     ctx.body = { subscriber: presentSubscriber(subscriber), token };
   });
+  if (!portal) return;
   // The credential travels in the URL's fragment, which browsers never send to a server (so it is in
-  // no access log); the portal page moves it into its tab's storage and out of the address bar.
+  // no access log); the portal page takes it out of the address bar and exchanges it, once, for a session.
   admin.post("/subscribers/:id/portal-links", async (ctx) => {
     const subscriber = await subscriberOf(ctx.params.id);
     const body = ctx.request.length ? await readJsonBody(ctx.req) : {};
     const input = parse(PortalLinkInputSchema, body, "portal link", "(body)");
-    const { credential, expiresAt } = portalLinks.issue(subscriber.id, input.expiresInSeconds * 1000);
+    const { credential, expiresAt } = await portal.issueLink(subscriber.id, input.expiresInSeconds * 1000);
     ctx.status = 201;
     // Koa 3's ctx.origin is the Origin header; the link is for this store as the operator reached it.
     ctx.body = {
       url: `${ctx.protocol}://${ctx.host}/portal#${credential}`,
       expiresAt: expiresAt.toISOString(),
     };
+  });
+  // Every link issued and every portal session of the subscriber end now, on every process.
+  admin.delete("/subscribers/:id/portal-links", async (ctx) => {
+    const subscriber = await subscriberOf(ctx.params.id);
+    ctx.body = { revoked: await portal.revoke(subscriber.id) };
   });
 }

@@ -126,8 +126,19 @@ export const UpdateEndpointInputSchema = z
     { message: "give url, token, secrets, eventTypes, rateLimit or several of them" },
   );
 
+/**
+ * An id as a path, a query or a flag carries it: decimal digits only. `Number()` (what `z.coerce` does)
+ * also reads `0x1`, ` 1`, `1e0` and `1.0` as 1, so the audit's odd spellings acted on object 1.
+ */
+export const IdSchema = z
+  .string()
+  .regex(/^0*[1-9][0-9]{0,15}$/, "must be decimal digits, 1 or more")
+  .transform(Number)
+  .refine(Number.isSafeInteger, "must be decimal digits, 1 or more");
+
 export const ReplayInputSchema = z.strictObject({
-  endpointId: z.coerce.number().int().min(1),
+  // A JSON number, or its decimal digits as a string (what the CLI's flag and older clients send).
+  endpointId: z.union([z.number().int().min(1).max(Number.MAX_SAFE_INTEGER), IdSchema]),
   since: z.iso.datetime({ offset: true }),
 });
 
@@ -135,15 +146,19 @@ export const ReplayInputSchema = z.strictObject({
 export const ListDeliveriesQuerySchema = z.strictObject({
   status: z.enum(DELIVERY_STATUSES).optional(),
   eventType: EventTypeSchema.optional(),
-  endpointId: z.coerce.number().int().min(1).optional(),
+  endpointId: IdSchema.optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
 
-export const IdSchema = z.coerce.number().int().min(1);
-
 /** `POST /subscribers`: a name the operator recognises (the queue refuses control characters too). */
 export const AddSubscriberInputSchema = z.strictObject({
-  name: z.string().trim().min(1).max(200),
+  name: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+    .regex(/^[^\u0000-\u001f\u007f]*$/, "must not contain control characters"),
 });
 
 /** `POST /subscribers/{id}/portal-links`: how long the link opens the portal; 1 hour unless asked. */

@@ -17,6 +17,7 @@ import {
   type EndpointVerification,
   type Outbox,
   SsrfBlockedError,
+  type SsrfTargetEndpoint,
   SUBSCRIBER_TOKEN_PREFIX,
   verifyEndpoint,
 } from "@plant-store/sender";
@@ -27,6 +28,7 @@ import { Counter, type Registry } from "prom-client";
 import type { z } from "zod";
 import { addListenRoutes } from "./add-listen-routes.js";
 import { addOperatorRoutes } from "./add-operator-routes.js";
+import { addPortalRoutes } from "./add-portal-routes.js";
 import { addSubscriberRoutes } from "./add-subscriber-routes.js";
 import { AdminError, invalidInput, notFound } from "./admin-error.js";
 import {
@@ -39,11 +41,11 @@ import {
   UpdateEndpointInputSchema,
 } from "./admin-inputs.js";
 import { createHandshakeThrottle, type HandshakeThrottle } from "./create-handshake-throttle.js";
-import type { ListenRelay } from "./create-listen-relay.js";
-import { createPortalLinks, PORTAL_LINK_PREFIX, type PortalLinks } from "./create-portal-links.js";
+import { isRelayShaped, type ListenRelay } from "./create-listen-relay.js";
+import { PORTAL_SESSION_PREFIX, type PortalAccess } from "./create-portal-access.js";
+import { checkEndpointCaps, type EndpointCaps, resolveEndpointCaps } from "./endpoint-caps.js";
 import { formatZodError } from "./format-zod-error.js";
 import { isAdminToken } from "./is-admin-token.js";
-import { MAX_ENDPOINTS } from "./max-endpoints.js";
 import type { PlantCatalog } from "./plant-catalog.js";
 import { PORTAL_PAGE_HEADERS, PORTAL_PAGE_HTML } from "./portal-page-html.js";
 import {
@@ -70,15 +72,18 @@ export interface AdminAppOptions {
    * Refuses an endpoint URL before it is stored (the SSRF guard's `check`). Only a refusal counts:
    * a name that does not resolve yet is accepted, and checked again at every delivery.
    */
-  checkTarget?: (url: string) => Promise<unknown>;
+  checkTarget?: (url: string, endpoint: SsrfTargetEndpoint) => Promise<unknown>;
   /** Called after writes that create due work, so this process's worker starts at once. */
   wake?: () => void;
   /** The page's sessions and sign-in codes; default, sessions signed for the admin token. */
   sessions?: BrowserSessions;
   /** Slows down clients presenting wrong credentials; default 20 at once, then one a second. */
   throttle?: AuthThrottle;
-  /** Endpoints the store takes at most through `POST /endpoints`; default MAX_ENDPOINTS (1,000). */
-  maxEndpoints?: number;
+  /**
+   * What each owner may hold through `POST`/`PATCH /endpoints`, counted per owner: the operator's own
+   * (default OPERATOR_ENDPOINT_CAPS: 1,000) and each subscriber's (default SUBSCRIBER_ENDPOINT_CAPS: 20).
+   */
+  endpointCaps?: { operator?: Partial<EndpointCaps>; subscriber?: Partial<EndpointCaps> };
   /**
    * The verification handshake (issue 25): proves a subscriber's endpoint wants these webhooks. Called
    * when a subscriber adds an endpoint and on `POST /endpoints/{id}/verify`. Default: the sender's
@@ -91,8 +96,11 @@ export interface AdminAppOptions {
    * a minute to one owner's); past it, `POST /endpoints/{id}/verify` answers 429 with `Retry-After`.
    */
   handshakeThrottle?: HandshakeThrottle;
-  /** Portal links; default, signed with a key derived from the admin token. */
-  portalLinks?: PortalLinks;
+  /**
+   * Subscribers' portal links and the sessions they are exchanged for (`createPortalAccess` on the
+   * store's `portalCredentials`); without it the portal's routes are not there.
+   */
+  portal?: PortalAccess;
   /** `plant-store listen`'s sessions and relay; without it the listen routes are not there. */
   listen?: { relay: ListenRelay; timeoutMs: number };
 }
@@ -104,7 +112,7 @@ export interface AdminAppOptions {
 function isPublic(method: string, path: string): boolean {
   if (path === "/healthz" || path === "/" || path === "/portal") return true;
   if (path.startsWith("/relay/")) return true;
-  return path === "/sessions" && method === "POST";
+  return (path === "/sessions" || path === "/portal-sessions") && method === "POST";
 }
 
 /** `root` names a problem of the whole value: `(body)` for a JSON body; a header or an id has no fields. */
@@ -118,6 +126,8 @@ const BODY = "(body)";
 /** The queue's refusals the API answers with their own message, by the stable `code` each error carries. */
 const QUEUE_ERROR_STATUS: Readonly<Record<string, number>> = {
   ERR_INVALID_ENDPOINT: 400,
+  // The schema refuses what the queue does first; this keeps any later rule of the queue's a 400, not a 500.
+  ERR_INVALID_SUBSCRIBER: 400,
   ERR_IDEMPOTENCY_CONFLICT: 409,
 };
 
@@ -152,15 +162,19 @@ export function createAdminApp(options: AdminAppOptions): Koa {
       count: (outcome) => refusals.inc({ outcome }),
     });
   const acceptsToken = (candidate: string) => isAdminToken(candidate, options.adminToken);
-  const maxEndpoints = options.maxEndpoints ?? MAX_ENDPOINTS;
-  const portalLinks = options.portalLinks ?? createPortalLinks({ adminToken: options.adminToken });
-  /** A subscriber's token or portal link, resolved to its subscriber (which must still exist). */
+  const caps = resolveEndpointCaps(options.endpointCaps);
+  const capsOf = (subscriberId: number | null) => (subscriberId === null ? caps.operator : caps.subscriber);
+  const { portal } = options;
+  /**
+   * A subscriber's token or portal session, resolved to its subscriber (which must still exist). A portal
+   * link is no bearer: it is exchanged once (`POST /portal-sessions`), and the session is what is sent.
+   */
   const resolveSubscriber = async (candidate: string): Promise<Principal | undefined> => {
     let subscriber: Awaited<ReturnType<Outbox["getSubscriber"]>>;
     if (candidate.startsWith(SUBSCRIBER_TOKEN_PREFIX))
       subscriber = await outbox.authenticateSubscriber(candidate);
-    else if (candidate.startsWith(PORTAL_LINK_PREFIX)) {
-      const id = portalLinks.verify(candidate);
+    else if (portal && candidate.startsWith(PORTAL_SESSION_PREFIX)) {
+      const id = await portal.sessionSubscriber(candidate);
       subscriber = id === undefined ? undefined : await outbox.getSubscriber(id);
     }
     return subscriber ? { kind: "subscriber", subscriber } : undefined;
@@ -169,10 +183,16 @@ export function createAdminApp(options: AdminAppOptions): Koa {
    * The SSRF policy, the same for a new endpoint's URL and a changed one: only a refusal counts (a name
    * that does not resolve yet is accepted, and checked again at every delivery).
    */
-  const checkUrl = async (url: string, what: string): Promise<void> => {
+  const checkUrl = async (url: string, what: string, endpoint: SsrfTargetEndpoint): Promise<void> => {
+    // Only `listen` makes endpoints at the store's own relay route (issue 37: a subscriber's there passed
+    // the listen exception); refused by shape, on any host, before any guard is asked.
+    if (isRelayShaped(url))
+      throw invalidInput(
+        `Invalid ${what}: url: must not be a listen relay URL (/relay/lst_…): only plant-store listen makes those`,
+      );
     if (!options.checkTarget) return;
     try {
-      await options.checkTarget(url);
+      await options.checkTarget(url, endpoint);
     } catch (error) {
       if (error instanceof SsrfBlockedError) throw invalidInput(`Invalid ${what}: url: ${error.message}`);
     }
@@ -328,17 +348,16 @@ export function createAdminApp(options: AdminAppOptions): Koa {
   });
   admin.post("/endpoints", async (ctx) => {
     const input = parse(AddEndpointInputSchema, await readJsonBody(ctx.req), "endpoint", BODY);
-    // Counted through the Outbox's public listing; two adds at the same moment may both pass at the
-    // cap's edge, so it is a bound on growth, not an exact number.
     const scope = scopeOf(ctx);
-    // The cap is per owner: one subscriber filling it does not lock the others (or the operator) out.
-    if ((await outbox.listEndpoints(scope)).length >= maxEndpoints)
-      throw new AdminError(
-        409,
-        "ERR_TOO_MANY_ENDPOINTS",
-        `The store already has ${maxEndpoints} endpoints, the most it takes: remove one first`,
-      );
-    await checkUrl(input.url, "endpoint");
+    // The caps are per owner: one subscriber filling its own does not lock the others (or the operator)
+    // out, and the operator's counts the operator's endpoints only.
+    const owner = scope?.subscriberId ?? null;
+    await checkEndpointCaps(outbox, owner, capsOf(owner), {
+      adds: true,
+      rateLimited: input.rateLimit !== undefined && input.rateLimit !== null,
+      url: input.url,
+    });
+    await checkUrl(input.url, "endpoint", { subscriberId: owner });
     const generated =
       input.secret === undefined && input.secrets === undefined ? generateWebhookSecret() : undefined;
     const secrets = input.secrets ?? [input.secret ?? (generated as string)];
@@ -399,9 +418,18 @@ export function createAdminApp(options: AdminAppOptions): Koa {
   admin.patch("/endpoints/:id", async (ctx) => {
     const id = parse(IdSchema, ctx.params.id, "id");
     const input = parse(UpdateEndpointInputSchema, await readJsonBody(ctx.req), "endpoint update", BODY);
+    const current = await outbox.getEndpoint(id, scopeOf(ctx));
+    if (!current) throw notFound("Endpoint");
     // Moving an endpoint keeps its deliveries and history, so its new URL must pass every check a new
-    // endpoint's does: otherwise PATCH would be the way around the SSRF guard.
-    if (input.url !== undefined) await checkUrl(input.url, "endpoint update");
+    // endpoint's does (its owner's guard): otherwise PATCH would be the way around the SSRF guard.
+    if (input.url !== undefined)
+      await checkUrl(input.url, "endpoint update", { id, subscriberId: current.subscriberId });
+    // A limit set where there was none, or a move to another URL, counts against the owner's caps.
+    await checkEndpointCaps(outbox, current.subscriberId, capsOf(current.subscriberId), {
+      adds: false,
+      rateLimited: input.rateLimit !== undefined && input.rateLimit !== null && current.rateLimit === null,
+      url: input.url !== undefined && input.url !== current.url ? input.url : undefined,
+    });
     // URL, token, secrets and subscriptions change together, in one transaction. New subscriptions
     // decide which messages queued from now on reach the endpoint; deliveries already queued stay, and
     // go to the new URL. A subscriber's endpoint given a new URL is unverified again (the queue clears
@@ -486,7 +514,8 @@ export function createAdminApp(options: AdminAppOptions): Koa {
   });
 
   addOperatorRoutes(admin, outbox);
-  addSubscriberRoutes(admin, { outbox, portalLinks });
+  addSubscriberRoutes(admin, { outbox, ...(portal ? { portal } : {}) });
+  if (portal) addPortalRoutes(router, admin, { portal, throttle });
   if (options.listen) addListenRoutes({ router, admin, ...options.listen });
 
   mountRouter(app, router);

@@ -6,6 +6,22 @@ import { generateWebhookSecret } from "@plant-store/types";
 /** A listen endpoint's URL path: the relay route and a session id, nothing else. */
 const RELAY_PATH = /^\/relay\/(lst_[0-9a-f]{32})$/;
 
+/**
+ * Whether `url` is shaped like a relay URL (`/relay/lst_…`) on any host, spelt any way (percent-encoded,
+ * another case, a query): what only `listen` may make. An endpoint of anyone else's there would reach
+ * the store's own relay route, so `POST`/`PATCH /endpoints` refuse it before asking any guard.
+ */
+export function isRelayShaped(url: string): boolean {
+  if (!URL.canParse(url)) return false;
+  let path = new URL(url).pathname;
+  try {
+    path = decodeURIComponent(path);
+  } catch {
+    // Not decodable: judged as it is.
+  }
+  return /^\/+relay\/+lst_/i.test(path);
+}
+
 /** Headers of a delivery that belong to its connection, not to the delivery. */
 const HOP_BY_HOP = new Set(["connection", "content-length", "host", "keep-alive", "transfer-encoding"]);
 
@@ -41,8 +57,12 @@ export interface OpenListenInput {
 export interface ListenRelay {
   /** The origin of the store's own admin server, once it listens: relay URLs are made on it. */
   setOrigin(origin: string): void;
-  /** Whether `url` is a relay URL of this very store (the one exception to the SSRF guard). */
-  owns(url: URL): boolean;
+  /**
+   * Whether the worker may deliver to `url` for endpoint `endpointId` whatever its address: the one
+   * exception to the SSRF guard, granted to an open session's own endpoint (by id, when the session
+   * opened) at the URL the session made for it, never to a URL alone, which anyone could give.
+   */
+  grants(endpointId: number, url: URL): boolean;
   /** Adds the temporary endpoint and the stream its deliveries go out on. */
   open(input: OpenListenInput): Promise<ListenSession>;
   get(sessionId: string): ListenSession | undefined;
@@ -124,6 +144,8 @@ export function createListenRelay(options: ListenRelayOptions): ListenRelay {
   const { outbox, timeoutMs, logger } = options;
   const pingIntervalMs = options.pingIntervalMs ?? 15_000;
   const sessions = new Map<string, Live>();
+  /** The endpoint id of each open session → the session: what `grants` lets through. */
+  const granted = new Map<number, string>();
   let origin: string | undefined;
 
   const write = (session: Live, line: object) => {
@@ -134,6 +156,7 @@ export function createListenRelay(options: ListenRelayOptions): ListenRelay {
     const session = sessions.get(sessionId);
     if (session === undefined || session.closed) return false;
     session.closed = true;
+    granted.delete(session.endpoint.id);
     clearInterval(session.ping);
     for (const pending of session.pending.values())
       pending.resolve(errorAnswer(503, "The listening CLI disconnected before answering"));
@@ -152,10 +175,10 @@ export function createListenRelay(options: ListenRelayOptions): ListenRelay {
     setOrigin(value) {
       origin = value;
     },
-    owns(url) {
-      return (
-        origin !== undefined && url.origin === origin && RELAY_PATH.test(url.pathname) && url.search === ""
-      );
+    grants(endpointId, url) {
+      const sessionId = granted.get(endpointId);
+      const session = sessionId === undefined ? undefined : sessions.get(sessionId);
+      return session !== undefined && !session.closed && url.href === session.endpoint.url;
     },
     async open(input) {
       if (origin === undefined) throw new Error("The listen relay has no origin yet");
@@ -183,6 +206,7 @@ export function createListenRelay(options: ListenRelayOptions): ListenRelay {
       };
       session.ping.unref();
       sessions.set(id, session);
+      granted.set(endpoint.id, id);
       logger?.info({ session: id, endpointId: endpoint.id, owner: input.owner }, "listen session opened");
       return session;
     },

@@ -1,6 +1,7 @@
 import type { Outbox, SecretsCipher } from "@plant-store/sender";
 import { PLANT_STORE_WEBHOOKS } from "@plant-store/types";
 import type { PlantCatalog } from "./plant-catalog.js";
+import type { PortalCredentialRows } from "./portal-credential-rows.js";
 import { preparePrivateSqliteFile } from "./prepare-private-sqlite-file.js";
 
 export const isPostgresUrl = (target: string) => /^postgres(ql)?:\/\//.test(target);
@@ -13,6 +14,8 @@ export const isPostgresUrl = (target: string) => /^postgres(ql)?:\/\//.test(targ
 export interface Store {
   outbox: Outbox;
   plants: PlantCatalog;
+  /** Subscribers' portal links and sessions (`createPortalAccess` uses them). */
+  portalCredentials: PortalCredentialRows;
   /** Rewrites every endpoint's token and secrets under the cipher's first key; answers how many changed. */
   reencryptEndpoints(): Promise<number>;
   close(): Promise<void>;
@@ -49,9 +52,12 @@ export async function openStore(target: string, options: OpenStoreOptions = {}):
         ...(secretsCipher ? { secretsCipher } : {}),
       });
       const plants = await createPostgresPlantCatalog(pool, outbox);
+      const { createPostgresPortalCredentials } = await import("./create-postgres-portal-credentials.js");
+      const portalCredentials = await createPostgresPortalCredentials(pool);
       return {
         outbox,
         plants,
+        portalCredentials,
         reencryptEndpoints: () => outbox.reencryptEndpoints(),
         async close() {
           await outbox.close();
@@ -66,6 +72,7 @@ export async function openStore(target: string, options: OpenStoreOptions = {}):
   preparePrivateSqliteFile(target);
   const { createSqliteOutbox } = await import("@plant-store/sender/sqlite");
   const { createSqlitePlantCatalog } = await import("./create-sqlite-plant-catalog.js");
+  const { createSqlitePortalCredentials } = await import("./create-sqlite-portal-credentials.js");
   const outbox = createSqliteOutbox(target, {
     catalog: PLANT_STORE_WEBHOOKS,
     ...(secretsCipher ? { secretsCipher } : {}),
@@ -80,6 +87,7 @@ export async function openStore(target: string, options: OpenStoreOptions = {}):
     return {
       outbox,
       plants,
+      portalCredentials: createSqlitePortalCredentials(outbox),
       reencryptEndpoints: () => outbox.reencryptEndpoints(),
       close: () => outbox.close(),
     };

@@ -30,12 +30,13 @@ const STYLE = `
 `;
 
 /**
- * The portal's script: the store page's, for one subscriber. Its credential arrives in the link's
- * fragment (`#psl_…`, never sent to a server): it is taken off the address bar at once (so it is not
- * left on screen, nor in a bookmark), kept in this tab's sessionStorage, and sent as `Authorization:
- * Bearer`. The store scopes every answer to the subscriber the credential names, so the script holds no
- * notion of who may see what. A 401 means the link expired or was altered: the page says so and stops
- * asking. Every value from the API goes in through `textContent` after `show()`: the subscriber's name
+ * The portal's script: the store page's, for one subscriber. Its link arrives in the URL's fragment
+ * (`#psl_…`, never sent to a server): it is taken off the address bar at once (so it is not left on
+ * screen, nor in a bookmark) and exchanged, once, for a short session (`POST /portal-sessions`), which
+ * this tab keeps in sessionStorage and sends as `Authorization: Bearer`; the link is spent. The store
+ * scopes every answer to the subscriber the session names, so the script holds no notion of who may see
+ * what. "Sign out" ends the session in the store. A 401 means the session ended (expired, signed out,
+ * revoked by the store): the page says so and stops asking. Every value from the API goes in through `textContent` after `show()`: the subscriber's name
  * and its URLs are as untrusted as the receivers' answers.
  */
 const SCRIPT = String.raw`
@@ -65,7 +66,8 @@ ${PAGE_SCRIPT_KIT}
     $("ended").textContent = message;
     setStatus("ended", "");
   }
-  var EXPIRED = "This portal link has expired or is not valid: ask the store for a new one.";
+  var EXPIRED = "Your portal session has ended (it expired, or the store revoked it): ask the store for a new portal link.";
+  var SPENT = "This portal link was already used, has expired or was revoked: ask the store for a new one.";
 
   function api(method, path, body) {
     if (ended) return Promise.reject(new Error("401"));
@@ -305,10 +307,29 @@ ${PAGE_SCRIPT_KIT}
     end("Links carrying a subscriber token are refused: a browser keeps them in its history. Ask the store for a portal link, and have the token rotated.");
     return;
   }
-  if (fragment) sessionStorage.setItem(KEY, fragment);
-  if (!credential()) { end("Open this page through the portal link the store gave you."); return; }
+  // A link is spent on a session at once; a reload of this tab keeps the session, not the link.
+  function signIn() {
+    if (fragment.indexOf("psl_") !== 0) return Promise.resolve();
+    return fetch("/portal-sessions", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ link: fragment }),
+    }).then(function (response) {
+      return response.json().then(function (data) {
+        if (response.status !== 201) { end(response.status === 401 ? SPENT : data.message || "HTTP " + response.status); throw new Error("401"); }
+        sessionStorage.setItem(KEY, data.session);
+      });
+    });
+  }
+  $("sign-out").addEventListener("click", function () {
+    act($("sign-out"), "DELETE", "/portal-sessions/current", undefined, function () {
+      end("You signed out: this portal session has ended. Open a new portal link from the store to come back.");
+    });
+  });
+  if (!fragment && !credential()) { end("Open this page through the portal link the store gave you."); return; }
   setStatus("connecting", "Loading…");
-  api("GET", "/me")
+  signIn()
+    .then(function () { return api("GET", "/me"); })
     .then(function (me) {
       $("who").textContent = show(me.kind === "subscriber" ? me.subscriber.name : "the store's operator", 200);
       $("main").hidden = false;
@@ -329,7 +350,7 @@ const BODY = `
 <p id="status" data-state="connecting"></p>
 <p id="ended" hidden></p>
 <div id="main" hidden>
-  <p>The webhooks of <strong id="who"></strong></p>
+  <p>The webhooks of <strong id="who"></strong> <button type="button" id="sign-out" data-action="sign-out">Sign out</button></p>
   <p id="notice" hidden></p>
   <h2>Endpoints</h2>
   <p class="muted">A new endpoint, or one whose URL changed, is sent nothing until it passes the store's verification handshake.</p>

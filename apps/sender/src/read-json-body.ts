@@ -3,16 +3,34 @@ import { AdminError, invalidInput } from "./admin-error.js";
 
 const LIMIT = 64 * 1024;
 
-/** The request body parsed as JSON, refusing other content types and anything over 64 KiB. */
+/**
+ * The media type and its `charset` parameter (unquoted, lower case; undefined when not given). JSON is
+ * UTF-8 (RFC 8259 §8.1): a body declared in another charset used to be read as UTF-8 all the same.
+ */
+function mediaType(header: string): { type: string; charset: string | undefined } {
+  const [type = "", ...parameters] = header.split(";").map((part) => part.trim());
+  let charset: string | undefined;
+  for (const parameter of parameters) {
+    const equals = parameter.indexOf("=");
+    if (parameter.slice(0, equals).trim().toLowerCase() !== "charset") continue;
+    charset = parameter
+      .slice(equals + 1)
+      .trim()
+      .replace(/^"(.*)"$/, "$1")
+      .toLowerCase();
+  }
+  return { type: type.toLowerCase(), charset };
+}
+
+/** The request body parsed as JSON, refusing other content types and charsets, and anything over 64 KiB. */
 export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
-  // The media type exactly, parameters (charset) aside: `application/json-seq` or `application/jsonx` is not JSON.
-  const type = String(req.headers["content-type"] ?? "")
-    .split(";")[0]
-    ?.trim()
-    .toLowerCase();
+  // The media type exactly, parameters aside: `application/json-seq` or `application/jsonx` is not JSON.
+  const { type, charset } = mediaType(String(req.headers["content-type"] ?? ""));
   if (type !== "application/json") {
     throw new AdminError(415, "ERR_UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json");
   }
+  if (charset !== undefined && charset !== "utf-8" && charset !== "utf8")
+    throw new AdminError(415, "ERR_UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json in UTF-8");
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {

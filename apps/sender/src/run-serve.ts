@@ -16,6 +16,7 @@ import type { Logger } from "pino";
 import { createAdminApp } from "./create-admin-app.js";
 import { createListenRelay } from "./create-listen-relay.js";
 import { createMetrics } from "./create-metrics.js";
+import { createPortalAccess } from "./create-portal-access.js";
 import { isPostgresUrl, openStore } from "./open-store.js";
 import { ENCRYPTION_KEY_ENV, resolveSecretsCipher } from "./resolve-secrets-cipher.js";
 import type { ServeConfig } from "./serve-config.js";
@@ -31,6 +32,7 @@ export async function runServe(config: ServeConfig, logger: Logger): Promise<Run
   const secretsCipher = resolveSecretsCipher(config.encryptionKeyFile);
   const store = await openStore(config.db, { onError: logPoolError(logger), secretsCipher });
   const { outbox, plants } = store;
+  const portal = createPortalAccess(store.portalCredentials);
   try {
     // Every endpoint read once now: a wrong or missing key stops the start, instead of failing every claim.
     await outbox.listEndpoints();
@@ -46,9 +48,18 @@ export async function runServe(config: ServeConfig, logger: Logger): Promise<Run
   const metrics = createMetrics();
   const relay = createListenRelay({ outbox, timeoutMs: config.timeout, logger });
   const ssrfGuard = createSsrfGuard({
-    allowPrivateTargets: config.allowPrivateTargets,
-    // The one private target always allowed: this store's own `listen` relay (exact origin and path).
-    isTrustedTarget: (url) => relay.owns(url),
+    // Per owner (issue 37): the operator's flag covers the operator's endpoints, subscribers have their
+    // own; a check that names no endpoint gets what both allow.
+    allowPrivateTargets: (endpoint) =>
+      endpoint === undefined
+        ? config.allowPrivateTargets && config.allowPrivateTargetsForSubscribers
+        : endpoint.subscriberId === null
+          ? config.allowPrivateTargets
+          : config.allowPrivateTargetsForSubscribers,
+    // The one private target always allowed: this store's own `listen` relay, for the endpoint id its
+    // session was opened with, at the URL it made (an operator's endpoint; never a URL alone).
+    isTrustedTarget: (url, endpoint) =>
+      endpoint?.id !== undefined && endpoint.subscriberId === null && relay.grants(endpoint.id, url),
   });
   // As many kept-alive sockets per host as attempts in flight: fewer would queue attempts in the agent.
   const client = createDeliveryClient({ timeoutMs: config.timeout, maxSockets: config.concurrency });
@@ -89,10 +100,22 @@ export async function runServe(config: ServeConfig, logger: Logger): Promise<Run
     adminToken: config.adminToken,
     registry: metrics.registry,
     logger,
-    checkTarget: (url) => ssrfGuard.check(url),
-    // The handshake goes out as deliveries do: same client, same guard.
-    verifyEndpoint: (endpoint) => verifyEndpoint(endpoint, { client, ssrfGuard }),
+    checkTarget: (url, endpoint) => ssrfGuard.check(url, { endpoint }),
+    // The handshake goes out as deliveries do: same client, same guard, asked for this endpoint.
+    verifyEndpoint: (endpoint) =>
+      verifyEndpoint(endpoint, {
+        client,
+        ssrfGuard: {
+          check: (url, options) =>
+            ssrfGuard.check(url, {
+              ...options,
+              endpoint: { id: endpoint.id, subscriberId: endpoint.subscriberId },
+            }),
+        },
+      }),
     wake: () => worker.wake(),
+    endpointCaps: { subscriber: { endpoints: config.maxSubscriberEndpoints } },
+    portal,
     listen: { relay, timeoutMs: config.timeout },
   });
   const server = createHttpServer(app, {

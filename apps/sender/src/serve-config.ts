@@ -3,6 +3,8 @@ import { createRetrySchedule } from "@plant-store/sender";
 import { DELIVERY_TIMEOUT_MS } from "@plant-store/types";
 import { z } from "zod";
 import { BooleanSetting } from "./boolean-setting.js";
+import { SUBSCRIBER_ENDPOINT_CAPS } from "./endpoint-caps.js";
+import { MAX_ENDPOINTS } from "./max-endpoints.js";
 
 const duration = durationSetting();
 
@@ -50,7 +52,16 @@ export const ServeConfigSchema = z
     adminToken: z
       .string({ error: "is required (the admin API is never open)" })
       .min(16, "must be at least 16 characters"),
+    // The operator's own endpoints only; subscribers' need their own, explicit setting (issue 37).
     allowPrivateTargets: BooleanSetting,
+    allowPrivateTargetsForSubscribers: BooleanSetting,
+    // A subscriber's endpoints at most (issue 37): far below the operator's 1,000 unless raised.
+    maxSubscriberEndpoints: z
+      .string()
+      .regex(/^[0-9]+$/, "must be a whole number")
+      .default(String(SUBSCRIBER_ENDPOINT_CAPS.endpoints))
+      .transform(Number)
+      .pipe(z.number().int().min(1).max(MAX_ENDPOINTS)),
     retrySchedule: z.string().transform((text, ctx) => {
       try {
         return createRetrySchedule(text);

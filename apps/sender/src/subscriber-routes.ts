@@ -18,6 +18,8 @@ const SUBSCRIBER_ROUTES: ReadonlyArray<readonly [method: string, path: RegExp]> 
   ["GET", /^\/deliveries\/[^/]+$/],
   ["POST", /^\/deliveries\/[^/]+\/retry$/],
   ["POST", /^\/replay$/],
+  // Signing out of the portal (only a portal session may; a token is answered 403).
+  ["DELETE", /^\/portal-sessions\/current$/],
 ];
 
 export function isSubscriberRoute(method: string, path: string): boolean {

@@ -28,12 +28,17 @@ const MAX_BODY_BYTES = 4096;
 
 async function readSignIn(req: IncomingMessage): Promise<{ code?: unknown; token?: unknown }> {
   // JSON only: a cross-site form cannot send it without a preflight this server never answers.
-  const type = String(req.headers["content-type"] ?? "")
-    .split(";")[0]
-    ?.trim()
-    .toLowerCase();
+  const [type, ...parameters] = String(req.headers["content-type"] ?? "")
+    .split(";")
+    .map((part) => part.trim().toLowerCase());
   if (type !== "application/json")
     throw new HttpError(415, "ERR_UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json");
+  // JSON is UTF-8 (RFC 8259): a body declared in another charset was read as UTF-8 all the same.
+  const charset = parameters
+    .find((parameter) => parameter.replace(/\s*=.*/, "") === "charset")
+    ?.replace(/^[^=]*=\s*"?([^"]*)"?$/, "$1");
+  if (charset !== undefined && charset !== "utf-8" && charset !== "utf8")
+    throw new HttpError(415, "ERR_UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json in UTF-8");
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {

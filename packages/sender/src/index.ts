@@ -14,6 +14,7 @@ export {
   type SsrfCheckOptions,
   type SsrfGuard,
   type SsrfGuardOptions,
+  type SsrfTargetEndpoint,
 } from "./delivery/create-ssrf-guard.js";
 export { type DeliveryHeaders, type SignDeliveryInput, signDelivery } from "./delivery/sign-delivery.js";
 export {
@@ -64,6 +65,7 @@ export {
   type Endpoint,
   type EndpointAttemptStats,
   type EndpointChanges,
+  type EndpointCounts,
   type EndpointStatus,
   type EnqueueResult,
   type EnsuredEndpoint,

@@ -291,6 +291,16 @@ export interface AddEndpointInput {
   rateLimit?: number | null;
 }
 
+/** One owner's endpoints, as `countEndpoints` counts them for its caps. */
+export interface EndpointCounts {
+  /** Every endpoint it owns. */
+  endpoints: number;
+  /** Those with a rate limit. */
+  rateLimited: number;
+  /** Those at the URL asked about (0 when none was). */
+  atUrl: number;
+}
+
 /** The highest rate limit an endpoint takes, in deliveries a second. */
 export const MAX_RATE_LIMIT = 10_000;
 
@@ -390,6 +400,11 @@ export interface Outbox<Events extends EventMap = EventMap> {
   ensureEndpoint(input: AddEndpointInput): Promise<EnsuredEndpoint>;
   getEndpoint(id: number, scope?: SubscriberScope): Promise<Endpoint | undefined>;
   listEndpoints(scope?: SubscriberScope): Promise<Endpoint[]>;
+  /**
+   * One owner's endpoints counted, for caps per owner: `subscriberId` null counts the operator's own only
+   * (no subscriber's), a number that subscriber's; `url` also counts its endpoints at that URL.
+   */
+  countEndpoints(subscriberId: number | null, url?: string): Promise<EndpointCounts>;
   /**
    * Marks a subscriber's endpoint as verified now (its owner answered the handshake): from now on it
    * receives fan-out, and its queued deliveries are claimed. An operator's endpoint is answered as it

@@ -127,11 +127,12 @@ export function endpointsCommand(): Command {
       });
       const generated = input.secret === undefined ? generateWebhookSecret() : undefined;
       await withStore(opts, async ({ outbox }) => {
-        // The same bound as POST /endpoints, per owner (counted through the listing; a bound on growth, not exact).
-        const scope = subscriber === undefined ? undefined : { subscriberId: subscriber };
-        if ((await outbox.listEndpoints(scope)).length >= MAX_ENDPOINTS)
+        // The page's bound, per owner: the operator's own count apart from each subscriber's (a bound on
+        // growth, not exact). The operator may give a subscriber more here than `serve` lets it add itself.
+        const owned = await outbox.countEndpoints(subscriber ?? null);
+        if (owned.endpoints >= MAX_ENDPOINTS)
           throw new ConfigError([
-            `The store already has ${MAX_ENDPOINTS} endpoints, the most it takes: remove one first`,
+            `${subscriber === undefined ? "The operator" : `Subscriber ${subscriber}`} already has ${owned.endpoints} endpoints, the most it may have: remove one first`,
           ]);
         const endpoint = await outbox
           .addEndpoint({

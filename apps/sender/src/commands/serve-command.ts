@@ -7,6 +7,8 @@ import {
 } from "@plant-store/app-shell";
 import { DELIVERY_TIMEOUT_MS } from "@plant-store/types";
 import { Command, Option } from "commander";
+import { SUBSCRIBER_ENDPOINT_CAPS } from "../endpoint-caps.js";
+import { MAX_ENDPOINTS } from "../max-endpoints.js";
 import { parseConfig } from "../parse-config.js";
 import { runServe } from "../run-serve.js";
 import { ADMIN_SERVER_DEFAULTS, ServeConfigSchema } from "../serve-config.js";
@@ -29,9 +31,24 @@ export function serveCommand(): Command {
     .addOption(
       flagOption(
         "--allow-private-targets",
-        "deliver to loopback and private addresses (development)",
+        "deliver to loopback and private addresses (development), for the operator's own endpoints only",
         "PLANT_STORE_ALLOW_PRIVATE_TARGETS",
       ),
+    )
+    .addOption(
+      flagOption(
+        "--allow-private-targets-for-subscribers",
+        "let subscribers' endpoints reach loopback and private addresses too (development; a subscriber is a stranger)",
+        "PLANT_STORE_ALLOW_PRIVATE_TARGETS_FOR_SUBSCRIBERS",
+      ),
+    )
+    .addOption(
+      new Option(
+        "--max-subscriber-endpoints <n>",
+        `endpoints one subscriber may have (the operator's own: ${MAX_ENDPOINTS}); of them at most ${SUBSCRIBER_ENDPOINT_CAPS.rateLimited} rate-limited and ${SUBSCRIBER_ENDPOINT_CAPS.perUrl} at one URL`,
+      )
+        .env("PLANT_STORE_MAX_SUBSCRIBER_ENDPOINTS")
+        .default(String(SUBSCRIBER_ENDPOINT_CAPS.endpoints)),
     )
     .addOption(
       new Option("--retry-schedule <list>", "delay before each attempt")
@@ -123,6 +140,10 @@ export function serveCommand(): Command {
       const config = parseConfig(ServeConfigSchema, {
         ...raw,
         allowPrivateTargets: readFlag(raw.allowPrivateTargets, "PLANT_STORE_ALLOW_PRIVATE_TARGETS"),
+        allowPrivateTargetsForSubscribers: readFlag(
+          raw.allowPrivateTargetsForSubscribers,
+          "PLANT_STORE_ALLOW_PRIVATE_TARGETS_FOR_SUBSCRIBERS",
+        ),
       });
       const traced = resolveTracingSettings(
         raw.otelEndpoint as string | undefined,

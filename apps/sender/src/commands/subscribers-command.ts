@@ -3,6 +3,7 @@ import { InvalidSubscriberError } from "@plant-store/sender";
 import { Argument, Command, Option } from "commander";
 import { presentSubscriber } from "../add-subscriber-routes.js";
 import { AddSubscriberInputSchema, IdSchema } from "../admin-inputs.js";
+import { createPortalAccess } from "../create-portal-access.js";
 import { parseConfig } from "../parse-config.js";
 import { dbOption, encryptionKeyFileOption, jsonOption } from "./db-option.js";
 import { NotFoundError, print, withStore } from "./with-store.js";
@@ -17,8 +18,9 @@ const SHOWN_ONCE = "This token is shown once and will not be shown again: hand i
 
 /**
  * The operator's subscribers, straight on the database like the other commands. A subscriber's token
- * is printed by `add` and `rotate-token` only; portal links are signed with the admin token, which the
- * CLI does not hold, so they come from the running store (`POST /subscribers/{id}/portal-links`).
+ * is printed by `add` and `rotate-token` only; portal links come from the running store (`POST
+ * /subscribers/{id}/portal-links`, whose URL is the store's as the operator reached it), and end here
+ * as there: `rotate-token` and `revoke-portal-links` end them in the database every process reads.
  */
 export function subscribersCommand(): Command {
   const subscribers = new Command("subscribers").description(
@@ -92,14 +94,36 @@ export function subscribersCommand(): Command {
     .addOption(jsonOption())
     .action(async (id: string, opts: StoreOptions) => {
       const subscriberId = parseConfig(IdSchema, id);
-      await withStore(opts, async ({ outbox }) => {
+      await withStore(opts, async ({ outbox, portalCredentials }) => {
         const subscriber = await outbox.getSubscriber(subscriberId);
+        // Its portal links and sessions end first, as on the admin API.
+        if (subscriber) await createPortalAccess(portalCredentials).revoke(subscriberId);
         const token = subscriber && (await outbox.rotateSubscriberToken(subscriberId));
         if (!subscriber || token === undefined) throw new NotFoundError(`No subscriber ${id}`);
         print(
           opts.json,
           { subscriber: presentSubscriber(subscriber), token },
           `Subscriber #${subscriber.id} has a new token: ${token}\n${SHOWN_ONCE}`,
+        );
+      });
+    });
+  subscribers
+    .command("revoke-portal-links")
+    .description("End every portal link and portal session of a subscriber at once (its token stays)")
+    .addArgument(new Argument("<id>", "subscriber id"))
+    .addOption(dbOption())
+    .addOption(encryptionKeyFileOption())
+    .addOption(jsonOption())
+    .action(async (id: string, opts: StoreOptions) => {
+      const subscriberId = parseConfig(IdSchema, id);
+      await withStore(opts, async ({ outbox, portalCredentials }) => {
+        const subscriber = await outbox.getSubscriber(subscriberId);
+        if (!subscriber) throw new NotFoundError(`No subscriber ${id}`);
+        const revoked = await createPortalAccess(portalCredentials).revoke(subscriberId);
+        print(
+          opts.json,
+          { subscriber: presentSubscriber(subscriber), revoked },
+          `Subscriber #${subscriber.id}: ${revoked} portal links and sessions ended`,
         );
       });
     });

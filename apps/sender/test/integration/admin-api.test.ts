@@ -674,7 +674,7 @@ describe("the admin API, checked against admin-openapi.json", () => {
 });
 
 describe("the admin API's cap on endpoints", () => {
-  it("refuses an endpoint beyond maxEndpoints with 409 and the Error body, until one is removed", async () => {
+  it("refuses an endpoint beyond the operator's cap with 409 and the Error body, until one is removed", async () => {
     const dir = mkdtempSync(join(tmpdir(), "plant-store-cap-"));
     const store = await openStore(join(dir, "store.db"));
     const adminToken = "admin-token-0123456789";
@@ -683,7 +683,7 @@ describe("the admin API's cap on endpoints", () => {
       plants: store.plants,
       adminToken,
       registry: new Registry(),
-      maxEndpoints: 2,
+      endpointCaps: { operator: { endpoints: 2 } },
     }).listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -701,7 +701,9 @@ describe("the admin API's cap on endpoints", () => {
       const body = (await refused.json()) as { message: string };
       expect(refused.status).toBe(409);
       expectDocumented("post", "/endpoints", refused.status, body);
-      expect(body.message).toBe("The store already has 2 endpoints, the most it takes: remove one first");
+      expect(body.message).toBe(
+        "The operator already has 2 endpoints, the most the operator may have: remove one first",
+      );
       expect(await store.outbox.listEndpoints()).toHaveLength(2);
       expect((await fetch(`${base}/endpoints/1`, { method: "DELETE", headers })).status).toBe(204);
       expect((await add(3)).status).toBe(201);

@@ -72,6 +72,7 @@ describe("moving an endpoint to another URL", () => {
       port: "0",
       adminToken,
       allowPrivateTargets: true,
+      allowPrivateTargetsForSubscribers: true,
       // A failed delivery waits an hour for its next attempt: the test retries it by hand.
       retrySchedule: "0,1h",
     });

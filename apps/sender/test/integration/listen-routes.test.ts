@@ -89,14 +89,16 @@ describe("the listen routes", () => {
     const endpoint = first.endpoint as { id: number; url: string };
     expect(endpoint.url).toBe(`${base}/relay/${session}`);
     expect((await store.outbox.getEndpoint(endpoint.id))?.token).toBe(first.token);
-    expect(relay.owns(new URL(endpoint.url))).toBe(true);
-    // Only this store's relay path is its own: not another path, port or query.
+    expect(relay.grants(endpoint.id, new URL(endpoint.url))).toBe(true);
+    // Granted to the session's endpoint at its own URL only: not another path, port or query, nor
+    // another endpoint at that very URL.
     for (const other of [
       `${base}/plants`,
       `${base}/relay/${session}?x=1`,
       endpoint.url.replace(base, "http://127.0.0.1:1"),
     ])
-      expect(relay.owns(new URL(other)), other).toBe(false);
+      expect(relay.grants(endpoint.id, new URL(other)), other).toBe(false);
+    expect(relay.grants(endpoint.id + 1000, new URL(endpoint.url))).toBe(false);
     const given = await openSession({ token: TOKEN, secrets: [generateWebhookSecret()] });
     expect(given.first).not.toHaveProperty("token");
     expect(given.first).not.toHaveProperty("secret");

@@ -7,7 +7,6 @@ import { createNodeMiddleware } from "@plant-store/receiver";
 import { launchChromium } from "@plant-store/testing";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPortalLinks, PORTAL_LINK_DEFAULT_TTL_MS } from "../../src/create-portal-links.js";
 import { type StoreProcess, startStore } from "../fixtures/store-process.js";
 
 const adminToken = "portal-page-admin-token-0123";
@@ -17,7 +16,9 @@ const hostileName = '<img src=x onerror="document.body.dataset.pwned=1">Ann\'s <
 // does not depend on how far verification is wired into `serve`.
 const urlA = "http://127.0.0.1:9/ann/hooks?x=<img src=y onerror=document.body.dataset.pwned=2>";
 const urlB = "http://127.0.0.1:9/bob/hooks";
-const EXPIRED = "This portal link has expired or is not valid: ask the store for a new one.";
+const ENDED =
+  "Your portal session has ended (it expired, or the store revoked it): ask the store for a new portal link.";
+const SPENT = "This portal link was already used, has expired or was revoked: ask the store for a new one.";
 
 /** The page's globals, typed here: this project compiles without the DOM library. */
 interface BrowserGlobals {
@@ -81,9 +82,12 @@ describe("the subscriber portal in headless Chromium", () => {
     );
 
   beforeAll(async () => {
-    store = await startStore(["--db", join(dir, "store.db"), "--allow-private-targets"], {
-      PLANT_STORE_ADMIN_TOKEN: adminToken,
-    });
+    store = await startStore(
+      ["--db", join(dir, "store.db"), "--allow-private-targets", "--allow-private-targets-for-subscribers"],
+      {
+        PLANT_STORE_ADMIN_TOKEN: adminToken,
+      },
+    );
     browser = await launchChromium();
     receiver = createServer((request, response) => answer(request, response));
     await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
@@ -140,9 +144,15 @@ describe("the subscriber portal in headless Chromium", () => {
     const page = await browser.newPage();
     await page.goto(link);
     await page.locator("#main").waitFor();
-    // The credential leaves the address bar at once and lives in the tab's storage only.
+    // The link leaves the address bar at once and is spent on a session, which lives in the tab's storage only.
     expect(page.url()).toBe(`${store.url}/portal`);
-    expect(await stored(page)).toBe(link.slice(link.indexOf("#") + 1));
+    expect(await stored(page)).toMatch(/^pps_/);
+    // A second use of the same link (another tab, or someone it was forwarded to) is refused.
+    const again = await browser.newPage();
+    await again.goto(link);
+    await again.locator("#ended", { hasText: SPENT }).waitFor();
+    expect(await again.locator("#main").isHidden()).toBe(true);
+    await again.close();
 
     expect(await page.locator("#who").textContent()).toBe(hostileName);
     const row = page.locator(`tr[data-endpoint-id="${endpointA.id}"]`);
@@ -272,44 +282,46 @@ describe("the subscriber portal in headless Chromium", () => {
     await page.close();
   });
 
-  it("shows the expired message for an altered link, and asks nothing more", async () => {
+  it("refuses an altered link with the spent message, and asks nothing more", async () => {
     const link = await portalLink(a.id);
-    // The subscriber id inside the link changed to B's: the signature no longer matches.
-    const altered = link.replace(`#psl_${a.id}.`, `#psl_${b.id}.`);
-    expect(altered).not.toBe(link);
+    const last = link.at(-1) === "A" ? "B" : "A";
+    const altered = `${link.slice(0, -1)}${last}`;
     const page = await browser.newPage();
     const asked: string[] = [];
     page.on("request", (request) => {
       if (request.resourceType() === "fetch") asked.push(new URL(request.url()).pathname);
     });
     await page.goto(altered);
-    await page.locator("#ended", { hasText: EXPIRED }).waitFor();
+    await page.locator("#ended", { hasText: SPENT }).waitFor();
     expect(await page.locator("#main").isHidden()).toBe(true);
     expect(await stored(page)).toBeNull();
-    // No polling after the refusal: the one question was who the link belongs to.
-    expect(asked).toEqual(["/me"]);
+    // No polling after the refusal: the one question was the exchange.
+    expect(asked).toEqual(["/portal-sessions"]);
     await page.close();
   });
 
-  it("stops working when the link expires: the open portal says so, and the store refuses it", async () => {
-    // A link signed the store's way (same admin token) as if issued almost an hour ago, so it expires
-    // seconds from now: the API's shortest link lasts a minute, too long to wait for here.
-    const lifetimeMs = 3_000;
-    const { credential } = createPortalLinks({
-      adminToken,
-      now: () => Date.now() - PORTAL_LINK_DEFAULT_TTL_MS + lifetimeMs,
-    }).issue(a.id);
-    const me = await call<{ subscriber: { id: number } }>(credential, "GET", "/me");
-    expect(me.subscriber.id).toBe(a.id);
-
+  it("signs out with its button, ending the session in the store, and ends an open portal the store revokes", async () => {
     const page = await browser.newPage();
-    await page.goto(`${store.url}/portal#${credential}`);
-    // Whether the page got to show the portal first depends on the machine; either way it must end here.
-    await page.locator("#ended", { hasText: EXPIRED }).waitFor({ timeout: lifetimeMs + 10_000 });
+    await page.goto(await portalLink(a.id));
+    await page.locator("#main").waitFor();
+    const session = (await stored(page)) as string;
+    expect(await call<{ kind: string }>(session, "GET", "/me")).toMatchObject({ kind: "subscriber" });
+    await page.click("#sign-out");
+    await page.locator("#ended", { hasText: "You signed out" }).waitFor();
     expect(await page.locator("#main").isHidden()).toBe(true);
-    const refused = await fetch(`${store.url}/me`, { headers: { authorization: `Bearer ${credential}` } });
+    expect(await stored(page)).toBeNull();
+    const refused = await fetch(`${store.url}/me`, { headers: { authorization: `Bearer ${session}` } });
     expect(refused.status).toBe(401);
     await page.close();
+
+    // An open portal whose links the operator revokes: its next poll is refused, and it says so.
+    const open = await browser.newPage();
+    await open.goto(await portalLink(a.id));
+    await open.locator("#main").waitFor();
+    await admin("DELETE", `/subscribers/${a.id}/portal-links`);
+    await open.locator("#ended", { hasText: ENDED }).waitFor();
+    expect(await open.locator("#main").isHidden()).toBe(true);
+    await open.close();
 
     // The API's own links: a minute at least, and the default an hour.
     const short = await admin<{ expiresAt: string }>("POST", `/subscribers/${a.id}/portal-links`, {

@@ -54,6 +54,7 @@ describe("the store page in headless Chromium", () => {
         "--db",
         join(dir, "store.db"),
         "--allow-private-targets",
+        "--allow-private-targets-for-subscribers",
         "--retry-schedule",
         "0",
         "--alert-after",

@@ -51,7 +51,14 @@ describe("a subscriber's endpoint receives nothing until its server answers the 
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/plant/webhook`;
     store = await startStore(
-      ["--db", join(dir, "store.db"), "--allow-private-targets", "--retry-schedule", "0,50ms"],
+      [
+        "--db",
+        join(dir, "store.db"),
+        "--allow-private-targets",
+        "--allow-private-targets-for-subscribers",
+        "--retry-schedule",
+        "0,50ms",
+      ],
       { PLANT_STORE_ADMIN_TOKEN: adminToken },
     );
   });

@@ -7,7 +7,7 @@ import { createRetryPolicy, type Outbox } from "@plant-store/sender";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdminApp } from "../../src/create-admin-app.js";
-import { createPortalLinks } from "../../src/create-portal-links.js";
+import { createPortalAccess } from "../../src/create-portal-access.js";
 import { openStore, type Store } from "../../src/open-store.js";
 import { type ApiAnswer, callApi } from "../fixtures/call-api.js";
 import { expectDocumented } from "../fixtures/expect-documented.js";
@@ -22,7 +22,6 @@ describe("subscribers through the admin API: isolation, tokens and portal links"
   const dir = mkdtempSync(join(tmpdir(), "plant-store-subscribers-"));
   const adminToken = "admin-token-0123456789";
   let clock = Date.now();
-  const portalLinks = createPortalLinks({ adminToken, now: () => clock });
   let store: Store;
   let outbox: Outbox;
   let server: Server;
@@ -38,7 +37,7 @@ describe("subscribers through the admin API: isolation, tokens and portal links"
       plants: store.plants,
       adminToken,
       registry: new Registry(),
-      portalLinks,
+      portal: createPortalAccess(store.portalCredentials, { now: () => clock }),
       verifyEndpoint: async (endpoint) => {
         // The URL changed to another's while the handshake ran: the old URL's answer must not count.
         if (endpoint.url === "https://racy.example/hook")
@@ -66,7 +65,7 @@ describe("subscribers through the admin API: isolation, tokens and portal links"
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const call = (method: string, path: string, token: string, body?: unknown) =>
+  const call = (method: string, path: string, token: string | null, body?: unknown) =>
     callApi(base, method, path, { token, body });
   const documented = (method: string, path: string, answer: ApiAnswer) =>
     expectDocumented(method, path, answer.status, answer.body);
@@ -262,9 +261,8 @@ describe("subscribers through the admin API: isolation, tokens and portal links"
     expect((await call("GET", `/deliveries/${deliveriesB[0]?.id}`, adminToken)).status).toBe(200);
   });
 
-  it("answers a portal link until it expires, and refuses an altered or removed subscriber's link", async () => {
+  it("exchanges a portal link once for a session, which lasts until it expires, and refuses a link used as a bearer", async () => {
     const created = await call("POST", "/subscribers", adminToken, { name: "Cactus Club" });
-    const other = await call("POST", "/subscribers", adminToken, { name: "Daisy Ltd" });
     const id = created.body.subscriber.id as number;
     const link = await call("POST", `/subscribers/${id}/portal-links`, adminToken);
     expect(link.status).toBe(201);
@@ -272,42 +270,48 @@ describe("subscribers through the admin API: isolation, tokens and portal links"
     const url = new URL(link.body.url);
     expect(url.pathname).toBe("/portal");
     const credential = url.hash.slice(1);
-    expect(credential).toMatch(/^psl_/);
-    // The default hour.
+    expect(credential).toMatch(/^psl_[A-Za-z0-9_-]{43}$/);
+    // The default hour to open it.
     expect(Date.parse(link.body.expiresAt) - clock).toBe(3_600_000);
-
-    const me = await call("GET", "/me", credential);
+    // The link itself opens nothing: it is exchanged.
+    expect((await call("GET", "/me", credential)).status).toBe(401);
+    const session = await call("POST", "/portal-sessions", null, { link: credential });
+    expect(session.status).toBe(201);
+    documented("post", "/portal-sessions", session);
+    expect(session.body.session).toMatch(/^pps_/);
+    expect(Date.parse(session.body.expiresAt) - clock).toBe(3_600_000);
+    const me = await call("GET", "/me", session.body.session);
     expect(me.body).toEqual({ kind: "subscriber", subscriber: created.body.subscriber });
-    expect((await call("GET", "/endpoints", credential)).status).toBe(200);
-    expect((await call("GET", "/subscribers", credential)).status).toBe(404);
-
-    // Altered: another subscriber's id under the same signature, or one character of the signature.
-    const otherId = other.body.subscriber.id as number;
-    const swapped = credential.replace(/^psl_\d+\./, `psl_${otherId}.`);
-    const last = credential.at(-1) === "A" ? "B" : "A";
-    for (const altered of [swapped, `${credential.slice(0, -1)}${last}`, `${credential}x`]) {
-      const refused = await call("GET", "/me", altered);
-      expect(refused.status, altered).toBe(401);
-      documented("get", "/me", refused);
-    }
-    // Expired: a second before its end it works, at its end it does not.
+    expect((await call("GET", "/subscribers", session.body.session)).status).toBe(404);
+    // A second use of the same link is refused.
+    const again = await call("POST", "/portal-sessions", null, { link: credential });
+    expect(again.status).toBe(401);
+    documented("post", "/portal-sessions", again);
+    // Expired: a second before its end the session works, at its end it does not.
     const started = clock;
     clock = started + 3_599_000;
-    expect((await call("GET", "/me", credential)).status).toBe(200);
+    expect((await call("GET", "/me", session.body.session)).status).toBe(200);
     clock = started + 3_600_000;
-    expect((await call("GET", "/me", credential)).status).toBe(401);
+    expect((await call("GET", "/me", session.body.session)).status).toBe(401);
+    // A link not exchanged in its time is refused.
+    const late = await call("POST", `/subscribers/${id}/portal-links`, adminToken, { expiresInSeconds: 60 });
+    clock += 60_000;
+    const lateLink = new URL(late.body.url).hash.slice(1);
+    expect((await call("POST", "/portal-sessions", null, { link: lateLink })).status).toBe(401);
     clock = started;
-    // A shorter link, asked for; and a link whose subscriber was removed.
-    const short = await call("POST", `/subscribers/${id}/portal-links`, adminToken, { expiresInSeconds: 60 });
-    expect(Date.parse(short.body.expiresAt) - clock).toBe(60_000);
     const refusedTtl = await call("POST", `/subscribers/${id}/portal-links`, adminToken, {
       expiresInSeconds: 10,
     });
     expect(refusedTtl.status).toBe(400);
     documented("post", "/subscribers/{id}/portal-links", refusedTtl);
-    const gone = await call("DELETE", `/subscribers/${id}`, adminToken);
-    expect(gone.status).toBe(204);
-    expect((await call("GET", "/me", credential)).status).toBe(401);
+    // A removed subscriber's session ends with it.
+    const fresh = await call("POST", `/subscribers/${id}/portal-links`, adminToken);
+    const live = await call("POST", "/portal-sessions", null, {
+      link: new URL(fresh.body.url).hash.slice(1),
+    });
+    expect((await call("GET", "/me", live.body.session)).status).toBe(200);
+    expect((await call("DELETE", `/subscribers/${id}`, adminToken)).status).toBe(204);
+    expect((await call("GET", "/me", live.body.session)).status).toBe(401);
     expect((await call("POST", `/subscribers/${id}/portal-links`, adminToken)).status).toBe(404);
   });
 

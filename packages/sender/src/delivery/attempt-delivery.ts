@@ -43,7 +43,12 @@ async function attempt(
   try {
     // The lookup shares the attempt's time: a name whose DNS hangs fails the attempt (ERR_DNS_TIMEOUT)
     // instead of holding its slot and lease indefinitely.
-    const pinnedAddress = await guard.check(delivery.endpoint.url, { timeoutMs: client.timeoutMs });
+    // With its endpoint: a guard may allow private targets per owner, and the listen relay by endpoint id.
+    const { id, subscriberId } = delivery.endpoint;
+    const pinnedAddress = await guard.check(delivery.endpoint.url, {
+      timeoutMs: client.timeoutMs,
+      endpoint: { id, subscriberId },
+    });
     const lookupMs = performance.now() - start;
     const headers = signDelivery({
       webhookId: delivery.webhookId,

@@ -95,6 +95,39 @@ describe("createSsrfGuard", () => {
     ]);
   });
 
+  it("decides per endpoint when told a function: private targets for one owner, an exception for one endpoint id", async () => {
+    const asked: unknown[] = [];
+    const guard = createSsrfGuard({
+      // Subscribers only (the operator's endpoints have subscriberId null).
+      allowPrivateTargets: (endpoint) => {
+        asked.push(endpoint);
+        return endpoint !== undefined && endpoint.subscriberId !== null;
+      },
+      isTrustedTarget: (_url, endpoint) => endpoint?.id === 7 && endpoint.subscriberId === null,
+    });
+    const loopback = "http://127.0.0.1:8780/relay/lst_1";
+    expect(await guard.check(loopback, { endpoint: { id: 3, subscriberId: 2 } })).toEqual({
+      address: "127.0.0.1",
+      family: 4,
+    });
+    expect(await guard.check(loopback, { endpoint: { id: 7, subscriberId: null } })).toEqual({
+      address: "127.0.0.1",
+      family: 4,
+    });
+    for (const endpoint of [{ id: 8, subscriberId: null }, { subscriberId: null }, undefined])
+      await expect(
+        guard.check(loopback, endpoint ? { endpoint } : {}),
+        JSON.stringify(endpoint),
+      ).rejects.toBeInstanceOf(SsrfBlockedError);
+    expect(asked).toStrictEqual([
+      { id: 3, subscriberId: 2 },
+      { id: 7, subscriberId: null },
+      { id: 8, subscriberId: null },
+      { subscriberId: null },
+      undefined,
+    ]);
+  });
+
   it("gives up on a name that does not resolve in time with ERR_DNS_TIMEOUT", async () => {
     const hanging = createSsrfGuard({ resolve: () => new Promise(() => undefined) });
     const outcome = await Promise.race([

@@ -9,9 +9,18 @@ export interface ResolvedTarget {
   family: 4 | 6;
 }
 
+/** The endpoint a target is checked for, so a guard can decide per owner (its id once it has one). */
+export interface SsrfTargetEndpoint {
+  id?: number;
+  /** Its owner: a subscriber, or null for the operator's own. */
+  subscriberId: number | null;
+}
+
 export interface SsrfCheckOptions {
   /** Longest wait for the name to resolve, in ms; default the guard's `lookupTimeoutMs`. */
   timeoutMs?: number;
+  /** The endpoint the URL is checked for (deliveries give theirs); what the per-endpoint options are asked about. */
+  endpoint?: SsrfTargetEndpoint;
 }
 
 export interface SsrfGuard {
@@ -23,14 +32,19 @@ export interface SsrfGuard {
 }
 
 export interface SsrfGuardOptions {
-  /** Allow loopback and private targets (local development, tests, the demo). Default false. */
-  allowPrivateTargets?: boolean;
+  /**
+   * Allow loopback and private targets (local development, tests, the demo): for every check, or per
+   * endpoint (a function of the check's `endpoint`, undefined when the caller gave none), so that the
+   * operator's setting need not cover its subscribers'. Default false.
+   */
+  allowPrivateTargets?: boolean | ((endpoint: SsrfTargetEndpoint | undefined) => boolean);
   /**
    * The one narrow exception when private targets are refused: a URL this returns true for is
    * delivered to whatever address it resolves to (the Plant Store's own `listen` relay on its admin
-   * port). Match an exact origin and path, never a whole address range.
+   * port). Decide by the endpoint (`listen` grants its session's endpoint id), never by a URL a stranger
+   * could also choose; match an exact origin and path, never a whole address range.
    */
-  isTrustedTarget?: (url: URL) => boolean;
+  isTrustedTarget?: (url: URL, endpoint: SsrfTargetEndpoint | undefined) => boolean;
   /** Name resolution; default `dns.lookup` with `all: true`. */
   resolve?: (hostname: string) => Promise<ResolvedTarget[]>;
   /** Longest wait for a name to resolve, in ms, when `check` is not given one; default DELIVERY_TIMEOUT_MS (15 s). */
@@ -87,7 +101,12 @@ export function createSsrfGuard(options: SsrfGuardOptions = {}): SsrfGuard {
         : await withTimeout(resolve(host), checkOptions.timeoutMs ?? lookupTimeoutMs, host);
       const first = targets[0];
       if (!first) throw new SsrfBlockedError(`${host} resolved to no address`);
-      if (!options.allowPrivateTargets && options.isTrustedTarget?.(parsed) !== true) {
+      const { endpoint } = checkOptions;
+      const allowed =
+        typeof options.allowPrivateTargets === "function"
+          ? options.allowPrivateTargets(endpoint)
+          : options.allowPrivateTargets === true;
+      if (!allowed && options.isTrustedTarget?.(parsed, endpoint) !== true) {
         const blocked = targets.find((target) => !isPublicAddress(target.address));
         if (blocked)
           throw new SsrfBlockedError(`${host} resolves to a non-public address (${blocked.address})`);

@@ -11,6 +11,7 @@ import { addSubscriber } from "./operations/add-subscriber.js";
 import { attemptTimeline } from "./operations/attempt-timeline.js";
 import { authenticateSubscriber } from "./operations/authenticate-subscriber.js";
 import { claimDue } from "./operations/claim-due.js";
+import { countEndpoints } from "./operations/count-endpoints.js";
 import { endpointStats } from "./operations/endpoint-stats.js";
 import { enqueueMessages } from "./operations/enqueue-messages.js";
 import { ensureEndpoint } from "./operations/ensure-endpoint.js";
@@ -90,6 +91,7 @@ export function createOutbox<Join>(
     ensureEndpoint: (input) => write((ctx) => ensureEndpoint(ctx, input)),
     getEndpoint: (id, scope) => read((ctx) => getEndpoint(ctx, id, scope)),
     listEndpoints: (scope) => read((ctx) => listEndpoints(ctx, scope)),
+    countEndpoints: (subscriberId, url) => read(() => countEndpoints(subscriberId, url)),
     markEndpointVerified: (id, scope, verifiedUrl) =>
       write((ctx) => markEndpointVerified(ctx, id, scope, verifiedUrl)),
     addSubscriber: (input) => write((ctx) => addSubscriber(ctx, input)),
