@@ -58,6 +58,7 @@ export function createOutbox<Join>(
 ): JoinableOutbox<Join> {
   const context = (): QueueContext => ({
     dialect: driver.dialect,
+    store: driver.store,
     now: driver.now(),
     codec,
     ...(catalog ? { catalog } : {}),

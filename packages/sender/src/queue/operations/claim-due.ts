@@ -28,6 +28,6 @@ export function claimPlan(
  */
 export function* claimDue(ctx: QueueContext, request: ClaimRequest): Operation<ClaimedDelivery[]> {
   if (request.limit <= 0) return [];
-  const { claimed } = yield* ctx.dialect.writeAndClaim(ctx, [], claimPlan(request));
+  const { claimed } = yield* ctx.store.writeAndClaim(ctx, [], claimPlan(request));
   return toClaimed(claimed, ctx.codec.open);
 }

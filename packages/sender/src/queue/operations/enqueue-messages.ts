@@ -24,7 +24,7 @@ export function* enqueueMessages(
     ctx,
     messages.map((message) => message.subscriberId),
   );
-  const inserted = yield* dialect.insertMessages(
+  const inserted = yield* ctx.store.insertMessages(
     ctx,
     messages.map((message, index) => ({ ...message, traceparent: traceparents[index] ?? null })),
   );

@@ -55,7 +55,7 @@ export const SCHEMA_LOCK = 0x706c616e;
 
 /** The version the database is at; 0 for a database made before versions were kept (or an empty one). */
 export function* schemaVersion(ctx: QueueContext): Operation<number> {
-  if (!(yield* ctx.dialect.hasColumn("webhook_schema", "version"))) return 0;
+  if (!(yield* ctx.store.hasColumn("webhook_schema", "version"))) return 0;
   const found = yield* row<{ version: number | string }>(
     sql`SELECT max(version) AS version FROM webhook_schema`,
   );
@@ -68,21 +68,21 @@ export function* schemaVersion(ctx: QueueContext): Operation<number> {
  * the `webhook_` ones. Each step is safe to run again, so a crash half-way is finished by the next open.
  */
 export function* migrateSchema(ctx: QueueContext): Operation<void> {
-  const { dialect } = ctx;
+  const { dialect, store } = ctx;
   if ((yield* schemaVersion(ctx)) >= SCHEMA_VERSION) return;
   yield* dialect.lock(SCHEMA_LOCK);
   if ((yield* schemaVersion(ctx)) >= SCHEMA_VERSION) return;
-  yield* dialect.createSchema();
+  yield* store.createSchema();
   for (const [table, column, type] of ADDED_COLUMNS)
-    if (!(yield* dialect.hasColumn(table, column)))
+    if (!(yield* store.hasColumn(table, column)))
       yield* count(raw(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`));
   for (const statement of ADDED_INDEXES) yield* count(raw(statement));
-  if (yield* dialect.hasColumn("deliveries", "plant_id")) {
+  if (yield* store.hasColumn("deliveries", "plant_id")) {
     // The oldest 0.1 databases lack it.
-    if (!(yield* dialect.hasColumn("endpoints", "last_failure_at")))
+    if (!(yield* store.hasColumn("endpoints", "last_failure_at")))
       yield* count(sql`ALTER TABLE endpoints ADD COLUMN last_failure_at BIGINT`);
     for (const statement of LEGACY_OUTBOX_COPY) yield* count(raw(statement));
-    yield* dialect.continueIds([
+    yield* store.continueIds([
       "webhook_messages",
       "webhook_endpoints",
       "webhook_deliveries",
