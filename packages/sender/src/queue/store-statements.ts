@@ -20,8 +20,8 @@ export interface WriteAndClaimResult {
 export interface StoreStatements {
   /** Whether the table exists and has the column (schema upgrades). */
   hasColumn(table: string, column: string): Operation<boolean>;
-  /** Creates every table and index of the current schema that is missing; changes nothing that exists. */
-  createSchema(): Operation<void>;
+  /** The current schema's DDL (`SQLITE_SCHEMA`, `POSTGRES_SCHEMA`), run statement by statement by `migrateSchema`. */
+  readonly schema: string;
   /** After rows were copied in with their own ids: new rows of these tables get ids after them. */
   continueIds(tables: readonly string[]): Operation<void>;
   /**

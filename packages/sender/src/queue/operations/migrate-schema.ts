@@ -15,7 +15,11 @@ import { raw, sql } from "../sql.js";
  */
 export const SCHEMA_VERSION = 4;
 
-/** Columns added since the first schema, each added to a database that lacks it. */
+/**
+ * Columns added since the first schema, each added to a database that lacks it. The schema files
+ * (`SQLITE_SCHEMA`, `POSTGRES_SCHEMA`) hold them too, last in their tables, so a new database is made as an
+ * upgraded one is.
+ */
 const ADDED_COLUMNS: ReadonlyArray<readonly [table: string, column: string, type: string]> = [
   // 0.3: messages queued before carry no trace context (NULL).
   ["webhook_messages", "traceparent", "TEXT"],
@@ -39,16 +43,12 @@ const ADDED_COLUMNS: ReadonlyArray<readonly [table: string, column: string, type
   ["webhook_endpoints", "rate_at", "BIGINT"],
 ];
 
-/**
- * Indexes on added columns, made after them (in the schema files they would fail on a database whose
- * column is not there yet). Same text on both databases.
- */
-const ADDED_INDEXES: readonly string[] = [
-  // 4: what a claim asks of a keyed delivery, "is one queued before it with its key still pending?",
-  // answered from the pending keyed rows only (unkeyed and finished rows are not in it).
-  `CREATE INDEX IF NOT EXISTS webhook_deliveries_ordering ON webhook_deliveries (endpoint_id, ordering_key, id)
-    WHERE ordering_key IS NOT NULL AND status = 'pending'`,
-];
+/** The schema's statements, each with the comment lines above it left out. */
+const statementsOf = (schema: string) =>
+  schema
+    .split(/;\s*$/m)
+    .map((text) => text.replace(/^\s*(--[^\n]*\n\s*)*/, "").trim())
+    .filter((text) => text !== "");
 
 /** Serialises schema upgrades when several processes open one database at once. */
 export const SCHEMA_LOCK = 0x706c616e;
@@ -72,11 +72,15 @@ export function* migrateSchema(ctx: QueueContext): Operation<void> {
   if ((yield* schemaVersion(ctx)) >= SCHEMA_VERSION) return;
   yield* dialect.lock(SCHEMA_LOCK);
   if ((yield* schemaVersion(ctx)) >= SCHEMA_VERSION) return;
-  yield* store.createSchema();
+  // The tables that are missing, made as they are now; then the columns an older table lacks; then the
+  // indexes (some are on added columns) and the rest.
+  const statements = statementsOf(store.schema);
+  const isTable = (statement: string) => statement.startsWith("CREATE TABLE");
+  for (const statement of statements.filter(isTable)) yield* count(raw(statement));
   for (const [table, column, type] of ADDED_COLUMNS)
     if (!(yield* store.hasColumn(table, column)))
       yield* count(raw(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`));
-  for (const statement of ADDED_INDEXES) yield* count(raw(statement));
+  for (const statement of statements.filter((statement) => !isTable(statement))) yield* count(raw(statement));
   if (yield* store.hasColumn("deliveries", "plant_id")) {
     // The oldest 0.1 databases lack it.
     if (!(yield* store.hasColumn("endpoints", "last_failure_at")))
@@ -89,7 +93,6 @@ export function* migrateSchema(ctx: QueueContext): Operation<void> {
       "webhook_attempts",
     ]);
   }
-  yield* count(sql`CREATE TABLE IF NOT EXISTS webhook_schema (version INTEGER NOT NULL)`);
   yield* count(sql`DELETE FROM webhook_schema`);
   yield* count(sql`INSERT INTO webhook_schema (version) VALUES (${SCHEMA_VERSION})`);
 }

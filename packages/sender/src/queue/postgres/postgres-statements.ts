@@ -6,7 +6,7 @@ import { ENDPOINT_RECEIVES } from "../endpoint-receives.js";
 import { fanOut } from "../fan-out.js";
 import { headOfItsKey } from "../head-of-its-key.js";
 import { insertMessageRows } from "../insert-message-rows.js";
-import { count, type Operation, row, rows } from "../operation.js";
+import { type Operation, row, rows } from "../operation.js";
 import { availableTokens } from "../rate-bucket.js";
 import type { ClaimedRow } from "../rows.js";
 import { join, param, raw, type Sql, sql } from "../sql.js";
@@ -83,9 +83,7 @@ export const postgresStatements: StoreStatements = {
     );
     return found !== undefined;
   },
-  *createSchema() {
-    yield* count(raw(POSTGRES_SCHEMA));
-  },
+  schema: POSTGRES_SCHEMA,
   *continueIds(tables) {
     // Rows copied with their ids: each sequence continues after the largest.
     for (const table of tables)

@@ -77,10 +77,7 @@ export const sqliteStatements: StoreStatements = {
     const found = yield* row(sql`SELECT 1 AS found FROM pragma_table_info(${table}) WHERE name = ${column}`);
     return found !== undefined;
   },
-  *createSchema() {
-    for (const statement of SQLITE_SCHEMA.split(/;\s*$/m).map((text) => text.trim()))
-      if (statement !== "") yield* count(raw(statement));
-  },
+  schema: SQLITE_SCHEMA,
   // AUTOINCREMENT already continues after the largest id inserted.
   *continueIds() {},
   // The messages (one as plain VALUES), then their deliveries read back by id.

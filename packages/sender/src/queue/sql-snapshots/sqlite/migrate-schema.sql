@@ -8,10 +8,11 @@ CREATE TABLE IF NOT EXISTS webhook_messages (
   idempotency_key TEXT UNIQUE,
   payload TEXT NOT NULL,
   created_at INTEGER NOT NULL,
-  traceparent TEXT
+  traceparent TEXT,
+  event_type TEXT,
+  subscriber_id BIGINT,
+  ordering_key TEXT
 );
-
-CREATE INDEX IF NOT EXISTS webhook_messages_created_at ON webhook_messages (created_at);
 
 CREATE TABLE IF NOT EXISTS webhook_endpoints (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -22,10 +23,14 @@ CREATE TABLE IF NOT EXISTS webhook_endpoints (
   disabled_reason TEXT,
   failing_since INTEGER,
   last_failure_at INTEGER,
-  created_at INTEGER NOT NULL
+  created_at INTEGER NOT NULL,
+  event_types TEXT,
+  subscriber_id BIGINT REFERENCES webhook_subscribers (id) ON DELETE CASCADE,
+  verified_at BIGINT,
+  rate_limit INTEGER,
+  rate_tokens DOUBLE PRECISION,
+  rate_at BIGINT
 );
-
-CREATE INDEX IF NOT EXISTS webhook_endpoints_url ON webhook_endpoints (url);
 
 CREATE TABLE IF NOT EXISTS webhook_subscribers (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -48,18 +53,10 @@ CREATE TABLE IF NOT EXISTS webhook_deliveries (
   last_status INTEGER,
   last_error TEXT,
   created_at INTEGER NOT NULL,
-  updated_at INTEGER NOT NULL
+  updated_at INTEGER NOT NULL,
+  event_type TEXT,
+  ordering_key TEXT
 );
-
--- One delivery per message and endpoint, as on PostgreSQL (databases made before schema version 1 keep their
--- equivalent UNIQUE (webhook_id, endpoint_id): a message has one webhook id); it also serves the cascade.
-CREATE UNIQUE INDEX IF NOT EXISTS webhook_deliveries_message_endpoint ON webhook_deliveries (message_id, endpoint_id);
-
-DROP INDEX IF EXISTS webhook_deliveries_message;
-
-CREATE INDEX IF NOT EXISTS webhook_deliveries_endpoint_due ON webhook_deliveries (endpoint_id, status, next_attempt_at);
-
-CREATE INDEX IF NOT EXISTS webhook_deliveries_finished ON webhook_deliveries (status, updated_at);
 
 CREATE TABLE IF NOT EXISTS webhook_attempts (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -74,10 +71,7 @@ CREATE TABLE IF NOT EXISTS webhook_attempts (
   outcome TEXT NOT NULL
 );
 
-CREATE INDEX IF NOT EXISTS webhook_attempts_delivery ON webhook_attempts (delivery_id);
-
--- endpointStats(since): the attempts of the last hour, without reading the whole log (covering: no row look-up).
-CREATE INDEX IF NOT EXISTS webhook_attempts_started ON webhook_attempts (started_at, delivery_id, status);
+CREATE TABLE IF NOT EXISTS webhook_schema (version INTEGER NOT NULL);
 
 SELECT 1 AS found FROM pragma_table_info(?) WHERE name = ?;
 
@@ -127,12 +121,26 @@ SELECT 1 AS found FROM pragma_table_info(?) WHERE name = ?;
 
 ALTER TABLE webhook_endpoints ADD COLUMN rate_at BIGINT;
 
+CREATE INDEX IF NOT EXISTS webhook_messages_created_at ON webhook_messages (created_at);
+
+CREATE INDEX IF NOT EXISTS webhook_endpoints_url ON webhook_endpoints (url);
+
+CREATE UNIQUE INDEX IF NOT EXISTS webhook_deliveries_message_endpoint ON webhook_deliveries (message_id, endpoint_id);
+
+DROP INDEX IF EXISTS webhook_deliveries_message;
+
+CREATE INDEX IF NOT EXISTS webhook_deliveries_endpoint_due ON webhook_deliveries (endpoint_id, status, next_attempt_at);
+
+CREATE INDEX IF NOT EXISTS webhook_deliveries_finished ON webhook_deliveries (status, updated_at);
+
 CREATE INDEX IF NOT EXISTS webhook_deliveries_ordering ON webhook_deliveries (endpoint_id, ordering_key, id)
-    WHERE ordering_key IS NOT NULL AND status = 'pending';
+  WHERE ordering_key IS NOT NULL AND status = 'pending';
+
+CREATE INDEX IF NOT EXISTS webhook_attempts_delivery ON webhook_attempts (delivery_id);
+
+CREATE INDEX IF NOT EXISTS webhook_attempts_started ON webhook_attempts (started_at, delivery_id, status);
 
 SELECT 1 AS found FROM pragma_table_info(?) WHERE name = ?;
-
-CREATE TABLE IF NOT EXISTS webhook_schema (version INTEGER NOT NULL);
 
 DELETE FROM webhook_schema;
 
