@@ -1,8 +1,5 @@
-import type { WebhookCatalog } from "@plant-store/types";
-import type { SecretCodec } from "../secrets/create-secret-codec.js";
 import type { Operation } from "./operation.js";
 import type { Sql, SqlParam, SqlValue } from "./sql.js";
-import type { StoreStatements } from "./store-statements.js";
 
 /** The column types the queue's parameters and row sets use. */
 export type ColumnType = "bigint" | "int" | "text";
@@ -45,18 +42,4 @@ export interface Dialect {
   subscribes(eventTypes: Sql, eventType: Sql): Sql;
   /** The smaller of two numbers (`LEAST`; SQLite's two-argument `min`). */
   least(a: Sql, b: Sql): Sql;
-}
-
-/** What every operation is given: the database's dialect and own statements, the store's time for this operation, the secrets codec. */
-export interface QueueContext {
-  readonly dialect: Dialect;
-  readonly store: StoreStatements;
-  /**
-   * The store's clock in Unix ms, as SQL: PostgreSQL's `statement_timestamp()` (so processes on machines
-   * whose clocks disagree agree on leases), or the outbox's `now` option read once for the operation.
-   */
-  readonly now: Sql;
-  readonly codec: SecretCodec;
-  /** The outbox's webhooks, when it was given them: what messages and subscriptions are checked against. */
-  readonly catalog?: WebhookCatalog;
 }

@@ -1,7 +1,7 @@
 import type { ClaimPlan } from "./claim-plan.js";
-import type { QueueContext } from "./dialect.js";
 import type { InsertedMessage, MessageToInsert } from "./message-to-insert.js";
 import type { Operation } from "./operation.js";
+import type { QueueContext } from "./queue-context.js";
 import type { ClaimedRow } from "./rows.js";
 import type { Sql } from "./sql.js";
 

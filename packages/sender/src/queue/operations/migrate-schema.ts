@@ -1,6 +1,6 @@
-import type { QueueContext } from "../dialect.js";
 import { LEGACY_OUTBOX_COPY } from "../legacy-outbox-copy.js";
 import { count, type Operation, row } from "../operation.js";
+import type { QueueContext } from "../queue-context.js";
 import { raw, sql } from "../sql.js";
 
 /**

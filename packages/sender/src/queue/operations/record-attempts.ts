@@ -5,9 +5,10 @@ import { newWebhookId } from "../../new-webhook-id.js";
 import type { AttemptReport, RecordOptions, RecordResult } from "../../outbox.js";
 import { type AlertDelivery, type AlertEndpoint, decideAlerts } from "../decide-alerts.js";
 import { type BatchEndpointState, decideAttempts } from "../decide-attempts.js";
-import type { ColumnType, QueueContext } from "../dialect.js";
+import type { ColumnType } from "../dialect.js";
 import type { Operation } from "../operation.js";
 import { reusePlans, rows } from "../operation.js";
+import type { QueueContext } from "../queue-context.js";
 import {
   attemptValues,
   type DeliveryRow,

@@ -1,12 +1,12 @@
 import { OUTBOX_NOTIFY_CHANNEL } from "../../outbox.js";
 import type { ClaimPlan } from "../claim-plan.js";
 import { CLAIMED_COLUMNS, claimedNames } from "../claimed-columns.js";
-import type { QueueContext } from "../dialect.js";
 import { ENDPOINT_RECEIVES } from "../endpoint-receives.js";
 import { fanOut } from "../fan-out.js";
 import { headOfItsKey } from "../head-of-its-key.js";
 import { insertMessageRows } from "../insert-message-rows.js";
 import { type Operation, row, rows } from "../operation.js";
+import type { QueueContext } from "../queue-context.js";
 import { availableTokens } from "../rate-bucket.js";
 import type { ClaimedRow } from "../rows.js";
 import { join, param, raw, type Sql, sql } from "../sql.js";
