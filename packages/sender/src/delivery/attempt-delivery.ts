@@ -16,8 +16,10 @@ function errorCode(error: unknown): string {
 }
 
 /**
- * Checks the target, signs and sends one attempt inside its `attempt` span, with a `traceparent`
- * naming that span; never throws (an error is the attempt's result).
+ * A worker's attempt at a claimed delivery, whole: checks the endpoint's address (SSRF guard, the lookup
+ * sharing the attempt's time), signs the body with the endpoint's secrets, sends it with `deliver`, all
+ * inside its `attempt` span and with a `traceparent` naming that span; the result is what the outbox
+ * records. Never throws (an error is the attempt's result).
  */
 export async function attemptDelivery(
   delivery: ClaimedDelivery,

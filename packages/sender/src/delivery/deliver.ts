@@ -48,8 +48,10 @@ function errorCode(error: unknown): string {
 }
 
 /**
- * Makes one attempt. Never throws: every outcome (an answer, a timeout, a refused connection) is
- * an AttemptResult. Only the first `maxResponseBytes` of the answer are read; then the
+ * POSTs an already signed body to `url` and reads the answer: the HTTP exchange alone, with no SSRF
+ * check, signing or span of its own (`attemptDelivery` adds those for the worker; `verifyEndpoint`
+ * sends its handshake through it too). Never throws: every outcome (an answer, a timeout, a refused
+ * connection) is an AttemptResult. Only the first `maxResponseBytes` of the answer are read; then the
  * response is dropped, so a receiver cannot make the sender buffer a huge body.
  */
 export async function deliver(

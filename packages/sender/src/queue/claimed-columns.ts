@@ -1,3 +1,4 @@
+import { CLAIMED_ENDPOINT_COLUMNS } from "./rows.js";
 import { raw, type Sql } from "./sql.js";
 
 /** Each column of a claimed row: the delivery's, then its message's and endpoint's under a prefix. */
@@ -21,20 +22,7 @@ const COLUMNS = [
     "updated_at",
   ].map((name) => ({ source: `d.${name}`, name })),
   ...["payload", "traceparent"].map((name) => ({ source: `m.${name}`, name: `m_${name}` })),
-  ...[
-    "url",
-    "token",
-    "secrets",
-    "status",
-    "disabled_reason",
-    "failing_since",
-    "last_failure_at",
-    "event_types",
-    "rate_limit",
-    "subscriber_id",
-    "verified_at",
-    "created_at",
-  ].map((name) => ({ source: `e.${name}`, name: `e_${name}` })),
+  ...CLAIMED_ENDPOINT_COLUMNS.map((name) => ({ source: `e.${name}`, name: `e_${name}` })),
 ];
 
 /**

@@ -3,7 +3,6 @@ import { InvalidMessageError, StaleReadError } from "../errors.js";
 import type { EnqueueResult, MessageInput, Outbox } from "../outbox.js";
 import type { SecretCodec } from "../secrets/create-secret-codec.js";
 import { traceEnqueue } from "../tracing/trace-enqueue.js";
-import type { QueueContext } from "./dialect.js";
 import type { Driver } from "./driver.js";
 import type { Operation } from "./operation.js";
 import { addEndpoint } from "./operations/add-endpoint.js";
@@ -39,6 +38,7 @@ import { setEndpointStatus } from "./operations/set-endpoint-status.js";
 import { sweepFinished } from "./operations/sweep-finished.js";
 import { updateEndpoint } from "./operations/update-endpoint.js";
 import { prepareMessage } from "./prepare-message.js";
+import type { QueueContext } from "./queue-context.js";
 
 /** The outbox over one database, with `enqueue` able to join the caller's transaction (`Join`). */
 export interface JoinableOutbox<Join> extends Outbox {
@@ -59,6 +59,7 @@ export function createOutbox<Join>(
 ): JoinableOutbox<Join> {
   const context = (): QueueContext => ({
     dialect: driver.dialect,
+    store: driver.store,
     now: driver.now(),
     codec,
     ...(catalog ? { catalog } : {}),

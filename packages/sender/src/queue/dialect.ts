@@ -1,26 +1,13 @@
-import type { WebhookCatalog } from "@plant-store/types";
-import type { SecretCodec } from "../secrets/create-secret-codec.js";
-import type { ClaimPlan } from "./claim-plan.js";
-import type { InsertedMessage, MessageToInsert } from "./message-to-insert.js";
 import type { Operation } from "./operation.js";
-import type { ClaimedRow } from "./rows.js";
 import type { Sql, SqlParam, SqlValue } from "./sql.js";
 
 /** The column types the queue's parameters and row sets use. */
 export type ColumnType = "bigint" | "int" | "text";
 
-/** What `writeAndClaim` did: each write's row count, in order, and the rows it leased. */
-export interface WriteAndClaimResult {
-  counts: number[];
-  claimed: ClaimedRow[];
-}
-
 /**
- * What really differs between the databases, and nothing else: how parameters, lists and row sets are
- * written, row locks, how transactions are serialised, the schema's DDL, and the three statements on the
- * hot path, which PostgreSQL runs as one statement each (one round trip) where SQLite, which has no
- * data-modifying CTEs and no round trips to save, runs several. Every operation of the queue is written
- * once (`queue/operations`) over these.
+ * How one database writes SQL, and nothing else: parameters, lists and row sets, locks, and the two
+ * functions the databases spell differently. Every statement of the queue is written once over it
+ * (`queue/operations`); the few a database writes its own way are its `StoreStatements`.
  */
 export interface Dialect {
   readonly name: "postgresql" | "sqlite";
@@ -46,6 +33,8 @@ export interface Dialect {
   readonly forUpdate: Sql;
   /** `forUpdate` that passes over rows another transaction holds instead of waiting for them. */
   readonly skipLocked: Sql;
+  /** Serialises the transactions that take the same key until they end (one writer at a time on SQLite anyway). */
+  lock(key: number): Operation<void>;
   /**
    * Whether an endpoint whose subscriptions are `eventTypes` (a JSON array column, or NULL for every
    * message) takes a message of `eventType`: an entry equal to it, or ending in `*` and a prefix of it.
@@ -53,40 +42,4 @@ export interface Dialect {
   subscribes(eventTypes: Sql, eventType: Sql): Sql;
   /** The smaller of two numbers (`LEAST`; SQLite's two-argument `min`). */
   least(a: Sql, b: Sql): Sql;
-  /** Serialises the transactions that take the same key until they end (one writer at a time on SQLite anyway). */
-  lock(key: number): Operation<void>;
-  /** Whether the table exists and has the column (schema upgrades). */
-  hasColumn(table: string, column: string): Operation<boolean>;
-  /** Creates every table and index of the current schema that is missing; changes nothing that exists. */
-  createSchema(): Operation<void>;
-  /** After rows were copied in with their own ids: new rows of these tables get ids after them. */
-  continueIds(tables: readonly string[]): Operation<void>;
-  /**
-   * Inserts the messages in order, skipping any whose webhook id or idempotency key is taken, queues one
-   * delivery for each per active endpoint that receives (`ENDPOINT_RECEIVES`), is addressed
-   * (`ADDRESSED_TO_ENDPOINT`) and subscribes to its type, and wakes the workers after commit.
-   */
-  insertMessages(ctx: QueueContext, messages: readonly MessageToInsert[]): Operation<InsertedMessage[]>;
-  /**
-   * Runs `writes` (statements that return no rows) in order, then, given a plan, leases due work and
-   * returns it with its payload and endpoint.
-   */
-  writeAndClaim(
-    ctx: QueueContext,
-    writes: readonly Sql[],
-    claim: ClaimPlan | undefined,
-  ): Operation<WriteAndClaimResult>;
-}
-
-/** What every operation is given: the database's dialect, the store's time for this operation, the secrets codec. */
-export interface QueueContext {
-  readonly dialect: Dialect;
-  /**
-   * The store's clock in Unix ms, as SQL: PostgreSQL's `statement_timestamp()` (so processes on machines
-   * whose clocks disagree agree on leases), or the outbox's `now` option read once for the operation.
-   */
-  readonly now: Sql;
-  readonly codec: SecretCodec;
-  /** The outbox's webhooks, when it was given them: what messages and subscriptions are checked against. */
-  readonly catalog?: WebhookCatalog;
 }

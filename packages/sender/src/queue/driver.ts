@@ -1,14 +1,16 @@
 import type { Dialect } from "./dialect.js";
 import type { Operation } from "./operation.js";
 import type { Sql } from "./sql.js";
+import type { StoreStatements } from "./store-statements.js";
 
 /**
- * How an operation reaches one database: its dialect, its clock, its transactions and its wake-ups.
+ * How an operation reaches one database: its dialect and own statements, its clock, its transactions and its wake-ups.
  * `Join` is what a caller hands over to run inside its own transaction (a PostgreSQL client; SQLite
  * joins through `enqueueSync` instead, and has none).
  */
 export interface Driver<Join = never> {
   readonly dialect: Dialect;
+  readonly store: StoreStatements;
   /** The store's time for one operation, as SQL. */
   now(): Sql;
   /**

@@ -93,23 +93,35 @@ export interface EndpointStatsRow {
   last_attempt_at: Num;
 }
 
-/** A claimed delivery row, with its message's and endpoint's columns beside it (as both dialects return it). */
-export interface ClaimedRow extends DeliveryRow {
-  m_payload: string;
-  m_traceparent: string | null;
-  e_url: string;
-  e_token: string;
-  e_secrets: string;
-  e_status: string;
-  e_disabled_reason: string | null;
-  e_failing_since: NullableNum;
-  e_last_failure_at: NullableNum;
-  e_event_types: string | null;
-  e_rate_limit: NullableNum;
-  e_subscriber_id: NullableNum;
-  e_verified_at: NullableNum;
-  e_created_at: Num;
-}
+/**
+ * The endpoint's columns a claimed row carries beside the delivery's (each as `e_<name>`, read back by
+ * `toEndpoint`): an endpoint column the worker needs is added here and in `EndpointRow`, nowhere else.
+ */
+export const CLAIMED_ENDPOINT_COLUMNS = [
+  "url",
+  "token",
+  "secrets",
+  "status",
+  "disabled_reason",
+  "failing_since",
+  "last_failure_at",
+  "event_types",
+  "rate_limit",
+  "subscriber_id",
+  "verified_at",
+  "created_at",
+] as const satisfies ReadonlyArray<keyof EndpointRow>;
+
+type ClaimedEndpointColumns = {
+  [Name in (typeof CLAIMED_ENDPOINT_COLUMNS)[number] as `e_${Name}`]: EndpointRow[Name];
+};
+
+/** A claimed delivery row, with its message's and endpoint's columns beside it (as both databases return it). */
+export type ClaimedRow = DeliveryRow &
+  ClaimedEndpointColumns & {
+    m_payload: string;
+    m_traceparent: string | null;
+  };
 
 const date = (value: Num) => new Date(Number(value));
 const nullableNumber = (value: NullableNum | undefined) =>
@@ -214,24 +226,8 @@ export function toClaimed(rows: readonly ClaimedRow[], open: (stored: string) =>
     const endpointId = Number(row.endpoint_id);
     let endpoint = endpoints.get(endpointId);
     if (!endpoint) {
-      endpoint = toEndpoint(
-        {
-          id: endpointId,
-          url: row.e_url,
-          token: row.e_token,
-          secrets: row.e_secrets,
-          status: row.e_status,
-          disabled_reason: row.e_disabled_reason,
-          failing_since: row.e_failing_since,
-          last_failure_at: row.e_last_failure_at,
-          event_types: row.e_event_types,
-          rate_limit: row.e_rate_limit,
-          subscriber_id: row.e_subscriber_id,
-          verified_at: row.e_verified_at,
-          created_at: row.e_created_at,
-        },
-        open,
-      );
+      const columns = CLAIMED_ENDPOINT_COLUMNS.map((name) => [name, row[`e_${name}`]]);
+      endpoint = toEndpoint({ id: endpointId, ...Object.fromEntries(columns) } as EndpointRow, open);
       endpoints.set(endpointId, endpoint);
     }
     return {

@@ -1,6 +1,6 @@
 import type { AddEndpointInput, Endpoint } from "../../outbox.js";
-import type { QueueContext } from "../dialect.js";
 import { type Operation, row } from "../operation.js";
+import type { QueueContext } from "../queue-context.js";
 import { type EndpointRow, toEndpoint } from "../rows.js";
 import { sql } from "../sql.js";
 import { checkEndpointInput, requireTokenWhereNeeded } from "./check-endpoint-input.js";

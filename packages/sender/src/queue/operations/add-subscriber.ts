@@ -1,7 +1,7 @@
 import { InvalidSubscriberError } from "../../errors.js";
 import type { AddedSubscriber, AddSubscriberInput } from "../../outbox.js";
-import type { QueueContext } from "../dialect.js";
 import { type Operation, row } from "../operation.js";
+import type { QueueContext } from "../queue-context.js";
 import { type SubscriberRow, toSubscriber } from "../rows.js";
 import { sql } from "../sql.js";
 import { newSubscriberToken, subscriberTokenDigest } from "../subscriber-token.js";

@@ -1,7 +1,7 @@
 import type { ClaimedDelivery, ClaimRequest } from "../../outbox.js";
 import type { ClaimPlan } from "../claim-plan.js";
-import type { QueueContext } from "../dialect.js";
 import type { Operation } from "../operation.js";
+import type { QueueContext } from "../queue-context.js";
 import { toClaimed } from "../rows.js";
 
 /** A claim request with its defaults, never taking `skipDeliveryIds` nor work for `skipEndpointIds`. */
@@ -28,6 +28,6 @@ export function claimPlan(
  */
 export function* claimDue(ctx: QueueContext, request: ClaimRequest): Operation<ClaimedDelivery[]> {
   if (request.limit <= 0) return [];
-  const { claimed } = yield* ctx.dialect.writeAndClaim(ctx, [], claimPlan(request));
+  const { claimed } = yield* ctx.store.writeAndClaim(ctx, [], claimPlan(request));
   return toClaimed(claimed, ctx.codec.open);
 }

@@ -1,8 +1,8 @@
 import { IdempotencyConflictError, WebhookIdTakenError } from "../../errors.js";
 import type { EnqueueResult } from "../../outbox.js";
-import type { QueueContext } from "../dialect.js";
 import { count, type Operation, rows } from "../operation.js";
 import type { PreparedMessage } from "../prepare-message.js";
+import type { QueueContext } from "../queue-context.js";
 import type { MessageRow } from "../rows.js";
 import { raw, sql } from "../sql.js";
 import { requireSubscribers } from "./require-subscribers.js";
@@ -24,7 +24,7 @@ export function* enqueueMessages(
     ctx,
     messages.map((message) => message.subscriberId),
   );
-  const inserted = yield* dialect.insertMessages(
+  const inserted = yield* ctx.store.insertMessages(
     ctx,
     messages.map((message, index) => ({ ...message, traceparent: traceparents[index] ?? null })),
   );

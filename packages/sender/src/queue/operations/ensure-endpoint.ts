@@ -1,6 +1,6 @@
 import type { AddEndpointInput, EnsuredEndpoint } from "../../outbox.js";
-import type { QueueContext } from "../dialect.js";
 import { type Operation, row } from "../operation.js";
+import type { QueueContext } from "../queue-context.js";
 import { type EndpointRow, toEndpoint } from "../rows.js";
 import { param, sql } from "../sql.js";
 import { addEndpoint } from "./add-endpoint.js";

@@ -1,6 +1,6 @@
 import type { Endpoint, SubscriberScope } from "../../outbox.js";
-import type { QueueContext } from "../dialect.js";
 import { type Operation, rows } from "../operation.js";
+import type { QueueContext } from "../queue-context.js";
 import { type EndpointRow, toEndpoint } from "../rows.js";
 import { raw, sql } from "../sql.js";
 import { ownedBy } from "../subscriber-scope.js";

@@ -1,6 +1,6 @@
-import type { QueueContext } from "../dialect.js";
 import { LEGACY_OUTBOX_COPY } from "../legacy-outbox-copy.js";
 import { count, type Operation, row } from "../operation.js";
+import type { QueueContext } from "../queue-context.js";
 import { raw, sql } from "../sql.js";
 
 /**
@@ -15,7 +15,11 @@ import { raw, sql } from "../sql.js";
  */
 export const SCHEMA_VERSION = 4;
 
-/** Columns added since the first schema, each added to a database that lacks it. */
+/**
+ * Columns added since the first schema, each added to a database that lacks it. The schema files
+ * (`SQLITE_SCHEMA`, `POSTGRES_SCHEMA`) hold them too, last in their tables, so a new database is made as an
+ * upgraded one is.
+ */
 const ADDED_COLUMNS: ReadonlyArray<readonly [table: string, column: string, type: string]> = [
   // 0.3: messages queued before carry no trace context (NULL).
   ["webhook_messages", "traceparent", "TEXT"],
@@ -39,23 +43,19 @@ const ADDED_COLUMNS: ReadonlyArray<readonly [table: string, column: string, type
   ["webhook_endpoints", "rate_at", "BIGINT"],
 ];
 
-/**
- * Indexes on added columns, made after them (in the schema files they would fail on a database whose
- * column is not there yet). Same text on both databases.
- */
-const ADDED_INDEXES: readonly string[] = [
-  // 4: what a claim asks of a keyed delivery, "is one queued before it with its key still pending?",
-  // answered from the pending keyed rows only (unkeyed and finished rows are not in it).
-  `CREATE INDEX IF NOT EXISTS webhook_deliveries_ordering ON webhook_deliveries (endpoint_id, ordering_key, id)
-    WHERE ordering_key IS NOT NULL AND status = 'pending'`,
-];
+/** The schema's statements, each with the comment lines above it left out. */
+const statementsOf = (schema: string) =>
+  schema
+    .split(/;\s*$/m)
+    .map((text) => text.replace(/^\s*(--[^\n]*\n\s*)*/, "").trim())
+    .filter((text) => text !== "");
 
 /** Serialises schema upgrades when several processes open one database at once. */
 export const SCHEMA_LOCK = 0x706c616e;
 
 /** The version the database is at; 0 for a database made before versions were kept (or an empty one). */
 export function* schemaVersion(ctx: QueueContext): Operation<number> {
-  if (!(yield* ctx.dialect.hasColumn("webhook_schema", "version"))) return 0;
+  if (!(yield* ctx.store.hasColumn("webhook_schema", "version"))) return 0;
   const found = yield* row<{ version: number | string }>(
     sql`SELECT max(version) AS version FROM webhook_schema`,
   );
@@ -68,28 +68,31 @@ export function* schemaVersion(ctx: QueueContext): Operation<number> {
  * the `webhook_` ones. Each step is safe to run again, so a crash half-way is finished by the next open.
  */
 export function* migrateSchema(ctx: QueueContext): Operation<void> {
-  const { dialect } = ctx;
+  const { dialect, store } = ctx;
   if ((yield* schemaVersion(ctx)) >= SCHEMA_VERSION) return;
   yield* dialect.lock(SCHEMA_LOCK);
   if ((yield* schemaVersion(ctx)) >= SCHEMA_VERSION) return;
-  yield* dialect.createSchema();
+  // The tables that are missing, made as they are now; then the columns an older table lacks; then the
+  // indexes (some are on added columns) and the rest.
+  const statements = statementsOf(store.schema);
+  const isTable = (statement: string) => statement.startsWith("CREATE TABLE");
+  for (const statement of statements.filter(isTable)) yield* count(raw(statement));
   for (const [table, column, type] of ADDED_COLUMNS)
-    if (!(yield* dialect.hasColumn(table, column)))
+    if (!(yield* store.hasColumn(table, column)))
       yield* count(raw(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`));
-  for (const statement of ADDED_INDEXES) yield* count(raw(statement));
-  if (yield* dialect.hasColumn("deliveries", "plant_id")) {
+  for (const statement of statements.filter((statement) => !isTable(statement))) yield* count(raw(statement));
+  if (yield* store.hasColumn("deliveries", "plant_id")) {
     // The oldest 0.1 databases lack it.
-    if (!(yield* dialect.hasColumn("endpoints", "last_failure_at")))
+    if (!(yield* store.hasColumn("endpoints", "last_failure_at")))
       yield* count(sql`ALTER TABLE endpoints ADD COLUMN last_failure_at BIGINT`);
     for (const statement of LEGACY_OUTBOX_COPY) yield* count(raw(statement));
-    yield* dialect.continueIds([
+    yield* store.continueIds([
       "webhook_messages",
       "webhook_endpoints",
       "webhook_deliveries",
       "webhook_attempts",
     ]);
   }
-  yield* count(sql`CREATE TABLE IF NOT EXISTS webhook_schema (version INTEGER NOT NULL)`);
   yield* count(sql`DELETE FROM webhook_schema`);
   yield* count(sql`INSERT INTO webhook_schema (version) VALUES (${SCHEMA_VERSION})`);
 }

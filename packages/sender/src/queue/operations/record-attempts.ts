@@ -5,9 +5,10 @@ import { newWebhookId } from "../../new-webhook-id.js";
 import type { AttemptReport, RecordOptions, RecordResult } from "../../outbox.js";
 import { type AlertDelivery, type AlertEndpoint, decideAlerts } from "../decide-alerts.js";
 import { type BatchEndpointState, decideAttempts } from "../decide-attempts.js";
-import type { ColumnType, QueueContext } from "../dialect.js";
+import type { ColumnType } from "../dialect.js";
 import type { Operation } from "../operation.js";
 import { reusePlans, rows } from "../operation.js";
+import type { QueueContext } from "../queue-context.js";
 import {
   attemptValues,
   type DeliveryRow,
@@ -232,7 +233,7 @@ export function* recordAttempts(
     options.claim && options.claim.limit > 0
       ? claimPlan(options.claim, ids, disabled, [...cleared, ...set.map((endpoint) => endpoint[0] as number)])
       : undefined;
-  const { counts, claimed } = yield* dialect.writeAndClaim(ctx, writes, plan);
+  const { counts, claimed } = yield* ctx.store.writeAndClaim(ctx, writes, plan);
   if (deliveryWrites.length > 0 && counts[deliveriesWrite] !== deliveryWrites.length)
     throw new StaleReadError("a delivery changed between the record's read and its write");
   // Queued in this transaction, after the writes (so an endpoint this batch disabled is sent none): an
@@ -262,7 +263,7 @@ function* queueAlerts(
   const byIndex = new Map<number, OperationalEvent[]>();
   if (alerts.length === 0) return byIndex;
   const ordered = [...alerts].sort((a, b) => a.index - b.index);
-  yield* ctx.dialect.insertMessages(
+  yield* ctx.store.insertMessages(
     ctx,
     ordered.map(({ event }) => ({
       webhookId: newWebhookId(),

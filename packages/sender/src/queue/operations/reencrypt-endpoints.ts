@@ -1,5 +1,5 @@
-import type { QueueContext } from "../dialect.js";
 import { count, type Operation, rows } from "../operation.js";
+import type { QueueContext } from "../queue-context.js";
 import type { EndpointRow } from "../rows.js";
 import { sql } from "../sql.js";
 

@@ -1,5 +1,5 @@
-import type { QueueContext } from "../dialect.js";
 import { count, type Operation, wake } from "../operation.js";
+import type { QueueContext } from "../queue-context.js";
 import { raw, sql } from "../sql.js";
 
 /** Gives deliveries still held by `workerId` back untouched, due at once. */

@@ -1,8 +1,8 @@
 import { EndpointNotFoundError } from "../../errors.js";
 import type { SubscriberScope } from "../../outbox.js";
-import type { QueueContext } from "../dialect.js";
 import { ADDRESSED_TO_ENDPOINT } from "../endpoint-receives.js";
 import { count, type Operation, row, wake } from "../operation.js";
+import type { QueueContext } from "../queue-context.js";
 import { raw, sql } from "../sql.js";
 import { ownedBy } from "../subscriber-scope.js";
 

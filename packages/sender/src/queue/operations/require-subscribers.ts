@@ -1,6 +1,6 @@
 import { SubscriberNotFoundError } from "../../errors.js";
-import type { QueueContext } from "../dialect.js";
 import { type Operation, rows } from "../operation.js";
+import type { QueueContext } from "../queue-context.js";
 import { raw, sql } from "../sql.js";
 
 /**

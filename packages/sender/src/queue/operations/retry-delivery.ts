@@ -1,6 +1,6 @@
 import type { DeliveryRecord, SubscriberScope } from "../../outbox.js";
-import type { QueueContext } from "../dialect.js";
 import { type Operation, row, wake } from "../operation.js";
+import type { QueueContext } from "../queue-context.js";
 import { type DeliveryRow, toDelivery } from "../rows.js";
 import { raw, sql } from "../sql.js";
 import { endpointInScope } from "../subscriber-scope.js";

@@ -1,8 +1,8 @@
 import { generateWebhookSecret } from "@plant-store/types";
 import { TooManySecretsError } from "../../errors.js";
 import { MAX_ENDPOINT_SECRETS, type RotatedSecret, type SubscriberScope } from "../../outbox.js";
-import type { QueueContext } from "../dialect.js";
 import { type Operation, row } from "../operation.js";
+import type { QueueContext } from "../queue-context.js";
 import { type EndpointRow, toEndpoint } from "../rows.js";
 import { raw, sql } from "../sql.js";
 import { ownedBy } from "../subscriber-scope.js";

@@ -1,7 +1,7 @@
 import { EncryptionKeyRequiredError } from "../../errors.js";
 import type { EndpointChanges } from "../../outbox.js";
-import type { QueueContext } from "../dialect.js";
 import { type Operation, row } from "../operation.js";
+import type { QueueContext } from "../queue-context.js";
 import { sql } from "../sql.js";
 
 /** The stored forms of an endpoint's new token and secrets (`undefined` where unchanged). */

@@ -1,7 +1,7 @@
 import type { EnqueueResult, SubscriberScope } from "../../outbox.js";
-import type { QueueContext } from "../dialect.js";
 import { type Operation, row, wake } from "../operation.js";
 import type { PreparedMessage } from "../prepare-message.js";
+import type { QueueContext } from "../queue-context.js";
 import { raw, sql } from "../sql.js";
 import { ownedBy } from "../subscriber-scope.js";
 

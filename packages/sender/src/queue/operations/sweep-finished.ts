@@ -1,6 +1,6 @@
 import type { SweepOptions, SweepResult } from "../../outbox.js";
-import type { QueueContext } from "../dialect.js";
 import { count, type Operation, rows } from "../operation.js";
+import type { QueueContext } from "../queue-context.js";
 import { raw, sql } from "../sql.js";
 
 /**

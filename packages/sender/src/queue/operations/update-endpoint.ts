@@ -1,6 +1,6 @@
 import type { Endpoint, EndpointChanges, SubscriberScope } from "../../outbox.js";
-import type { QueueContext } from "../dialect.js";
 import { type Operation, row } from "../operation.js";
+import type { QueueContext } from "../queue-context.js";
 import { type EndpointRow, toEndpoint } from "../rows.js";
 import { param, raw, sql } from "../sql.js";
 import { ownedBy } from "../subscriber-scope.js";

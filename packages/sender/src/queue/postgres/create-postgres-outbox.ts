@@ -17,6 +17,7 @@ import { type Operation, runOperationAsync } from "../operation.js";
 import { migrateSchema } from "../operations/migrate-schema.js";
 import { param, render } from "../sql.js";
 import { POSTGRES_NOW, postgresDialect } from "./postgres-dialect.js";
+import { postgresStatements } from "./postgres-statements.js";
 import { withTransaction } from "./with-transaction.js";
 
 const DEADLOCK_DETECTED = "40P01";
@@ -145,6 +146,7 @@ export async function createPostgresOutbox<Events extends EventMap = EventMap>(
   const clock = options.now;
   const driver: Driver<pg.ClientBase> = {
     dialect: postgresDialect,
+    store: postgresStatements,
     now: () => (clock ? param(clock(), "bigint") : POSTGRES_NOW),
     transaction: (operation, join) =>
       join

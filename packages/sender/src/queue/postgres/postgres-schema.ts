@@ -1,6 +1,8 @@
 /**
- * The PostgreSQL outbox schema; times are Unix milliseconds (BIGINT). Idempotent. Every table carries
- * the `webhook_` prefix, so the queue can live in the caller's own database beside tables of its own.
+ * The PostgreSQL outbox schema, current version; times are Unix milliseconds (BIGINT). Idempotent. Every
+ * table carries the `webhook_` prefix, so the queue can live in the caller's own database beside tables of
+ * its own. Columns added since version 1 come last, as an upgraded database has them (`migrateSchema`), so
+ * both have the same tables, columns and indexes (a test compares them).
  *
  * Written for little WAL per delivery: finishing a delivery changes its status, which no HOT update can
  * carry, so every index of the table gets a new entry. Hence few indexes, partial where they can be: the
@@ -18,9 +20,18 @@ CREATE TABLE IF NOT EXISTS webhook_messages (
   idempotency_key TEXT UNIQUE,
   payload TEXT NOT NULL,
   created_at BIGINT NOT NULL,
-  traceparent TEXT
+  traceparent TEXT,
+  event_type TEXT,
+  subscriber_id BIGINT,
+  ordering_key TEXT
 );
 CREATE INDEX IF NOT EXISTS webhook_messages_created_at ON webhook_messages (created_at);
+CREATE TABLE IF NOT EXISTS webhook_subscribers (
+  id BIGSERIAL PRIMARY KEY,
+  name TEXT NOT NULL,
+  token_hash TEXT NOT NULL UNIQUE,
+  created_at BIGINT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS webhook_endpoints (
   id BIGSERIAL PRIMARY KEY,
   url TEXT NOT NULL,
@@ -30,15 +41,15 @@ CREATE TABLE IF NOT EXISTS webhook_endpoints (
   disabled_reason TEXT,
   failing_since BIGINT,
   last_failure_at BIGINT,
-  created_at BIGINT NOT NULL
+  created_at BIGINT NOT NULL,
+  event_types TEXT,
+  subscriber_id BIGINT REFERENCES webhook_subscribers (id) ON DELETE CASCADE,
+  verified_at BIGINT,
+  rate_limit INTEGER,
+  rate_tokens DOUBLE PRECISION,
+  rate_at BIGINT
 );
 CREATE INDEX IF NOT EXISTS webhook_endpoints_url ON webhook_endpoints (url);
-CREATE TABLE IF NOT EXISTS webhook_subscribers (
-  id BIGSERIAL PRIMARY KEY,
-  name TEXT NOT NULL,
-  token_hash TEXT NOT NULL UNIQUE,
-  created_at BIGINT NOT NULL
-);
 CREATE TABLE IF NOT EXISTS webhook_deliveries (
   id BIGSERIAL PRIMARY KEY,
   message_id BIGINT NOT NULL REFERENCES webhook_messages (id) ON DELETE CASCADE,
@@ -53,13 +64,19 @@ CREATE TABLE IF NOT EXISTS webhook_deliveries (
   last_status INTEGER,
   last_error TEXT,
   created_at BIGINT NOT NULL,
-  updated_at BIGINT NOT NULL
+  updated_at BIGINT NOT NULL,
+  event_type TEXT,
+  ordering_key TEXT
 ) WITH (fillfactor = 70);
 CREATE UNIQUE INDEX IF NOT EXISTS webhook_deliveries_message_endpoint ON webhook_deliveries (message_id, endpoint_id);
 CREATE INDEX IF NOT EXISTS webhook_deliveries_pending_due ON webhook_deliveries (endpoint_id, next_attempt_at, id)
   WHERE status = 'pending';
 CREATE INDEX IF NOT EXISTS webhook_deliveries_finished_at ON webhook_deliveries (updated_at)
   WHERE status IN ('delivered', 'failed');
+-- What a claim asks of a keyed delivery, "is one queued before it with its key still pending?", answered
+-- from the pending keyed rows only (unkeyed and finished rows are not in it).
+CREATE INDEX IF NOT EXISTS webhook_deliveries_ordering ON webhook_deliveries (endpoint_id, ordering_key, id)
+  WHERE ordering_key IS NOT NULL AND status = 'pending';
 DROP INDEX IF EXISTS webhook_deliveries_endpoint_due;
 DROP INDEX IF EXISTS webhook_deliveries_message;
 DROP INDEX IF EXISTS webhook_deliveries_finished;
@@ -83,4 +100,5 @@ CREATE TABLE IF NOT EXISTS webhook_attempts (
 -- autosummarize: autovacuum summarises each range as it fills (200,000 attempts: 6.5 ms instead of a 110 ms scan).
 CREATE INDEX IF NOT EXISTS webhook_attempts_started ON webhook_attempts USING brin (started_at) WITH (autosummarize = on);
 ALTER TABLE webhook_attempts DROP CONSTRAINT IF EXISTS webhook_attempts_delivery_id_fkey;
+CREATE TABLE IF NOT EXISTS webhook_schema (version INTEGER NOT NULL);
 `;

@@ -14,6 +14,7 @@ import { migrateSchema } from "../operations/migrate-schema.js";
 import { prepareMessage } from "../prepare-message.js";
 import { param, render } from "../sql.js";
 import { sqliteDialect } from "./sqlite-dialect.js";
+import { sqliteStatements } from "./sqlite-statements.js";
 
 export interface SqliteOutboxOptions<Events extends EventMap = EventMap> extends OutboxOptions<Events> {
   /**
@@ -165,6 +166,7 @@ export function createSqliteOutbox<Events extends EventMap = EventMap>(
 
   const driver: Driver = {
     dialect: sqliteDialect,
+    store: sqliteStatements,
     now: () => param(clock(), "bigint"),
     transaction: ownTransaction,
     statements: ownTransaction,

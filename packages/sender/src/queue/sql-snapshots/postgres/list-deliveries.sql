@@ -1,0 +1,1 @@
+SELECT * FROM webhook_deliveries WHERE true AND status = $1 AND event_type = $2 AND endpoint_id = $3 AND endpoint_id IN (SELECT id FROM webhook_endpoints WHERE subscriber_id = $4) ORDER BY id DESC LIMIT $5;

@@ -1,0 +1,10 @@
+SELECT a.started_at / 60000 AS minute, COUNT(*) AS attempts,
+          SUM(CASE WHEN a.status BETWEEN 200 AND 299 THEN 1 ELSE 0 END) AS succeeded
+        FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+        WHERE a.started_at >= ? AND d.endpoint_id IN (SELECT id FROM webhook_endpoints WHERE subscriber_id = ?)
+        GROUP BY a.started_at / 60000 ORDER BY minute;
+
+SELECT d.endpoint_id AS endpoint_id, a.duration_ms AS duration_ms, COUNT(*) AS n
+        FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+        WHERE a.started_at >= ? AND d.endpoint_id IN (SELECT id FROM webhook_endpoints WHERE subscriber_id = ?)
+        GROUP BY d.endpoint_id, a.duration_ms ORDER BY d.endpoint_id, a.duration_ms;

@@ -1,0 +1,1 @@
+SELECT * FROM webhook_deliveries WHERE true AND status = ? AND event_type = ? AND endpoint_id = ? AND endpoint_id IN (SELECT id FROM webhook_endpoints WHERE subscriber_id = ?) ORDER BY id DESC LIMIT ?;

@@ -1,0 +1,147 @@
+SELECT 1 AS found FROM pragma_table_info(?) WHERE name = ?;
+
+SELECT 1 AS found FROM pragma_table_info(?) WHERE name = ?;
+
+CREATE TABLE IF NOT EXISTS webhook_messages (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  webhook_id TEXT NOT NULL UNIQUE,
+  idempotency_key TEXT UNIQUE,
+  payload TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  traceparent TEXT,
+  event_type TEXT,
+  subscriber_id BIGINT,
+  ordering_key TEXT
+);
+
+CREATE TABLE IF NOT EXISTS webhook_endpoints (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  url TEXT NOT NULL,
+  token TEXT NOT NULL,
+  secrets TEXT NOT NULL,
+  status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'disabled')),
+  disabled_reason TEXT,
+  failing_since INTEGER,
+  last_failure_at INTEGER,
+  created_at INTEGER NOT NULL,
+  event_types TEXT,
+  subscriber_id BIGINT REFERENCES webhook_subscribers (id) ON DELETE CASCADE,
+  verified_at BIGINT,
+  rate_limit INTEGER,
+  rate_tokens DOUBLE PRECISION,
+  rate_at BIGINT
+);
+
+CREATE TABLE IF NOT EXISTS webhook_subscribers (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  name TEXT NOT NULL,
+  token_hash TEXT NOT NULL UNIQUE,
+  created_at INTEGER NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS webhook_deliveries (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  message_id INTEGER NOT NULL REFERENCES webhook_messages (id) ON DELETE CASCADE,
+  endpoint_id INTEGER NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
+  webhook_id TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
+  attempt_count INTEGER NOT NULL DEFAULT 0,
+  round_attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at INTEGER NOT NULL,
+  lease_owner TEXT,
+  lease_until INTEGER,
+  last_status INTEGER,
+  last_error TEXT,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  event_type TEXT,
+  ordering_key TEXT
+);
+
+CREATE TABLE IF NOT EXISTS webhook_attempts (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  delivery_id INTEGER NOT NULL REFERENCES webhook_deliveries (id) ON DELETE CASCADE,
+  attempt INTEGER NOT NULL,
+  worker_id TEXT NOT NULL,
+  started_at INTEGER NOT NULL,
+  duration_ms INTEGER NOT NULL,
+  status INTEGER,
+  error TEXT,
+  response_body TEXT NOT NULL,
+  outcome TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS webhook_schema (version INTEGER NOT NULL);
+
+SELECT 1 AS found FROM pragma_table_info(?) WHERE name = ?;
+
+ALTER TABLE webhook_messages ADD COLUMN traceparent TEXT;
+
+SELECT 1 AS found FROM pragma_table_info(?) WHERE name = ?;
+
+ALTER TABLE webhook_messages ADD COLUMN event_type TEXT;
+
+SELECT 1 AS found FROM pragma_table_info(?) WHERE name = ?;
+
+ALTER TABLE webhook_deliveries ADD COLUMN event_type TEXT;
+
+SELECT 1 AS found FROM pragma_table_info(?) WHERE name = ?;
+
+ALTER TABLE webhook_endpoints ADD COLUMN event_types TEXT;
+
+SELECT 1 AS found FROM pragma_table_info(?) WHERE name = ?;
+
+ALTER TABLE webhook_endpoints ADD COLUMN subscriber_id BIGINT REFERENCES webhook_subscribers (id) ON DELETE CASCADE;
+
+SELECT 1 AS found FROM pragma_table_info(?) WHERE name = ?;
+
+ALTER TABLE webhook_endpoints ADD COLUMN verified_at BIGINT;
+
+SELECT 1 AS found FROM pragma_table_info(?) WHERE name = ?;
+
+ALTER TABLE webhook_messages ADD COLUMN subscriber_id BIGINT;
+
+SELECT 1 AS found FROM pragma_table_info(?) WHERE name = ?;
+
+ALTER TABLE webhook_messages ADD COLUMN ordering_key TEXT;
+
+SELECT 1 AS found FROM pragma_table_info(?) WHERE name = ?;
+
+ALTER TABLE webhook_deliveries ADD COLUMN ordering_key TEXT;
+
+SELECT 1 AS found FROM pragma_table_info(?) WHERE name = ?;
+
+ALTER TABLE webhook_endpoints ADD COLUMN rate_limit INTEGER;
+
+SELECT 1 AS found FROM pragma_table_info(?) WHERE name = ?;
+
+ALTER TABLE webhook_endpoints ADD COLUMN rate_tokens DOUBLE PRECISION;
+
+SELECT 1 AS found FROM pragma_table_info(?) WHERE name = ?;
+
+ALTER TABLE webhook_endpoints ADD COLUMN rate_at BIGINT;
+
+CREATE INDEX IF NOT EXISTS webhook_messages_created_at ON webhook_messages (created_at);
+
+CREATE INDEX IF NOT EXISTS webhook_endpoints_url ON webhook_endpoints (url);
+
+CREATE UNIQUE INDEX IF NOT EXISTS webhook_deliveries_message_endpoint ON webhook_deliveries (message_id, endpoint_id);
+
+DROP INDEX IF EXISTS webhook_deliveries_message;
+
+CREATE INDEX IF NOT EXISTS webhook_deliveries_endpoint_due ON webhook_deliveries (endpoint_id, status, next_attempt_at);
+
+CREATE INDEX IF NOT EXISTS webhook_deliveries_finished ON webhook_deliveries (status, updated_at);
+
+CREATE INDEX IF NOT EXISTS webhook_deliveries_ordering ON webhook_deliveries (endpoint_id, ordering_key, id)
+  WHERE ordering_key IS NOT NULL AND status = 'pending';
+
+CREATE INDEX IF NOT EXISTS webhook_attempts_delivery ON webhook_attempts (delivery_id);
+
+CREATE INDEX IF NOT EXISTS webhook_attempts_started ON webhook_attempts (started_at, delivery_id, status);
+
+SELECT 1 AS found FROM pragma_table_info(?) WHERE name = ?;
+
+DELETE FROM webhook_schema;
+
+INSERT INTO webhook_schema (version) VALUES (?);

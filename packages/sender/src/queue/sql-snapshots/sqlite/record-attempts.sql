@@ -1,0 +1,49 @@
+-- keep each statement's plan for the transaction
+
+SELECT *, ? AS now_ms, (SELECT e.failing_since FROM webhook_endpoints e
+                WHERE e.id = webhook_deliveries.endpoint_id) AS endpoint_failing_since FROM webhook_deliveries
+              WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id;
+
+SELECT * FROM webhook_endpoints WHERE id = ? ORDER BY id;
+
+INSERT INTO webhook_attempts (delivery_id, attempt, worker_id, started_at, duration_ms, status, error, response_body, outcome)
+          SELECT delivery_id, attempt, worker_id, started_at, duration_ms, status, error, response_body, outcome FROM (SELECT json_extract(value, '$[0]') AS delivery_id, json_extract(value, '$[1]') AS attempt, json_extract(value, '$[2]') AS worker_id, json_extract(value, '$[3]') AS started_at, json_extract(value, '$[4]') AS duration_ms, json_extract(value, '$[5]') AS status, json_extract(value, '$[6]') AS error, json_extract(value, '$[7]') AS response_body, json_extract(value, '$[8]') AS outcome, key + 1 AS n FROM json_each(?)) AS a ORDER BY n;
+
+UPDATE webhook_deliveries AS d SET
+            attempt_count = d.attempt_count + u.attempts, round_attempts = d.round_attempts + u.rounds,
+            status = COALESCE(u.status, d.status), next_attempt_at = COALESCE(u.next_attempt_at, d.next_attempt_at),
+            last_status = CASE WHEN u.finished = 1 THEN u.last_status ELSE d.last_status END,
+            last_error = CASE WHEN u.finished = 1 THEN u.last_error ELSE d.last_error END,
+            lease_owner = CASE WHEN u.finished = 1 THEN NULL ELSE d.lease_owner END,
+            lease_until = CASE WHEN u.finished = 1 THEN NULL ELSE d.lease_until END,
+            updated_at = COALESCE(u.updated_at, d.updated_at)
+          FROM (SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS attempts, json_extract(value, '$[2]') AS rounds, json_extract(value, '$[3]') AS finished, json_extract(value, '$[4]') AS status, json_extract(value, '$[5]') AS next_attempt_at, json_extract(value, '$[6]') AS last_status, json_extract(value, '$[7]') AS last_error, json_extract(value, '$[8]') AS updated_at, json_extract(value, '$[9]') AS read_status, json_extract(value, '$[10]') AS read_owner, json_extract(value, '$[11]') AS read_until, json_extract(value, '$[12]') AS read_count, json_extract(value, '$[13]') AS read_next, key + 1 AS n FROM json_each(?)) AS u
+          WHERE d.id = u.id AND d.status = u.read_status AND d.lease_owner IS NOT DISTINCT FROM u.read_owner
+            AND d.lease_until IS NOT DISTINCT FROM u.read_until AND d.attempt_count = u.read_count
+            AND d.next_attempt_at = u.read_next;
+
+UPDATE webhook_endpoints AS e SET status = u.status, disabled_reason = u.disabled_reason,
+            failing_since = u.failing_since, last_failure_at = u.last_failure_at
+          FROM (SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS status, json_extract(value, '$[2]') AS disabled_reason, json_extract(value, '$[3]') AS failing_since, json_extract(value, '$[4]') AS last_failure_at, key + 1 AS n FROM json_each(?)) AS u WHERE e.id = u.id;
+
+SELECT e.id, min(e.rate_limit, COALESCE(e.rate_tokens, e.rate_limit) + (? - COALESCE(e.rate_at, ?)) * e.rate_limit / 1000.0) AS available FROM webhook_endpoints e
+          WHERE e.rate_limit IS NOT NULL AND e.status = 'active';
+
+UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ? + ?
+          WHERE id IN (
+            SELECT d.id FROM webhook_endpoints e JOIN webhook_deliveries d ON d.id IN (
+              SELECT x.id FROM webhook_deliveries x
+              WHERE x.endpoint_id = e.id AND x.status = 'pending' AND x.next_attempt_at <= ?
+                AND (x.lease_until IS NULL OR x.lease_until <= ?)
+                AND NOT (x.id IN (SELECT value FROM json_each(?))) AND (x.ordering_key IS NULL OR NOT EXISTS (
+    SELECT 1 FROM webhook_deliveries o WHERE o.endpoint_id = x.endpoint_id
+      AND o.ordering_key = x.ordering_key AND o.status = 'pending' AND o.id < x.id))
+              ORDER BY x.next_attempt_at, x.id LIMIT ?)
+            WHERE e.status = 'active' AND (e.subscriber_id IS NULL OR e.verified_at IS NOT NULL)
+              AND NOT (e.id = ?)
+            ORDER BY d.next_attempt_at, d.id LIMIT ?)
+          RETURNING id;
+
+SELECT d.id, d.message_id, d.endpoint_id, d.webhook_id, d.event_type, d.ordering_key, d.status, d.attempt_count, d.round_attempts, d.next_attempt_at, d.lease_owner, d.lease_until, d.last_status, d.last_error, d.created_at, d.updated_at, m.payload AS m_payload, m.traceparent AS m_traceparent, e.url AS e_url, e.token AS e_token, e.secrets AS e_secrets, e.status AS e_status, e.disabled_reason AS e_disabled_reason, e.failing_since AS e_failing_since, e.last_failure_at AS e_last_failure_at, e.event_types AS e_event_types, e.rate_limit AS e_rate_limit, e.subscriber_id AS e_subscriber_id, e.verified_at AS e_verified_at, e.created_at AS e_created_at FROM webhook_deliveries d
+          JOIN webhook_messages m ON m.id = d.message_id JOIN webhook_endpoints e ON e.id = d.endpoint_id
+          WHERE d.id = ?;

@@ -1,0 +1,1 @@
+SELECT * FROM webhook_endpoints WHERE id = ? AND subscriber_id = ?;

@@ -1,0 +1,1 @@
+UPDATE webhook_subscribers SET token_hash = ? WHERE id = ?;

@@ -1,0 +1,14 @@
+SELECT 1 AS found FROM webhook_endpoints
+          WHERE (substr(token, 1, 4) = 'enc:' AND substr(token, 1, 10) <> 'enc:plain:')
+             OR (substr(secrets, 1, 4) = 'enc:' AND substr(secrets, 1, 10) <> 'enc:plain:')
+          LIMIT 1;
+
+UPDATE webhook_endpoints SET
+          verified_at = CASE WHEN ? IS NULL OR ? = url THEN verified_at ELSE NULL END,
+          url = COALESCE(?, url),
+          token = COALESCE(?, token), secrets = COALESCE(?, secrets),
+          event_types = CASE WHEN ? = 1 THEN ? ELSE event_types END,
+          rate_limit = CASE WHEN ? = 1 THEN ? ELSE rate_limit END,
+          rate_tokens = CASE WHEN ? = 1 THEN NULL ELSE rate_tokens END,
+          rate_at = CASE WHEN ? = 1 THEN NULL ELSE rate_at END
+        WHERE id = ? AND subscriber_id = ? RETURNING *;
