@@ -9,6 +9,7 @@ import { addSubscriber } from "./operations/add-subscriber.js";
 import { attemptTimeline } from "./operations/attempt-timeline.js";
 import { authenticateSubscriber } from "./operations/authenticate-subscriber.js";
 import { claimDue } from "./operations/claim-due.js";
+import { countEndpoints } from "./operations/count-endpoints.js";
 import { endpointStats } from "./operations/endpoint-stats.js";
 import { enqueueMessages } from "./operations/enqueue-messages.js";
 import { ensureEndpoint } from "./operations/ensure-endpoint.js";
@@ -149,6 +150,7 @@ const SCENARIOS: Record<string, Scenario> = {
   "attempt-timeline": { run: () => attemptTimeline(new Date(NOW), { subscriberId: 1 }) },
   "authenticate-subscriber": { run: () => authenticateSubscriber("token") },
   "claim-due": { run: (ctx) => claimDue(ctx, claim), answer: (_, kind) => (kind === "rows" ? [CLAIMED] : 1) },
+  "count-endpoints": { run: () => countEndpoints(1, "https://example.test/hook") },
   "endpoint-stats": { run: () => endpointStats(new Date(NOW), { subscriberId: 1 }) },
   "enqueue-one-message": { run: (ctx) => enqueueMessages(ctx, [message("msg_1")], ["00-trace-01"]) },
   // The batch: msg_1 is inserted, msg_2's key answers with its first message.

@@ -4,6 +4,8 @@ SELECT * FROM webhook_endpoints WHERE url = $1
           AND subscriber_id IS NOT DISTINCT FROM $2::bigint
         ORDER BY id LIMIT 1 FOR UPDATE;
 
+SELECT * FROM webhook_endpoints WHERE id = $1 AND true;
+
 SELECT 1 AS found FROM webhook_endpoints
           WHERE (substr(token, 1, 4) = 'enc:' AND substr(token, 1, 10) <> 'enc:plain:')
              OR (substr(secrets, 1, 4) = 'enc:' AND substr(secrets, 1, 10) <> 'enc:plain:')

@@ -2,6 +2,8 @@ SELECT * FROM webhook_endpoints WHERE url = ?
           AND subscriber_id IS NOT DISTINCT FROM ?
         ORDER BY id LIMIT 1;
 
+SELECT * FROM webhook_endpoints WHERE id = ? AND true;
+
 SELECT 1 AS found FROM webhook_endpoints
           WHERE (substr(token, 1, 4) = 'enc:' AND substr(token, 1, 10) <> 'enc:plain:')
              OR (substr(secrets, 1, 4) = 'enc:' AND substr(secrets, 1, 10) <> 'enc:plain:')

@@ -1,3 +1,5 @@
+SELECT * FROM webhook_endpoints WHERE id = ? AND subscriber_id = ?;
+
 SELECT 1 AS found FROM webhook_endpoints
           WHERE (substr(token, 1, 4) = 'enc:' AND substr(token, 1, 10) <> 'enc:plain:')
              OR (substr(secrets, 1, 4) = 'enc:' AND substr(secrets, 1, 10) <> 'enc:plain:')
