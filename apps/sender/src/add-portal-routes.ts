@@ -1,5 +1,5 @@
 import type Router from "@koa/router";
-import { type AuthThrottle, clientKey, refuseRequest } from "@plant-store/app-shell";
+import { type AuthThrottle, refuseRequest, refuseWhileThrottled } from "@plant-store/app-shell";
 import { z } from "zod";
 import { invalidInput } from "./admin-error.js";
 import type { PortalAccess } from "./create-portal-access.js";
@@ -26,16 +26,8 @@ export function addPortalRoutes(
   const { portal, throttle } = options;
 
   router.post("/portal-sessions", async (ctx) => {
-    const client = clientKey(ctx.req.socket.remoteAddress);
-    const waitMs = throttle.retryAfterMs(client);
-    if (waitMs > 0) {
-      throttle.throttled(client);
-      const seconds = Math.ceil(waitMs / 1000);
-      refuseRequest(ctx, 429, `Too many wrong credentials from your address; try again in ${seconds} s`, {
-        "Retry-After": String(seconds),
-      });
-      return;
-    }
+    const client = refuseWhileThrottled(ctx, throttle);
+    if (client === undefined) return;
     const parsed = ExchangeInputSchema.safeParse(await readJsonBody(ctx.req));
     if (!parsed.success) throw invalidInput(formatZodError("Invalid portal sign-in", parsed.error, "(body)"));
     const session = await portal.exchange(parsed.data.link);

@@ -1,11 +1,11 @@
 import type { IncomingMessage } from "node:http";
 import type { Router } from "@koa/router";
 import type { Middleware } from "koa";
-import { clientKey } from "./client-key.js";
 import type { AuthThrottle } from "./create-auth-throttle.js";
 import type { BrowserSessions } from "./create-browser-sessions.js";
 import { HttpError } from "./http-error.js";
 import { refuseRequest } from "./refuse-request.js";
+import { refuseWhileThrottled } from "./refuse-while-throttled.js";
 
 export interface SessionRoutesOptions {
   sessions: BrowserSessions;
@@ -86,16 +86,8 @@ export function addSessionRoutes(router: Router, options: SessionRoutesOptions):
   });
 
   router.post("/sessions", ...first, async (ctx) => {
-    const client = clientKey(ctx.req.socket.remoteAddress);
-    const waitMs = throttle.retryAfterMs(client);
-    if (waitMs > 0) {
-      throttle.throttled(client);
-      const seconds = Math.ceil(waitMs / 1000);
-      refuseRequest(ctx, 429, `Too many wrong credentials from your address; try again in ${seconds} s`, {
-        "Retry-After": String(seconds),
-      });
-      return;
-    }
+    const client = refuseWhileThrottled(ctx, throttle);
+    if (client === undefined) return;
     const { code, token } = await readSignIn(ctx.req);
     const session =
       typeof code === "string" && token === undefined

@@ -37,6 +37,7 @@ export { logPoolError } from "./log-pool-error.js";
 export { mountRouter } from "./mount-router.js";
 export { describeProblem, parseSettings, prefixedSources, type SettingSource } from "./parse-settings.js";
 export { refuseRequest } from "./refuse-request.js";
+export { refuseWhileThrottled } from "./refuse-while-throttled.js";
 export { renderStaticPage, type StaticPage } from "./render-static-page.js";
 export {
   resolveTracingSettings,
