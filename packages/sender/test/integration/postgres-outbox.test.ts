@@ -181,12 +181,16 @@ describe("several workers sharing one PostgreSQL outbox", () => {
       reader.onWork(() => {
         woken += 1;
       });
-      // LISTEN is set up asynchronously; keep adding until the notification arrives.
-      await waitFor(async () => {
-        await enqueuePlant(writer, { name: "Wake up" });
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        return woken > 0 ? true : undefined;
-      });
+      // LISTEN is set up asynchronously; keep adding (every 50 ms) until a notification arrives.
+      await waitFor(
+        async () => {
+          if (woken > 0) return true;
+          await enqueuePlant(writer, { name: "Wake up" });
+          return undefined;
+        },
+        30_000,
+        50,
+      );
       expect(woken).toBeGreaterThan(0);
     } finally {
       await writer.close();
