@@ -25,6 +25,8 @@ describe("createPlantWebhookRouter over real HTTP", () => {
       secrets: [oldSecret, newSecret],
       logger,
       onNewPlant: async (plant) => {
+        // A real wait: a handler taking a moment, as a user's does, so that copies of one id sent
+        // together over real sockets mostly find the first still running (no event says they arrived).
         await new Promise((resolve) => setTimeout(resolve, 20));
         if (failNext > 0) {
           failNext--;
