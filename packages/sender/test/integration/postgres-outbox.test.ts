@@ -271,6 +271,28 @@ describe("PostgreSQL outbox times come from the database clock", () => {
     }
   });
 
+  it("lets another worker take over a lease once the database clock has passed it", async () => {
+    const url = await postgres.createDatabase();
+    const [here, other] = await Promise.all([createPostgresOutbox(url), createPostgresOutbox(url)]);
+    try {
+      await here.addEndpoint({ url: "https://receiver.example/hook", token: "t", secrets: [secret] });
+      await enqueuePlant(here, { name: "Leased for a second" });
+      const [claimed] = await here.claimDue({ workerId: "here", limit: 10, leaseMs: 1_000 });
+      expect(claimed).toBeDefined();
+      expect(await other.claimDue({ workerId: "other", limit: 10, leaseMs: 60_000 })).toEqual([]);
+      // The suite's lease tests run on an injected clock; this one waits for the database's own.
+      const taken = await waitFor(
+        async () => (await other.claimDue({ workerId: "other", limit: 10, leaseMs: 60_000 }))[0],
+        30_000,
+        50,
+      );
+      expect(taken.id).toBe(claimed?.id);
+    } finally {
+      await here.close();
+      await other.close();
+    }
+  });
+
   it("makes a plant added by a process whose clock runs ahead due at once for every worker", async () => {
     const url = await postgres.createDatabase();
     const [writer, worker] = await Promise.all([createPostgresOutbox(url), createPostgresOutbox(url)]);
