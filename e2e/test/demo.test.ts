@@ -302,8 +302,20 @@ describe("the built apps as separate processes", () => {
           : undefined,
       30_000,
     );
-    // Give a duplicate a moment to show up if the pipe were to produce one.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Every delivery recorded as delivered: the store sends nothing more, and each handler call came
+    // before the answer the store recorded, so the receiver's counts below are final (no sleep).
+    const admin = { headers: { authorization: `Bearer ${adminToken}` } };
+    const deliveries = await waitFor(async () => {
+      const listed = (await (await fetch(`${store.url}/deliveries?limit=100`, admin)).json()) as {
+        deliveries: Array<{ webhookId: string; status: string }>;
+      };
+      return listed.deliveries.every((delivery) => delivery.status === "delivered")
+        ? listed.deliveries
+        : undefined;
+    }, 30_000);
+    expect(deliveries.map((delivery) => delivery.webhookId).sort()).toEqual(
+      added.map((plant) => plant.webhookId).sort(),
+    );
     // The receiver app stores one row per webhook id, so a second handler call would not show in
     // /plants: count the calls themselves, per webhook id, and the receiver's metrics.
     for (const plant of added) expect(handlerCalls.get(plant.webhookId), plant.name).toBe(1);

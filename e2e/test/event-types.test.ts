@@ -112,8 +112,12 @@ describe("event types from a three-webhook OpenAPI document, end to end over SQL
     worker.start();
     const total = () => Object.values(receivers).reduce((sum, receiver) => sum + receiver.received.length, 0);
     await waitFor(() => (total() >= 6 ? true : undefined), 15_000);
-    // A seventh POST (a wrong fan-out) would land within the same round of claims; give it the chance.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Every delivery recorded as delivered: none is left to send, so no seventh POST can follow.
+    const settled = await waitFor(async () => {
+      const all = await outbox.listDeliveries();
+      return all.every((delivery) => delivery.status === "delivered") ? all : undefined;
+    }, 15_000);
+    expect(settled).toHaveLength(6);
 
     const seen = (name: string) =>
       receivers[name]?.received.toSorted((a, b) => String(a.eventType).localeCompare(String(b.eventType)));

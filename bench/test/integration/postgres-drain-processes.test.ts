@@ -99,6 +99,7 @@ describe("the PostgreSQL drain processes", () => {
       timeoutMs: 60_000,
       beforeStart: async () => {
         // A meter's reading takes time (it waits for idle backends to report): the drain must not run yet.
+        // A real wait: it stands for that slow reading, which the drain must wait out, not an event.
         await new Promise((resolve) => setTimeout(resolve, 300));
         handledAtStart.push((await receiver.stats()).handled);
       },

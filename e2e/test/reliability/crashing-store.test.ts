@@ -69,6 +69,7 @@ describe("plant-store serve killed with SIGKILL at random moments and restarted 
       apps.push(store);
       ids.push(...(await addPlants(store.url, PER_ROUND, `Crash plant r${round}`)));
       if (round === ROUNDS - 1) break;
+      // A real wait: the kill must land at a random moment of real work, not at an event's.
       await sleep(100 + Math.floor(nextRandom() * 600));
       inFlightAtKills += (await receiverStats(receiver)).inFlightIds.length;
       await sigkill(store);

@@ -39,22 +39,26 @@ describe("createOnceRunner", () => {
   it("runs racing copies of one id once and tells the others it was a duplicate", async () => {
     const runner = createOnceRunner({ store: createMemoryDedupStore() });
     let calls = 0;
+    // The first copy runs until all four have arrived.
+    const first = gate();
     const handler = async () => {
       calls++;
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await first.handler();
     };
-    const outcomes = await Promise.all([1, 2, 3, 4].map(() => runner.run("x", handler)));
+    const racing = Promise.all([1, 2, 3, 4].map(() => runner.run("x", handler)));
+    first.open();
+    const outcomes = await racing;
     expect(calls).toBe(1);
     expect(outcomes.sort()).toEqual(["duplicate", "duplicate", "duplicate", "handled"]);
   });
 
   it("fails the waiting copies when the first copy fails, then runs a redelivery", async () => {
     const runner = createOnceRunner({ store: createMemoryDedupStore() });
-    const failing = async () => {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      throw new Error("disk full");
-    };
-    const [first, second] = await Promise.allSettled([runner.run("x", failing), runner.run("x", failing)]);
+    // The first copy fails once the second has arrived.
+    const failing = gate();
+    const racing = Promise.allSettled([runner.run("x", failing.handler), runner.run("x", failing.handler)]);
+    failing.fail(new Error("disk full"));
+    const [first, second] = await racing;
     expect(first.status === "rejected" && first.reason).toBeInstanceOf(HandlerFailedError);
     expect(second.status === "rejected" && second.reason).toBeInstanceOf(DeliveryInProgressError);
     expect(await runner.run("x", async () => {})).toBe("handled");

@@ -40,6 +40,8 @@ describe("graceful shutdown", () => {
     // Send the headers and half the body, so the server is mid-request when the signal comes.
     req.write(body.subarray(0, half));
     await new Promise<void>((resolve) => req.once("socket", (socket) => socket.once("connect", resolve)));
+    // A real wait: the app is another process and says nothing when it has read a request's headers,
+    // so it is given a moment to; signalled earlier, the socket is idle to it and rightly closed.
     await new Promise((resolve) => setTimeout(resolve, 200));
 
     app.child.kill("SIGTERM");

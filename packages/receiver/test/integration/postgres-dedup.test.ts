@@ -2,6 +2,7 @@ import { endConnections, startPostgres, type TestPostgres } from "@plant-store/t
 import { generateWebhookSecret } from "@plant-store/types";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { DedupStore } from "../../src/dedup-store.js";
 import { createPostgresDedupStore } from "../../src/postgres.js";
 import { type RunningReceiver, send, startReceiver } from "../fixtures/start-receiver.js";
 
@@ -20,13 +21,27 @@ describe("PostgreSQL de-duplication across instances", () => {
 
   it("runs the handler once when two app instances race on the same id", async () => {
     let calls = 0;
+    let seenInProgress = 0;
     const onNewPlant = async () => {
       calls++;
-      // Long enough that the other instance sees the claim in progress and has to wait.
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      // Runs until the other instance has seen the claim in progress and has to wait.
+      const before = seenInProgress;
+      await vi.waitFor(() => expect(seenInProgress).toBeGreaterThan(before), { timeout: 10_000 });
     };
+    const counting = (store: DedupStore): DedupStore => ({
+      async claim(id, token) {
+        const state = await store.claim(id, token);
+        if (state === "in-progress") seenInProgress++;
+        return state;
+      },
+      complete: (id, token) => store.complete(id, token),
+      release: (id, token) => store.release(id, token),
+      close: () => store.close(),
+    });
     // Two stores with their own pools: as separate as two processes, sharing only the database.
-    const stores = [createPostgresDedupStore({ pool: url }), createPostgresDedupStore({ pool: url })];
+    const stores = [createPostgresDedupStore({ pool: url }), createPostgresDedupStore({ pool: url })].map(
+      counting,
+    );
     const instances: RunningReceiver[] = [];
     for (const dedupStore of stores) {
       instances.push(await startReceiver({ tokens: ["t"], secrets: [secret], dedupStore, onNewPlant }));

@@ -1,6 +1,6 @@
 import { request } from "node:http";
 import { generateWebhookSecret, type NewPlant } from "@plant-store/types";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ReceiverLogger } from "../../src/index.js";
 import { type RunningReceiver, send, startReceiver } from "../fixtures/start-receiver.js";
 
@@ -13,6 +13,8 @@ describe("createPlantWebhookRouter over real HTTP", () => {
   const received: NewPlant[] = [];
   const logged: string[] = [];
   let failNext = 0;
+  /** When set, the handler runs until this many requests are in flight at once. */
+  let holdUntilInFlight = 0;
   const logger: ReceiverLogger = {
     info: (o, m) => logged.push(JSON.stringify([o, m])),
     warn: (o, m) => logged.push(JSON.stringify([o, m])),
@@ -25,7 +27,10 @@ describe("createPlantWebhookRouter over real HTTP", () => {
       secrets: [oldSecret, newSecret],
       logger,
       onNewPlant: async (plant) => {
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        if (holdUntilInFlight > 0)
+          await vi.waitFor(() => expect(receiver.inFlight()).toBeGreaterThanOrEqual(holdUntilInFlight), {
+            timeout: 10_000,
+          });
         if (failNext > 0) {
           failNext--;
           throw new Error("database unavailable: password=hunter2");
@@ -221,9 +226,13 @@ describe("createPlantWebhookRouter over real HTTP", () => {
 
   it("runs the handler once when copies of one id arrive at the same moment", async () => {
     const id = `msg_${crypto.randomUUID()}`;
+    // The first copy's handler runs until all eight are in, so each other copy finds it running.
+    holdUntilInFlight = 8;
     const responses = await Promise.all(
       Array.from({ length: 8 }, () => send(receiver.url, { token: "old-token", secret: oldSecret, id })),
-    );
+    ).finally(() => {
+      holdUntilInFlight = 0;
+    });
     const bodies = (await Promise.all(responses.map((r) => r.json()))) as { duplicate: boolean }[];
     expect(responses.map((r) => r.status)).toEqual(Array(8).fill(200));
     expect(bodies.filter((b) => b.duplicate === false)).toHaveLength(1);

@@ -84,9 +84,13 @@ describe("createAttemptRunner", () => {
   });
 
   it("wakes the worker for a retry after the outbox's delay, counted from when the record came back", async () => {
+    let written = () => {};
     const { run, wakes, events } = setUp(503, async () => {
-      // The store takes 300 ms to write: the retry is due 10 s after its own time of writing.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The store takes 300 ms to write (the test moves the fake clock, then lets it answer): the
+      // retry is due 10 s after its own time of writing.
+      await new Promise<void>((resolve) => {
+        written = resolve;
+      });
       return {
         held: true,
         attempt: 1,
@@ -98,6 +102,7 @@ describe("createAttemptRunner", () => {
     const start = Date.now();
     const running = run(claimedDelivery(1, 1, { roundAttempts: 0 }));
     await vi.advanceTimersByTimeAsync(300);
+    written();
     await running;
     // The stored time is reported as stored (the store's clock); the wake is a delay on this one.
     expect(events[0]).toMatchObject({

@@ -537,9 +537,9 @@ describe("createClaimLoop", () => {
     const recording = loop.record(report(1), Date.now() + 1_200);
     await turn();
     (outbox.calls[1] as Extract<Call, { kind: "record" }>).answer.reject(new Error("locked"));
-    await turn();
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    (outbox.calls[2] as Extract<Call, { kind: "record" }>)?.answer.reject(new Error("locked"));
+    // Tried again after its 100 ms pause.
+    await vi.waitFor(() => expect(outbox.calls[2]?.kind).toBe("record"));
+    (outbox.calls[2] as Extract<Call, { kind: "record" }>).answer.reject(new Error("locked"));
     await expect(recording).rejects.toThrow("locked");
   });
 });

@@ -181,12 +181,16 @@ describe("several workers sharing one PostgreSQL outbox", () => {
       reader.onWork(() => {
         woken += 1;
       });
-      // LISTEN is set up asynchronously; keep adding until the notification arrives.
-      await waitFor(async () => {
-        await enqueuePlant(writer, { name: "Wake up" });
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        return woken > 0 ? true : undefined;
-      });
+      // LISTEN is set up asynchronously; keep adding (every 50 ms) until a notification arrives.
+      await waitFor(
+        async () => {
+          if (woken > 0) return true;
+          await enqueuePlant(writer, { name: "Wake up" });
+          return undefined;
+        },
+        30_000,
+        50,
+      );
       expect(woken).toBeGreaterThan(0);
     } finally {
       await writer.close();
@@ -264,6 +268,28 @@ describe("PostgreSQL outbox times come from the database clock", () => {
       vi.useRealTimers();
       await here.close();
       await ahead.close();
+    }
+  });
+
+  it("lets another worker take over a lease once the database clock has passed it", async () => {
+    const url = await postgres.createDatabase();
+    const [here, other] = await Promise.all([createPostgresOutbox(url), createPostgresOutbox(url)]);
+    try {
+      await here.addEndpoint({ url: "https://receiver.example/hook", token: "t", secrets: [secret] });
+      await enqueuePlant(here, { name: "Leased for a second" });
+      const [claimed] = await here.claimDue({ workerId: "here", limit: 10, leaseMs: 1_000 });
+      expect(claimed).toBeDefined();
+      expect(await other.claimDue({ workerId: "other", limit: 10, leaseMs: 60_000 })).toEqual([]);
+      // The suite's lease tests run on an injected clock; this one waits for the database's own.
+      const taken = await waitFor(
+        async () => (await other.claimDue({ workerId: "other", limit: 10, leaseMs: 60_000 }))[0],
+        30_000,
+        50,
+      );
+      expect(taken.id).toBe(claimed?.id);
+    } finally {
+      await here.close();
+      await other.close();
     }
   });
 

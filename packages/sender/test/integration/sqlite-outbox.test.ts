@@ -112,8 +112,14 @@ describe("SQLite outbox and other processes", () => {
       await waitFor(() => (woken > 0 ? true : undefined), 5000);
       stop();
       const before = woken;
-      await enqueuePlant(cli, { name: "Nobody listening" });
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // A listener added after the stop sees the next commit: by then the stopped one would have too.
+      let witness = 0;
+      const stopWitness = serving.onWork(() => {
+        witness += 1;
+      });
+      await enqueuePlant(cli, { name: "Only the witness listening" });
+      await waitFor(() => (witness > 0 ? true : undefined), 5000);
+      stopWitness();
       expect(woken).toBe(before);
     } finally {
       await cli.close();

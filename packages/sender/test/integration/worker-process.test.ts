@@ -30,7 +30,7 @@ describe("a process running a worker", () => {
     );
     await waitFor(() => (stdout.includes("started") ? true : undefined), 10_000);
     // Several poll intervals with an empty event loop but for the worker: it must still be running.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await waitFor(() => (stdout.split("polled\n").length > 5 ? true : undefined), 10_000);
     expect(child.exitCode).toBeNull();
     expect(child.signalCode).toBeNull();
 

@@ -25,6 +25,8 @@ describe("a worker's retry timer", () => {
     const lateClock: Outbox = {
       ...outbox,
       async recordAttempts(reports, options) {
+        // A real wait: a store clock set ahead would not catch a worker timing the retry from the
+        // attempt's end; only a record that takes real time on the worker's own timers does.
         await new Promise((resolve) => setTimeout(resolve, 300));
         return outbox.recordAttempts(reports, options);
       },
