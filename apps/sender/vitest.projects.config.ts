@@ -10,10 +10,12 @@ const inProcess = [
   "src/**/*.test.ts",
   "test/integration/admin-api.test.ts",
   "test/integration/admin-hostile-input.test.ts",
+  "test/integration/admin-input-findings.test.ts",
   "test/integration/admin-openapi-lint.test.ts",
   "test/integration/cli-endpoint-input.test.ts",
   "test/integration/endpoint-url-change.test.ts",
   "test/integration/final-statuses.test.ts",
+  "test/integration/handshake-limits.test.ts",
   "test/integration/listen-routes.test.ts",
   "test/integration/subscribers-api.test.ts",
 ];
