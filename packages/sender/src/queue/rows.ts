@@ -42,6 +42,8 @@ export interface EndpointRow {
   rate_limit?: NullableNum;
   rate_tokens?: NullableNum;
   rate_at?: NullableNum;
+  timeouts?: Num;
+  slow_until?: NullableNum;
   subscriber_id?: NullableNum;
   verified_at?: NullableNum;
   created_at: Num;
@@ -109,6 +111,8 @@ export interface ClaimedRow extends DeliveryRow {
   e_subscriber_id: NullableNum;
   e_verified_at: NullableNum;
   e_created_at: Num;
+  /** A rate-limited endpoint's wait before this start (ms); null or absent: at once. */
+  start_in_ms?: NullableNum;
 }
 
 const date = (value: Num) => new Date(Number(value));
@@ -239,6 +243,9 @@ export function toClaimed(rows: readonly ClaimedRow[], open: (stored: string) =>
       endpoint,
       leaseUntil: date(row.lease_until as Num),
       ...(row.m_traceparent === null ? {} : { traceparent: row.m_traceparent }),
+      ...(row.start_in_ms === null || row.start_in_ms === undefined
+        ? {}
+        : { startInMs: Math.max(0, Number(row.start_in_ms)) }),
     };
   });
   return claimed.sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || a.id - b.id);

@@ -36,6 +36,13 @@ export interface WorkerOptions {
   /** Attempts in flight at once to one endpoint; default 2. A dead endpoint holds at most this many slots. */
   perEndpointConcurrency?: number;
   /**
+   * Attempts in flight at once for one owner (a subscriber's endpoints, or the operator's); default
+   * `concurrency` less a quarter of it (12 of 16; 1 of 1 or 2): slots cannot be taken back from attempts
+   * hanging until their timeout, so a quarter stays free for the other owners whatever one owner's
+   * endpoints do. While another owner's work waits, an owner starts nothing beyond its share.
+   */
+  perOwnerConcurrency?: number;
+  /**
    * Deliveries claimed ahead of a free slot and kept ready under the lease (an endpoint has at most
    * `perEndpointConcurrency` of them), so a finished attempt's slot starts the next one at once while
    * its record is written; default: `concurrency`. 0 claims only for free slots.
@@ -82,11 +89,17 @@ export interface Worker {
   readonly inFlight: number;
 }
 
+/** `concurrency` less a quarter of it, at least 1: what one owner may hold by default. */
+export function defaultPerOwner(concurrency: number): number {
+  return Math.max(1, concurrency - Math.max(1, Math.floor(concurrency / 4)));
+}
+
 /**
  * The delivery loop: claims due deliveries from the outbox under a lease, signs and sends each attempt,
  * and has the outbox record it, which decides what follows with the retry policy. Claims are capped per
  * endpoint, so a slow or dead endpoint occupies at most `perEndpointConcurrency` slots and the others keep
- * flowing. Finished deliveries older than the retention are swept in the background.
+ * flowing, and per owner, so one subscriber's endpoints, however many, leave slots to the other owners;
+ * claims take due work with the owners taking turns. Finished deliveries older than the retention are swept in the background.
  *
  * The parts, each testable alone: `createClaimLoop` (every round trip to the outbox: records and the
  * claims that refill the slots), `createEndpointSlots` (per-endpoint slots and waiting queues),
@@ -101,6 +114,11 @@ export function createWorker(options: WorkerOptions): Worker {
   const policy = options.policy ?? createRetryPolicy();
   const guard = options.ssrfGuard ?? createSsrfGuard();
   const perEndpoint = options.perEndpointConcurrency ?? 2;
+  const perOwner = options.perOwnerConcurrency ?? defaultPerOwner(concurrency);
+  if (!Number.isInteger(perOwner) || perOwner < 1)
+    throw new InvalidWorkerOptionError(
+      `perOwnerConcurrency must be a whole number of attempts, 1 or more; got ${perOwner}`,
+    );
   const leaseMs = options.leaseMs ?? Math.max(60_000, 3 * client.timeoutMs);
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const claimAhead = options.claimAhead ?? concurrency;
@@ -126,7 +144,12 @@ export function createWorker(options: WorkerOptions): Worker {
   });
   const run = createAttemptRunner({
     workerId,
-    attempt: (delivery) => attemptDelivery(delivery, client, guard, now),
+    attempt: async (delivery) => {
+      // A rate-limited endpoint's start waits for its turn in the endpoint's schedule (under a second).
+      const wait = claims.startAt(delivery) - now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      return attemptDelivery(delivery, client, guard, now);
+    },
     record: (report, deadline) => claims.record(report, deadline),
     leaseEnd: (delivery) => claims.leaseEnd(delivery),
     // An attempt starts only if its lease outlasts its timeout and the record after it (or, with a lease
@@ -144,7 +167,9 @@ export function createWorker(options: WorkerOptions): Worker {
   const slots = createEndpointSlots({
     perEndpoint,
     maxInFlight: concurrency,
+    perOwner,
     waitingPerEndpoint: Math.min(perEndpoint, claimAhead),
+    waitingPerOwner: Math.min(perOwner, claimAhead),
     run,
     onFree: () => claims.wake(),
   });
@@ -155,6 +180,7 @@ export function createWorker(options: WorkerOptions): Worker {
     concurrency,
     claimAhead,
     perEndpoint,
+    perOwner,
     pollIntervalMs,
     policy,
     slots,

@@ -12,8 +12,11 @@ import { raw, sql } from "../sql.js";
  * 3: subscribers (`webhook_subscribers`): an endpoint's owner and verification, a message's addressee.
  * 4: delivery control: ordering keys (a message's, copied to its deliveries, and the index the claims
  *    test them with) and an endpoint's rate limit with its token bucket.
+ * 5: fair claims: an endpoint's run of timeouts and its slow lane (`timeouts`, `slow_until`), its rate
+ *    limit's schedule (`rate_next_at`), and the pending rows' index on SQLite (a claim walks only the
+ *    endpoints that have pending work).
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /** Columns added since the first schema, each added to a database that lacks it. */
 const ADDED_COLUMNS: ReadonlyArray<readonly [table: string, column: string, type: string]> = [
@@ -37,6 +40,11 @@ const ADDED_COLUMNS: ReadonlyArray<readonly [table: string, column: string, type
   ["webhook_endpoints", "rate_limit", "INTEGER"],
   ["webhook_endpoints", "rate_tokens", "DOUBLE PRECISION"],
   ["webhook_endpoints", "rate_at", "BIGINT"],
+  // 5: endpoints made before have timed out no attempt in a row (0), are in no slow lane (NULL) and may
+  // start a rate-limited delivery at once (NULL).
+  ["webhook_endpoints", "timeouts", "INTEGER NOT NULL DEFAULT 0"],
+  ["webhook_endpoints", "slow_until", "BIGINT"],
+  ["webhook_endpoints", "rate_next_at", "DOUBLE PRECISION"],
 ];
 
 /**
@@ -48,6 +56,10 @@ const ADDED_INDEXES: readonly string[] = [
   // answered from the pending keyed rows only (unkeyed and finished rows are not in it).
   `CREATE INDEX IF NOT EXISTS webhook_deliveries_ordering ON webhook_deliveries (endpoint_id, ordering_key, id)
     WHERE ordering_key IS NOT NULL AND status = 'pending'`,
+  // 5: the endpoints that have pending work, found by skipping from one to the next (PostgreSQL's schema
+  // has had it from the start): a claim costs what is pending, not how many endpoints exist.
+  `CREATE INDEX IF NOT EXISTS webhook_deliveries_pending_due ON webhook_deliveries (endpoint_id, next_attempt_at, id)
+    WHERE status = 'pending'`,
 ];
 
 /** Serialises schema upgrades when several processes open one database at once. */

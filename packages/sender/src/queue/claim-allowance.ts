@@ -1,0 +1,69 @@
+import { raw, type Sql, sql } from "./sql.js";
+
+/** Timeouts in a row after which an endpoint is in the slow lane: one attempt in flight, then a pause. */
+export const SLOW_LANE_AFTER = 3;
+
+/**
+ * A rate-limited endpoint's deliveries start `RATE_SPACING_MS / limit` apart, 10 % more than the limit
+ * allows: `limit + 1` starts then span 1.1 s, so none of a second's sliding windows holds more than the
+ * limit even when the starts reach the receiver up to 100 ms unevenly (two processes, a loaded machine).
+ */
+export const RATE_SPACING_MS = 1100;
+
+/**
+ * How far ahead a claim schedules a rate-limited endpoint's starts: a second's worth, so a worker that
+ * claims once a second (its poll) still keeps the endpoint at its rate.
+ */
+export const RATE_HORIZON_MS = 1000;
+
+/** What a claim reads of an endpoint with due work to know how many of its deliveries it may take. */
+export interface ClaimableEndpoint {
+  timeouts: number;
+  slowUntil: number | null;
+  rateLimit: number | null;
+  rateNextAt: number | null;
+}
+
+/** Whether a claim of the endpoint writes its row (its rate schedule or its slow lane), so holds it. */
+export const writesOnClaim = (endpoint: Pick<ClaimableEndpoint, "timeouts" | "rateLimit">): boolean =>
+  endpoint.rateLimit !== null || endpoint.timeouts >= SLOW_LANE_AFTER;
+
+/** When a rate-limited endpoint's next start may be: now, or later if its schedule runs ahead. */
+export const rateFrom = (endpoint: Pick<ClaimableEndpoint, "rateNextAt">, now: number): number =>
+  Math.max(now, endpoint.rateNextAt ?? now);
+
+/**
+ * How many due deliveries of `endpoint` a claim at `now` may take: `perEndpoint`; one in the slow lane
+ * (none while its pause or its one attempt's lease lasts); and for a rate limit the starts its schedule
+ * has left within the horizon. The claims of both databases use it (PostgreSQL as `allowanceSql`).
+ */
+export function claimAllowance(endpoint: ClaimableEndpoint, now: number, perEndpoint: number): number {
+  let allowance = perEndpoint;
+  if (endpoint.timeouts >= SLOW_LANE_AFTER)
+    allowance = endpoint.slowUntil !== null && endpoint.slowUntil > now ? 0 : Math.min(allowance, 1);
+  if (endpoint.rateLimit !== null) {
+    const left = Math.ceil(
+      ((now + RATE_HORIZON_MS - rateFrom(endpoint, now)) * endpoint.rateLimit) / RATE_SPACING_MS,
+    );
+    allowance = Math.min(allowance, Math.max(0, left));
+  }
+  return allowance;
+}
+
+/** The constants as SQL text (never parameters: the statement's text and plan stay the same). */
+export const SLOW_LANE_AFTER_SQL = raw(String(SLOW_LANE_AFTER));
+export const RATE_SPACING_SQL = raw(`${RATE_SPACING_MS}.0`);
+
+/** `claimAllowance` in PostgreSQL, over endpoint `e`. */
+export function allowanceSql(now: Sql, perEndpoint: Sql): Sql {
+  return sql`LEAST(
+    CASE WHEN e.timeouts < ${SLOW_LANE_AFTER_SQL} THEN ${perEndpoint}
+      WHEN e.slow_until IS NOT NULL AND e.slow_until > ${now} THEN 0 ELSE LEAST(${perEndpoint}, 1) END,
+    CASE WHEN e.rate_limit IS NULL THEN ${perEndpoint}
+      ELSE GREATEST(0, ceil((${now} + ${raw(String(RATE_HORIZON_MS))} - ${rateFromSql(now)}) * e.rate_limit / ${RATE_SPACING_SQL}))::int END)`;
+}
+
+/** `rateFrom` in PostgreSQL, over endpoint `e`. */
+export function rateFromSql(now: Sql): Sql {
+  return sql`GREATEST(${now}, COALESCE(e.rate_next_at, ${now}))`;
+}
