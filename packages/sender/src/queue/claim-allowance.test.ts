@@ -30,16 +30,17 @@ describe("claimAllowance", () => {
     expect(writesOnClaim(endpoint({ timeouts: SLOW_LANE_AFTER }))).toBe(true);
   });
 
-  it("allows a rate-limited endpoint the starts its schedule has left within a second, 1.1 s / limit apart", () => {
-    expect(claimAllowance(endpoint({ rateLimit: 10 }), now, 100)).toBe(10);
+  it("allows a rate-limited endpoint the starts its schedule has left within a second, 1.2 s / limit apart", () => {
+    expect(claimAllowance(endpoint({ rateLimit: 10 }), now, 100)).toBe(9);
+    expect(claimAllowance(endpoint({ rateLimit: 12 }), now, 100)).toBe(10);
     expect(claimAllowance(endpoint({ rateLimit: 10 }), now, 3)).toBe(3);
-    expect(claimAllowance(endpoint({ rateLimit: 10, rateNextAt: now - 60_000 }), now, 100)).toBe(10);
-    // The schedule runs 1,100 ms ahead: nothing within the second; 1 ms later, one.
-    expect(claimAllowance(endpoint({ rateLimit: 10, rateNextAt: now + 1_100 }), now, 100)).toBe(0);
+    expect(claimAllowance(endpoint({ rateLimit: 10, rateNextAt: now - 60_000 }), now, 100)).toBe(9);
+    // The schedule runs 1,080 ms ahead: nothing within the second; from 999 ms ahead, one.
+    expect(claimAllowance(endpoint({ rateLimit: 10, rateNextAt: now + 1_080 }), now, 100)).toBe(0);
     expect(claimAllowance(endpoint({ rateLimit: 10, rateNextAt: now + 1_000 }), now, 100)).toBe(0);
     expect(claimAllowance(endpoint({ rateLimit: 10, rateNextAt: now + 999 }), now, 100)).toBe(1);
-    expect(claimAllowance(endpoint({ rateLimit: 10, rateNextAt: now + 890 }), now, 100)).toBe(1);
-    expect(claimAllowance(endpoint({ rateLimit: 10, rateNextAt: now + 889 }), now, 100)).toBe(2);
+    expect(claimAllowance(endpoint({ rateLimit: 10, rateNextAt: now + 880 }), now, 100)).toBe(1);
+    expect(claimAllowance(endpoint({ rateLimit: 10, rateNextAt: now + 879 }), now, 100)).toBe(2);
     expect(claimAllowance(endpoint({ rateLimit: 1 }), now, 100)).toBe(1);
     expect(writesOnClaim(endpoint({ rateLimit: 1 }))).toBe(true);
   });

@@ -5,7 +5,8 @@ import { attemptDelivery } from "../delivery/attempt-delivery.js";
 import { createDeliveryClient, type DeliveryClient } from "../delivery/create-delivery-client.js";
 import { createSsrfGuard, type SsrfGuard } from "../delivery/create-ssrf-guard.js";
 import { InvalidWorkerOptionError } from "../errors.js";
-import type { Outbox } from "../outbox.js";
+import type { ClaimedDelivery, Outbox } from "../outbox.js";
+import { RATE_LATE_MS } from "../queue/claim-allowance.js";
 import { createRetryPolicy } from "../retry/create-retry-policy.js";
 import type { RetryPolicy } from "../retry-policy.js";
 import type { SenderLogger } from "../sender-logger.js";
@@ -144,12 +145,7 @@ export function createWorker(options: WorkerOptions): Worker {
   });
   const run = createAttemptRunner({
     workerId,
-    attempt: async (delivery) => {
-      // A rate-limited endpoint's start waits for its turn in the endpoint's schedule (under a second).
-      const wait = claims.startAt(delivery) - now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      return attemptDelivery(delivery, client, guard, now);
-    },
+    attempt: (delivery) => attemptDelivery(delivery, client, guard, now),
     record: (report, deadline) => claims.record(report, deadline),
     leaseEnd: (delivery) => claims.leaseEnd(delivery),
     // An attempt starts only if its lease outlasts its timeout and the record after it (or, with a lease
@@ -162,6 +158,22 @@ export function createWorker(options: WorkerOptions): Worker {
     onAttempt: options.onAttempt,
     onAlert: options.onAlert,
   });
+  // A rate-limited endpoint's delivery starts at its turn in the endpoint's schedule (under a second
+  // after its claim), got loaded meanwhile, or, too late for it, goes back unsent to be claimed again.
+  const runOnTime = async (delivery: ClaimedDelivery, free: () => void): Promise<void> => {
+    if (delivery.startInMs === undefined) return run(delivery, free);
+    const startAt = claims.startAt(delivery);
+    await client.load().catch(() => undefined);
+    const wait = startAt - now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (now() - startAt <= RATE_LATE_MS) return run(delivery, free);
+    free();
+    logger?.info(
+      { deliveryId: delivery.id, lateMs: now() - startAt },
+      "rate-limited start missed its turn, given back",
+    );
+    await releaseDeliveries(outbox, workerId, [delivery]);
+  };
   // A freed slot starts claimed work waiting, if any; the claim a free queues rides with the record that
   // follows in the same round trip, sized to what is free then.
   const slots = createEndpointSlots({
@@ -170,7 +182,7 @@ export function createWorker(options: WorkerOptions): Worker {
     perOwner,
     waitingPerEndpoint: Math.min(perEndpoint, claimAhead),
     waitingPerOwner: Math.min(perOwner, claimAhead),
-    run,
+    run: runOnTime,
     onFree: () => claims.wake(),
   });
   const claims = createClaimLoop({

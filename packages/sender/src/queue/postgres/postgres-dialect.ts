@@ -85,12 +85,18 @@ function claimParts(ctx: QueueContext, plan: ClaimPlan): Sql[] {
 /** The claim's result by name, not `claimed.*`: a statement selecting `*` is never prepared. */
 const CLAIMED_FROM_CTE = claimedNames("claimed");
 
+/** The database's clock as the statement ends (ms): what a wait is counted from. */
+const POSTGRES_CLOCK = raw("(extract(epoch FROM clock_timestamp()) * 1000)");
+
 /**
  * Each claimed delivery's wait before it is sent: a rate-limited endpoint's starts follow its schedule,
- * `spacing` apart from `rate_from`, in due order. Read from `claimed` joined with `held` as `h`.
+ * `spacing` apart from `rate_from`, in due order. Counted from the statement's end, not its start (the
+ * store's own clock; the outbox's `now` when it was given one), so the time the statement took does not
+ * move the start. Read from `claimed` joined with `held` as `h`.
  */
 function startInMs(now: Sql): Sql {
-  return sql`CASE WHEN h.rate_from IS NULL THEN NULL ELSE h.rate_from - ${now} + h.spacing * (row_number()
+  const end = now === POSTGRES_NOW ? POSTGRES_CLOCK : now;
+  return sql`CASE WHEN h.rate_from IS NULL THEN NULL ELSE h.rate_from - ${end} + h.spacing * (row_number()
     OVER (PARTITION BY claimed.endpoint_id ORDER BY claimed.next_attempt_at, claimed.id) - 1) END AS start_in_ms`;
 }
 
