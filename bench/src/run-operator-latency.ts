@@ -32,10 +32,10 @@ export interface OperatorLatency {
 
 /**
  * A store (a SQLite outbox and one worker process at `serve`'s defaults: 16 in flight, 2 per endpoint)
- * with the operator's endpoint at a loopback receiver and whatever `setup` adds. Plants are added one
- * every `intervalMs` by the bench process through its own handle on the file (the worker notices the
- * commit as `serve` would), and the latency of each is its enqueue to its arrival at the operator's
- * endpoint. Requests to `/hang/...` are held unanswered until the run ends.
+ * with the operator's endpoint at a loopback receiver and whatever `setup` adds (through the bench's own
+ * handle on the file, before the worker starts). Plants are queued one every `intervalMs` in the worker's
+ * process, as `serve`'s POST /plants does, and the latency of each is from the bench's command to its
+ * arrival at the operator's endpoint. Requests to `/hang/...` are held unanswered until the run ends.
  */
 export async function runOperatorLatency(options: OperatorLatencyOptions): Promise<OperatorLatency> {
   const { sender, context } = options;
@@ -79,7 +79,7 @@ export async function runOperatorLatency(options: OperatorLatencyOptions): Promi
       secrets: [options.credentials.secret],
     });
     await options.setup(outbox, url);
-    await worker.command("start");
+    await worker.command({ type: "start" });
     // Settle (the first poll, the worker's start-up), then the idle window.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     let idleCpuPercent = Number.NaN;
@@ -97,7 +97,7 @@ export async function runOperatorLatency(options: OperatorLatencyOptions): Promi
     });
     for (let n = 0; n < options.plants; n++) {
       queuedAt.set(n, performance.now());
-      await outbox.enqueue({ payload: { n } });
+      await worker.command({ type: "enqueue", payload: { n } });
       await new Promise((resolve) => setTimeout(resolve, options.intervalMs));
     }
     await Promise.race([
@@ -111,7 +111,7 @@ export async function runOperatorLatency(options: OperatorLatencyOptions): Promi
     // The held requests end (the worker records them as failed) so the worker stops at once.
     for (const response of hung.splice(0)) response.destroy();
     server.closeAllConnections();
-    await worker.command("stop").catch(() => undefined);
+    await worker.command({ type: "stop" }).catch(() => undefined);
     await worker.stop();
     await outbox.close();
     await new Promise((resolve) => server.close(resolve));
