@@ -26,7 +26,8 @@ const HEAD_OF_ITS_KEY = headOfItsKey("d");
 /**
  * The claim's first parts, in order:
  * - `pending`: the endpoints that have pending work, found by skipping along the pending rows' index from
- *   one endpoint to the next, so an endpoint with nothing pending (idle, not verified) costs nothing;
+ *   one endpoint to the next, so an endpoint with nothing pending (idle, not verified) costs nothing
+ *   (the endpoints are then looked up by `= ANY(ARRAY(...))`, by primary key, never joined by a scan);
  * - `held`: of those, the ones whose row a claim writes (rate-limited, or in the slow lane), locked for
  *   the rest of the transaction (another claim passes over them meanwhile), with what they allow
  *   (`allowanceSql`); not those this transaction writes;
@@ -49,13 +50,13 @@ function claimParts(ctx: QueueContext, plan: ClaimPlan): Sql[] {
         CASE WHEN e.rate_limit IS NULL THEN NULL ELSE ${rateFromSql(now)} END AS rate_from,
         ${RATE_SPACING_SQL} / e.rate_limit AS spacing
       FROM webhook_endpoints e
-      WHERE e.id IN (SELECT id FROM pending) AND e.status = 'active'
+      WHERE e.id = ANY(ARRAY(SELECT id FROM pending WHERE id IS NOT NULL)) AND e.status = 'active'
         AND (e.rate_limit IS NOT NULL OR e.timeouts >= ${SLOW_LANE_AFTER_SQL})
         AND NOT (e.id = ANY(${param(plan.keepBucketsOf, "bigint[]")}))
       FOR UPDATE OF e SKIP LOCKED)`,
     sql`candidates AS (
       SELECT due.id, due.next_attempt_at, due.place, COALESCE(e.subscriber_id, 0) AS owner
-      FROM pending p JOIN webhook_endpoints e ON e.id = p.id LEFT JOIN held h ON h.id = e.id CROSS JOIN LATERAL (
+      FROM webhook_endpoints e LEFT JOIN held h ON h.id = e.id CROSS JOIN LATERAL (
         SELECT d.id, d.next_attempt_at, row_number() OVER (ORDER BY d.next_attempt_at, d.id) AS place
         FROM webhook_deliveries d
         WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= ${now}
@@ -63,7 +64,8 @@ function claimParts(ctx: QueueContext, plan: ClaimPlan): Sql[] {
           AND NOT (d.id = ANY(${param(plan.skipDeliveryIds, "bigint[]")})) AND ${HEAD_OF_ITS_KEY}
         ORDER BY d.next_attempt_at, d.id LIMIT COALESCE(h.allowance, ${perEndpoint})
       ) due
-      WHERE e.status = 'active' AND ${ENDPOINT_RECEIVES} AND NOT (e.id = ANY(${param(plan.excludeEndpointIds, "bigint[]")}))
+      WHERE e.id = ANY(ARRAY(SELECT id FROM pending WHERE id IS NOT NULL))
+        AND e.status = 'active' AND ${ENDPOINT_RECEIVES} AND NOT (e.id = ANY(${param(plan.excludeEndpointIds, "bigint[]")}))
         AND NOT (COALESCE(e.subscriber_id, 0) = ANY(${param(plan.excludeOwners, "bigint[]")}))
         AND ((e.rate_limit IS NULL AND e.timeouts < ${SLOW_LANE_AFTER_SQL}) OR h.id IS NOT NULL))`,
     sql`chosen AS (

@@ -40,7 +40,8 @@ interface OpenEndpoint {
 /**
  * The endpoints that have pending work and may be claimed for: found by skipping along the pending rows'
  * index from one endpoint to the next, so an endpoint with nothing pending (idle, not verified) costs a
- * claim nothing.
+ * claim nothing. CROSS JOIN keeps that order (SQLite's planner otherwise scanned every endpoint and
+ * looked each up in `pending`: 3,000 idle endpoints made an idle claim 4 times as costly).
  */
 function* openEndpoints(now: Sql, claim: ClaimPlan): Operation<OpenEndpoint[]> {
   return yield* rows<OpenEndpoint>(
@@ -53,7 +54,7 @@ function* openEndpoints(now: Sql, claim: ClaimPlan): Operation<OpenEndpoint[]> {
           FROM pending p WHERE p.id IS NOT NULL)
         SELECT e.id, COALESCE(e.subscriber_id, 0) AS owner, e.rate_limit, e.rate_next_at, e.timeouts, e.slow_until,
           ${now} AS now_ms
-        FROM pending p JOIN webhook_endpoints e ON e.id = p.id
+        FROM pending p CROSS JOIN webhook_endpoints e ON e.id = p.id
         WHERE e.status = 'active' AND ${ENDPOINT_RECEIVES}
           AND NOT (${isIn(raw("e.id"), claim.excludeEndpointIds, "bigint")})
           AND NOT (${isIn(raw("COALESCE(e.subscriber_id, 0)"), claim.excludeOwners, "bigint")})`,
