@@ -1,5 +1,3 @@
-import { raw, type Sql, sql } from "./sql.js";
-
 /** Timeouts in a row after which an endpoint is in the slow lane: one attempt in flight, then a pause. */
 export const SLOW_LANE_AFTER = 3;
 
@@ -45,12 +43,13 @@ export const rateFrom = (endpoint: Pick<ClaimableEndpoint, "rateNextAt">, now: n
 /**
  * How many due deliveries of `endpoint` a claim at `now` may take: `perEndpoint`; one in the slow lane
  * (none while its pause or its one attempt's lease lasts); and for a rate limit the starts its schedule
- * has left within the horizon. The claims of both databases use it (PostgreSQL as `allowanceSql`).
+ * has left within the horizon. SQLite's claim calls it; PostgreSQL's writes it in SQL (`allowanceSql` in
+ * its dialect).
  */
 export function claimAllowance(endpoint: ClaimableEndpoint, now: number, perEndpoint: number): number {
   let allowance = perEndpoint;
   if (endpoint.timeouts >= SLOW_LANE_AFTER)
-    allowance = endpoint.slowUntil !== null && endpoint.slowUntil > now ? 0 : Math.min(allowance, 1);
+    allowance = (endpoint.slowUntil ?? now) > now ? 0 : Math.min(allowance, 1);
   if (endpoint.rateLimit !== null) {
     const left = Math.ceil(
       ((now + RATE_HORIZON_MS - rateFrom(endpoint, now)) * endpoint.rateLimit) / RATE_SPACING_MS,
@@ -58,22 +57,4 @@ export function claimAllowance(endpoint: ClaimableEndpoint, now: number, perEndp
     allowance = Math.min(allowance, Math.max(0, left));
   }
   return allowance;
-}
-
-/** The constants as SQL text (never parameters: the statement's text and plan stay the same). */
-export const SLOW_LANE_AFTER_SQL = raw(String(SLOW_LANE_AFTER));
-export const RATE_SPACING_SQL = raw(`${RATE_SPACING_MS}.0`);
-
-/** `claimAllowance` in PostgreSQL, over endpoint `e`. */
-export function allowanceSql(now: Sql, perEndpoint: Sql): Sql {
-  return sql`LEAST(
-    CASE WHEN e.timeouts < ${SLOW_LANE_AFTER_SQL} THEN ${perEndpoint}
-      WHEN e.slow_until IS NOT NULL AND e.slow_until > ${now} THEN 0 ELSE LEAST(${perEndpoint}, 1) END,
-    CASE WHEN e.rate_limit IS NULL THEN ${perEndpoint}
-      ELSE GREATEST(0, ceil((${now} + ${raw(String(RATE_HORIZON_MS))} - ${rateFromSql(now)}) * e.rate_limit / ${RATE_SPACING_SQL}))::int END)`;
-}
-
-/** `rateFrom` in PostgreSQL, over endpoint `e`. */
-export function rateFromSql(now: Sql): Sql {
-  return sql`GREATEST(${now}, COALESCE(e.rate_next_at, ${now}))`;
 }

@@ -1,5 +1,5 @@
 import { OUTBOX_NOTIFY_CHANNEL } from "../../outbox.js";
-import { allowanceSql, RATE_SPACING_SQL, rateFromSql, SLOW_LANE_AFTER_SQL } from "../claim-allowance.js";
+import { RATE_HORIZON_MS, RATE_SPACING_MS, SLOW_LANE_AFTER } from "../claim-allowance.js";
 import type { ClaimPlan } from "../claim-plan.js";
 import { CLAIMED_COLUMNS, claimedNames } from "../claimed-columns.js";
 import type { ColumnType, Dialect, QueueContext } from "../dialect.js";
@@ -20,6 +20,24 @@ import { POSTGRES_SCHEMA } from "./postgres-schema.js";
 export const POSTGRES_NOW = raw("(extract(epoch FROM statement_timestamp()) * 1000)::bigint");
 
 const arrayType = (type: ColumnType) => `${type}[]` as const;
+
+/** The constants as SQL text (never parameters: the statement's text and plan stay the same). */
+const SLOW_LANE_AFTER_SQL = raw(String(SLOW_LANE_AFTER));
+const RATE_SPACING_SQL = raw(`${RATE_SPACING_MS}.0`);
+
+/** `claimAllowance` (queue/claim-allowance.ts) in SQL, over endpoint `e`: the same formula, kept in step with it. */
+function allowanceSql(now: Sql, perEndpoint: Sql): Sql {
+  return sql`LEAST(
+    CASE WHEN e.timeouts < ${SLOW_LANE_AFTER_SQL} THEN ${perEndpoint}
+      WHEN e.slow_until IS NOT NULL AND e.slow_until > ${now} THEN 0 ELSE LEAST(${perEndpoint}, 1) END,
+    CASE WHEN e.rate_limit IS NULL THEN ${perEndpoint}
+      ELSE GREATEST(0, ceil((${now} + ${raw(String(RATE_HORIZON_MS))} - ${rateFromSql(now)}) * e.rate_limit / ${RATE_SPACING_SQL}))::int END)`;
+}
+
+/** `rateFrom` in SQL, over endpoint `e`. */
+function rateFromSql(now: Sql): Sql {
+  return sql`GREATEST(${now}, COALESCE(e.rate_next_at, ${now}))`;
+}
 
 const HEAD_OF_ITS_KEY = headOfItsKey("d");
 
