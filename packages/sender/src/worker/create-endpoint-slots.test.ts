@@ -260,3 +260,60 @@ describe("createEndpointSlots across owners", () => {
     expect(slots.fullOwners()).toEqual([5]);
   });
 });
+
+describe("createEndpointSlots: shares", () => {
+  const of = (id: number, endpointId: number, subscriberId: number | null) => {
+    const delivery = claimedDelivery(id, endpointId);
+    return { ...delivery, endpoint: { ...delivery.endpoint, subscriberId } };
+  };
+
+  it("divides the slots among the owners with work, not those whose work has all ended", () => {
+    const { slots, started, free } = controlledSlots(4, { maxInFlight: 4, perOwner: 4 });
+    // Subscriber 1 had one attempt, ended: it has no share any more.
+    slots.add(of(1, 1, 1));
+    free(1);
+    for (const id of [11, 12, 13, 14, 15, 16]) slots.add(of(id, 2, 2));
+    expect(started).toEqual([1, 11, 12, 13, 14]);
+    for (const id of [21, 22]) slots.add(of(id, 3, 3));
+    // Two owners with work: 2 slots each. Owner 3 gets the first two that free, then owner 2 is below
+    // its share again and takes the third.
+    free(11);
+    free(12);
+    expect(started.slice(-2)).toEqual([21, 22]);
+    free(13);
+    expect(started.at(-1)).toBe(15);
+  });
+
+  it("counts as waiting only an owner whose waiting work could start: one blocked by its endpoint does not shrink others' share", () => {
+    const { slots, started } = controlledSlots(1, { maxInFlight: 5, perOwner: 4 });
+    slots.add(of(1, 9, 3));
+    // Waits for endpoint 9's one slot: nothing another owner leaves free would start it.
+    slots.add(of(2, 9, 3));
+    for (const [id, endpoint] of [
+      [11, 1],
+      [12, 2],
+      [13, 3],
+      [14, 4],
+    ] as const)
+      slots.add(of(id, endpoint, 2));
+    expect(started).toEqual([1, 11, 12, 13, 14]);
+  });
+
+  it("needs no onFree", async () => {
+    let finish: () => void = () => undefined;
+    const slots = createEndpointSlots({
+      perEndpoint: 1,
+      run: (_delivery, free) => {
+        free();
+        return new Promise<void>((resolve) => {
+          finish = resolve;
+        });
+      },
+    });
+    slots.add(claimedDelivery(1, 7));
+    expect(slots.inFlight).toBe(0);
+    finish();
+    await slots.idle();
+    expect(slots.inFlight).toBe(0);
+  });
+});
