@@ -52,6 +52,12 @@ answerOverIpc(async (payload) => {
     return true;
   }
   if (command.type === "statements") return statements();
+  // A message queued in the worker's own process, as `serve`'s POST /plants does (the worker is woken
+  // in-process, not by noticing another process's commit).
+  if (command.type === "enqueue") {
+    await outbox.enqueue({ payload: (command as unknown as { payload: unknown }).payload });
+    return true;
+  }
   throw new Error(`unknown command ${command.type}`);
 });
 process.send?.({ type: "ready" });

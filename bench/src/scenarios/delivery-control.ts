@@ -130,7 +130,7 @@ export const deliveryControl: Scenario = {
         limited.rate,
         "deliveries/s",
         { name: `limit ${LIMIT}/s`, value: LIMIT },
-        `${limited.delivered} deliveries in ${seconds} s from ${LIMIT_WORKERS} worker processes sharing one PostgreSQL; goal 0.9 to 1.1 of the limit`,
+        `${limited.delivered} deliveries in ${seconds} s from ${LIMIT_WORKERS} worker processes sharing one PostgreSQL; a ceiling since issue 37: at most 1.0 of the limit in any second, starts 1.2 s / limit apart, so about 0.83 sustained`,
       ),
     );
     return results;

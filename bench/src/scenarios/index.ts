@@ -1,5 +1,6 @@
 import type { Scenario } from "../scenario.js";
 import { backlog } from "./backlog.js";
+import { claimIdleEndpoints } from "./claim-idle-endpoints.js";
 import { cliStart } from "./cli-start.js";
 import { deliveryControl } from "./delivery-control.js";
 import { e2eLatency } from "./e2e-latency.js";
@@ -9,6 +10,7 @@ import { postgresScale } from "./postgres-scale.js";
 import { receiverThroughput } from "./receiver-throughput.js";
 import { receiverVerify } from "./receiver-verify.js";
 import { senderDrain } from "./sender-drain.js";
+import { senderFairness } from "./sender-fairness.js";
 import { senderIngest } from "./sender-ingest.js";
 import { senderThroughput } from "./sender-throughput.js";
 
@@ -26,4 +28,6 @@ export const scenarios: readonly Scenario[] = [
   deliveryControl,
   endpointHealth,
   cliStart,
+  senderFairness,
+  claimIdleEndpoints,
 ];

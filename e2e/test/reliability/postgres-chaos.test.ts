@@ -95,15 +95,15 @@ describe("SIGKILL of a plant-store serve on PostgreSQL in the middle of a transa
       // A pause at the end of every statement that records attempts (a trigger of this test's own, in its
       // own database), held by an advisory lock this test takes: the statement that records a batch
       // and claims its replacements has written everything (attempts, deliveries moved on, new leases)
-      // and waits there, uncommitted. Its text starts with the claim's parts (their first, `limited`, the
-      // rate-limited endpoints it holds); a record alone starts otherwise.
+      // and waits there, uncommitted. Its text starts with the claim's parts (their first, `pending`, the
+      // endpoints with pending work); a record alone starts otherwise.
       await blocker.query("SELECT pg_advisory_lock(4242)");
       await observer.query(`CREATE FUNCTION chaos_pause() RETURNS trigger LANGUAGE plpgsql AS
         $$ BEGIN PERFORM pg_advisory_xact_lock_shared(4242); RETURN NULL; END $$`);
       await observer.query(
         "CREATE TRIGGER chaos_pause AFTER INSERT ON webhook_attempts FOR EACH STATEMENT EXECUTE FUNCTION chaos_pause()",
       );
-      const pid = await blockedWriter(observer, "WITH limited AS (%");
+      const pid = await blockedWriter(observer, "WITH RECURSIVE pending (id) AS (%");
       victim.child.kill("SIGKILL");
       await new Promise((resolve) => victim.child.once("exit", resolve));
       const orphaned = (

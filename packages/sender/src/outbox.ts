@@ -187,6 +187,11 @@ export interface ClaimedDelivery extends DeliveryRecord {
    * included) continues this trace. Absent for messages queued before 0.3.
    */
   traceparent?: string;
+  /**
+   * Wait this long after the claim (ms) before sending: a rate-limited endpoint's starts are spaced by
+   * the claim, so that no second holds more than its limit. Absent: send at once.
+   */
+  startInMs?: number;
 }
 
 /** What became of one attempt, as stored: the delivery delivered, to be retried, failed, or its endpoint disabled. */
@@ -352,6 +357,13 @@ export interface ClaimRequest {
   perEndpointLimit?: number;
   /** Endpoints the caller cannot take more work for right now. */
   excludeEndpointIds?: readonly number[];
+  /**
+   * At most this many deliveries of one owner (a subscriber, or the operator) per claim; default `limit`.
+   * Owners take turns in a claim whatever this is: each owner's earliest due, then each one's next...
+   */
+  perOwnerLimit?: number;
+  /** Owners (subscriber ids, `null` for the operator's endpoints) the caller cannot take more work for right now. */
+  excludeOwners?: ReadonlyArray<number | null>;
 }
 
 export interface SweepOptions {

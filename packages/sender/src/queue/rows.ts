@@ -42,6 +42,8 @@ export interface EndpointRow {
   rate_limit?: NullableNum;
   rate_tokens?: NullableNum;
   rate_at?: NullableNum;
+  timeouts?: Num;
+  slow_until?: NullableNum;
   subscriber_id?: NullableNum;
   verified_at?: NullableNum;
   created_at: Num;
@@ -121,6 +123,8 @@ export type ClaimedRow = DeliveryRow &
   ClaimedEndpointColumns & {
     m_payload: string;
     m_traceparent: string | null;
+    /** A rate-limited endpoint's wait before this start (ms); null or absent: at once. */
+    start_in_ms?: NullableNum;
   };
 
 const date = (value: Num) => new Date(Number(value));
@@ -236,6 +240,9 @@ export function toClaimed(rows: readonly ClaimedRow[], open: (stored: string) =>
       endpoint,
       leaseUntil: date(row.lease_until as Num),
       ...(row.m_traceparent === null ? {} : { traceparent: row.m_traceparent }),
+      ...(row.start_in_ms === null || row.start_in_ms === undefined
+        ? {}
+        : { startInMs: Math.max(0, Number(row.start_in_ms)) }),
     };
   });
   return claimed.sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || a.id - b.id);

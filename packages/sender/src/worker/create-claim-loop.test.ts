@@ -543,3 +543,94 @@ describe("createClaimLoop", () => {
     await expect(recording).rejects.toThrow("locked");
   });
 });
+
+describe("createClaimLoop across owners and schedules", () => {
+  const of = (
+    id: number,
+    endpointId: number,
+    subscriberId: number | null,
+    extra: Partial<ClaimedDelivery> = {},
+  ) => {
+    const delivery = claimedDelivery(id, endpointId, extra);
+    return { ...delivery, endpoint: { ...delivery.endpoint, subscriberId } };
+  };
+
+  it("asks at most perOwner of an owner per claim and leaves out the owners that are full", async () => {
+    const outbox = fakeOutbox();
+    const slots = createEndpointSlots({
+      perEndpoint: 2,
+      maxInFlight: 8,
+      perOwner: 3,
+      run: () => new Promise<void>(() => undefined),
+    });
+    const loop = createClaimLoop({
+      outbox,
+      workerId: "w1",
+      leaseMs: 60_000,
+      concurrency: 8,
+      perEndpoint: 2,
+      perOwner: 3,
+      pollIntervalMs: 1_000,
+      policy,
+      slots,
+      now: Date.now,
+    });
+    loop.start();
+    await turn();
+    const first = outbox.calls.at(-1) as Extract<Call, { kind: "claim" }>;
+    expect(first.request).toEqual({
+      workerId: "w1",
+      limit: 8,
+      leaseMs: 60_000,
+      perEndpointLimit: 2,
+      perOwnerLimit: 3,
+      excludeEndpointIds: [],
+    });
+    first.answer.resolve([of(1, 1, 5), of(2, 1, 5), of(3, 2, 5), of(4, 3, null)]);
+    await loop.settled();
+    loop.wake();
+    await turn();
+    const second = outbox.calls.at(-1) as Extract<Call, { kind: "claim" }>;
+    // Subscriber 5 holds its three slots: left out; the operator is not.
+    expect(second.request).toMatchObject({ limit: 4, excludeOwners: [5], perOwnerLimit: 3 });
+  });
+
+  it("starts a delivery no earlier than its startInMs after the claim's answer", async () => {
+    const outbox = fakeOutbox();
+    let clock = 1_000;
+    const added: ClaimedDelivery[] = [];
+    const slots = {
+      inFlight: 0,
+      waitingCount: 0,
+      full: () => [],
+      add: (delivery: ClaimedDelivery) => {
+        added.push(delivery);
+      },
+    };
+    const loop = createClaimLoop({
+      outbox,
+      workerId: "w1",
+      leaseMs: 60_000,
+      concurrency: 4,
+      perEndpoint: 2,
+      pollIntervalMs: 1_000,
+      policy,
+      slots,
+      now: () => clock,
+    });
+    loop.start();
+    await turn();
+    // The answer comes 30 ms after the claim went out: waits count from then.
+    clock += 30;
+    (outbox.calls.at(-1) as Extract<Call, { kind: "claim" }>).answer.resolve([
+      of(1, 1, null, { startInMs: 0 }),
+      of(2, 1, null, { startInMs: 240 }),
+      of(3, 2, null),
+    ]);
+    await loop.settled();
+    expect(added.map((delivery) => loop.startAt(delivery))).toEqual([1_030, 1_270, 1_030]);
+    clock += 5;
+    // A delivery it never claimed: at once.
+    expect(loop.startAt(of(9, 1, null))).toBe(1_035);
+  });
+});

@@ -29,11 +29,14 @@ export interface ClaimLoopOptions {
    */
   claimAhead?: number;
   perEndpoint: number;
+  /** At most this many deliveries of one owner per claim; default: no cap besides `perEndpoint`. */
+  perOwner?: number;
   /** The first pause after a failed claim; it doubles with each failure in a row. */
   pollIntervalMs: number;
   /** The retry policy the outbox decides with when it records an attempt. */
   policy: RecordOptions["policy"];
-  slots: Pick<EndpointSlots, "inFlight" | "waitingCount" | "full" | "add">;
+  slots: Pick<EndpointSlots, "inFlight" | "waitingCount" | "full" | "add"> &
+    Partial<Pick<EndpointSlots, "fullOwners">>;
   /** The worker's clock (Unix ms), for pauses and record deadlines. */
   now: () => number;
   logger?: SenderLogger | undefined;
@@ -68,6 +71,11 @@ export interface ClaimLoop {
    * leased it started no earlier than that lease, so this is never later than the store's lease end.
    */
   leaseEnd(delivery: ClaimedDelivery): number;
+  /**
+   * When the delivery may be sent, on the worker's clock: its claim's answer plus its `startInMs` (a
+   * rate-limited endpoint's schedule), or at once.
+   */
+  startAt(delivery: ClaimedDelivery): number;
   stop(): void;
   /** Resolves once no round trip is running or waiting (after `stop`, what they claimed is released). */
   settled(): Promise<void>;
@@ -92,19 +100,24 @@ export function createClaimLoop(options: ClaimLoopOptions): ClaimLoop {
   let claimFailures = 0;
   let pausedUntil = 0;
   const leaseEnds = new WeakMap<ClaimedDelivery, number>();
+  const startAts = new WeakMap<ClaimedDelivery, number>();
 
   /** The claim a round trip makes for what is free, counting the `ending` attempts it records as ended. */
   function claimFor(ending: number): ClaimRequest | undefined {
     if (state === "stopped" || state === "paused") return undefined;
     const limit = capacity - slots.inFlight - slots.waitingCount - (recording - ending);
     if (limit <= 0) return undefined;
-    return {
+    const request: ClaimRequest = {
       workerId,
       limit,
       leaseMs,
       perEndpointLimit: perEndpoint,
       excludeEndpointIds: slots.full(),
     };
+    if (options.perOwner !== undefined) request.perOwnerLimit = options.perOwner;
+    const fullOwners = slots.fullOwners?.() ?? [];
+    if (fullOwners.length > 0) request.excludeOwners = fullOwners;
+    return request;
   }
 
   function claimFailed(error: unknown): void {
@@ -146,8 +159,12 @@ export function createClaimLoop(options: ClaimLoopOptions): ClaimLoop {
       // send it after the caller closed the outbox, unrecorded, to be sent again after the lease.
       await releaseDeliveries(outbox, workerId, claimed);
     } else {
+      // A wait counts from the answer, never from before it: a start is never earlier than its schedule.
+      const answeredAt = now();
       for (const delivery of claimed) {
         leaseEnds.set(delivery, leaseEnd);
+        if (delivery.startInMs !== undefined && delivery.startInMs > 0)
+          startAts.set(delivery, answeredAt + delivery.startInMs);
         slots.add(delivery);
       }
       // A full claim: more may be due.
@@ -206,6 +223,7 @@ export function createClaimLoop(options: ClaimLoopOptions): ClaimLoop {
     wake,
     record,
     leaseEnd: (delivery) => leaseEnds.get(delivery) ?? now() + leaseMs,
+    startAt: (delivery) => startAts.get(delivery) ?? now(),
     stop() {
       state = "stopped";
     },

@@ -6,7 +6,12 @@ import { createEndpointSlots } from "./create-endpoint-slots.js";
 /** Slots whose attempts run until the test finishes them (or ends their request: `free`). */
 function controlledSlots(
   perEndpoint: number,
-  more: { maxInFlight?: number; waitingPerEndpoint?: number } = {},
+  more: {
+    maxInFlight?: number;
+    waitingPerEndpoint?: number;
+    perOwner?: number;
+    waitingPerOwner?: number;
+  } = {},
 ) {
   const started: number[] = [];
   const finishers = new Map<number, () => void>();
@@ -187,5 +192,128 @@ describe("createEndpointSlots", () => {
     expect(slots.full()).toEqual([7]);
     expect(slots.inFlight).toBe(2);
     expect(slots.waitingCount).toBe(2);
+  });
+});
+
+describe("createEndpointSlots across owners", () => {
+  const of = (id: number, endpointId: number, subscriberId: number | null) => {
+    const delivery = claimedDelivery(id, endpointId);
+    return { ...delivery, endpoint: { ...delivery.endpoint, subscriberId } };
+  };
+
+  it("holds one owner's hanging endpoints to perOwner slots, so the operator's deliveries start at once", () => {
+    const { slots, started } = controlledSlots(2, { maxInFlight: 16, perOwner: 12 });
+    // A subscriber's 10 endpoints, 2 deliveries each, none of which ever ends.
+    let id = 0;
+    for (let endpoint = 1; endpoint <= 10; endpoint++)
+      for (let n = 0; n < 2; n++) slots.add(of(++id, endpoint, 5));
+    expect(slots.inFlightOf(5)).toBe(12);
+    expect(slots.waitingCount).toBe(8);
+    // The operator's deliveries find free slots: started at once, past the subscriber's waiting ones.
+    slots.add(of(100, 50, null));
+    slots.add(of(101, 51, null));
+    expect(started.slice(-2)).toEqual([100, 101]);
+    expect(slots.inFlightOf(null)).toBe(2);
+    expect(slots.inFlight).toBe(14);
+  });
+
+  it("while another owner waits, an owner starts nothing beyond its share, and the owners take turns", async () => {
+    const { slots, started, free } = controlledSlots(4, { maxInFlight: 4, perOwner: 4 });
+    for (const id of [1, 2, 3, 4]) slots.add(of(id, 1, 5));
+    // Alone, the subscriber may use every slot.
+    expect(slots.inFlightOf(5)).toBe(4);
+    for (const id of [5, 6]) slots.add(of(id, 1, 5));
+    for (const id of [7, 8, 9]) slots.add(of(id, 2, null));
+    // The operator now waits: the subscriber's share is 4 / 2 owners = 2, so its next waits until it
+    // holds fewer than 2, and the slots that free go to the operator meanwhile.
+    free(1);
+    expect(started.at(-1)).toBe(7);
+    free(2);
+    expect(started.at(-1)).toBe(8);
+    // Each at its share of 2: the next freed slot goes back to the subscriber, below its share.
+    free(3);
+    expect(started.at(-1)).toBe(5);
+    expect(slots.inFlightOf(null)).toBe(2);
+    expect(slots.inFlightOf(5)).toBe(2);
+    free(7);
+    expect(started.at(-1)).toBe(9);
+    // The operator has nothing left waiting: the subscriber may go past its share, up to perOwner.
+    free(8);
+    expect(started.at(-1)).toBe(6);
+    expect(slots.inFlightOf(5)).toBe(3);
+    expect(slots.waitingCount).toBe(0);
+  });
+
+  it("lists an owner as full once its slots and its waiting room are taken, only that owner", () => {
+    const { slots } = controlledSlots(2, { maxInFlight: 16, perOwner: 3, waitingPerOwner: 2 });
+    for (const [id, endpoint] of [
+      [1, 1],
+      [2, 1],
+      [3, 2],
+      [4, 2],
+    ] as const)
+      slots.add(of(id, endpoint, 5));
+    slots.add(of(5, 9, null));
+    expect(slots.fullOwners()).toEqual([]);
+    slots.add(of(6, 3, 5));
+    expect(slots.inFlightOf(5)).toBe(3);
+    expect(slots.fullOwners()).toEqual([5]);
+  });
+});
+
+describe("createEndpointSlots: shares", () => {
+  const of = (id: number, endpointId: number, subscriberId: number | null) => {
+    const delivery = claimedDelivery(id, endpointId);
+    return { ...delivery, endpoint: { ...delivery.endpoint, subscriberId } };
+  };
+
+  it("divides the slots among the owners with work, not those whose work has all ended", () => {
+    const { slots, started, free } = controlledSlots(4, { maxInFlight: 4, perOwner: 4 });
+    // Subscriber 1 had one attempt, ended: it has no share any more.
+    slots.add(of(1, 1, 1));
+    free(1);
+    for (const id of [11, 12, 13, 14, 15, 16]) slots.add(of(id, 2, 2));
+    expect(started).toEqual([1, 11, 12, 13, 14]);
+    for (const id of [21, 22]) slots.add(of(id, 3, 3));
+    // Two owners with work: 2 slots each. Owner 3 gets the first two that free, then owner 2 is below
+    // its share again and takes the third.
+    free(11);
+    free(12);
+    expect(started.slice(-2)).toEqual([21, 22]);
+    free(13);
+    expect(started.at(-1)).toBe(15);
+  });
+
+  it("counts as waiting only an owner whose waiting work could start: one blocked by its endpoint does not shrink others' share", () => {
+    const { slots, started } = controlledSlots(1, { maxInFlight: 5, perOwner: 4 });
+    slots.add(of(1, 9, 3));
+    // Waits for endpoint 9's one slot: nothing another owner leaves free would start it.
+    slots.add(of(2, 9, 3));
+    for (const [id, endpoint] of [
+      [11, 1],
+      [12, 2],
+      [13, 3],
+      [14, 4],
+    ] as const)
+      slots.add(of(id, endpoint, 2));
+    expect(started).toEqual([1, 11, 12, 13, 14]);
+  });
+
+  it("needs no onFree", async () => {
+    let finish: () => void = () => undefined;
+    const slots = createEndpointSlots({
+      perEndpoint: 1,
+      run: (_delivery, free) => {
+        free();
+        return new Promise<void>((resolve) => {
+          finish = resolve;
+        });
+      },
+    });
+    slots.add(claimedDelivery(1, 7));
+    expect(slots.inFlight).toBe(0);
+    finish();
+    await slots.idle();
+    expect(slots.inFlight).toBe(0);
   });
 });

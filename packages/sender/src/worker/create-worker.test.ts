@@ -4,7 +4,7 @@ import { createMemoryOutbox } from "../../test/fixtures/memory-outbox.js";
 import { InvalidRetentionError } from "../errors.js";
 import type { SweepResult } from "../outbox.js";
 import { DEFAULT_RETENTION_MS, type SweepEvent } from "./create-retention-sweeper.js";
-import { createWorker } from "./create-worker.js";
+import { createWorker, defaultPerOwner } from "./create-worker.js";
 
 beforeEach(() => {
   // setImmediate stays real: the worker's round trips start on the next turn of the event loop.
@@ -90,5 +90,25 @@ describe("createWorker: claimAhead", () => {
         expect.objectContaining({ code: "ERR_INVALID_WORKER_OPTION", name: "InvalidWorkerOptionError" }),
       );
     expect(() => createWorker({ outbox, claimAhead: 0 })).not.toThrow();
+  });
+});
+
+describe("createWorker: perOwnerConcurrency", () => {
+  it("refuses a perOwnerConcurrency that is not a whole number, 1 or more, when created", () => {
+    const outbox = createMemoryOutbox();
+    for (const perOwnerConcurrency of [0, -1, 1.5, Number.NaN])
+      expect(() => createWorker({ outbox, perOwnerConcurrency })).toThrow(
+        expect.objectContaining({ code: "ERR_INVALID_WORKER_OPTION", name: "InvalidWorkerOptionError" }),
+      );
+    expect(() => createWorker({ outbox, perOwnerConcurrency: 1 })).not.toThrow();
+  });
+
+  it("lets one owner hold all but a quarter of the slots by default, at least one", () => {
+    expect(defaultPerOwner(16)).toBe(12);
+    expect(defaultPerOwner(50)).toBe(38);
+    expect(defaultPerOwner(4)).toBe(3);
+    expect(defaultPerOwner(3)).toBe(2);
+    expect(defaultPerOwner(2)).toBe(1);
+    expect(defaultPerOwner(1)).toBe(1);
   });
 });

@@ -5,7 +5,8 @@ import { attemptDelivery } from "../delivery/attempt-delivery.js";
 import { createDeliveryClient, type DeliveryClient } from "../delivery/create-delivery-client.js";
 import { createSsrfGuard, type SsrfGuard } from "../delivery/create-ssrf-guard.js";
 import { InvalidWorkerOptionError } from "../errors.js";
-import type { Outbox } from "../outbox.js";
+import type { ClaimedDelivery, Outbox } from "../outbox.js";
+import { RATE_LATE_MS } from "../queue/claim-allowance.js";
 import { createRetryPolicy } from "../retry/create-retry-policy.js";
 import type { RetryPolicy } from "../retry-policy.js";
 import type { SenderLogger } from "../sender-logger.js";
@@ -35,6 +36,13 @@ export interface WorkerOptions {
   concurrency?: number;
   /** Attempts in flight at once to one endpoint; default 2. A dead endpoint holds at most this many slots. */
   perEndpointConcurrency?: number;
+  /**
+   * Attempts in flight at once for one owner (a subscriber's endpoints, or the operator's); default
+   * `concurrency` less a quarter of it (12 of 16; 1 of 1 or 2): slots cannot be taken back from attempts
+   * hanging until their timeout, so a quarter stays free for the other owners whatever one owner's
+   * endpoints do. While another owner's work waits, an owner starts nothing beyond its share.
+   */
+  perOwnerConcurrency?: number;
   /**
    * Deliveries claimed ahead of a free slot and kept ready under the lease (an endpoint has at most
    * `perEndpointConcurrency` of them), so a finished attempt's slot starts the next one at once while
@@ -82,11 +90,17 @@ export interface Worker {
   readonly inFlight: number;
 }
 
+/** `concurrency` less a quarter of it, at least 1: what one owner may hold by default. */
+export function defaultPerOwner(concurrency: number): number {
+  return Math.max(1, concurrency - Math.max(1, Math.floor(concurrency / 4)));
+}
+
 /**
  * The delivery loop: claims due deliveries from the outbox under a lease, signs and sends each attempt,
  * and has the outbox record it, which decides what follows with the retry policy. Claims are capped per
  * endpoint, so a slow or dead endpoint occupies at most `perEndpointConcurrency` slots and the others keep
- * flowing. Finished deliveries older than the retention are swept in the background.
+ * flowing, and per owner, so one subscriber's endpoints, however many, leave slots to the other owners;
+ * claims take due work with the owners taking turns. Finished deliveries older than the retention are swept in the background.
  *
  * The parts, each testable alone: `createClaimLoop` (every round trip to the outbox: records and the
  * claims that refill the slots), `createEndpointSlots` (per-endpoint slots and waiting queues),
@@ -101,6 +115,11 @@ export function createWorker(options: WorkerOptions): Worker {
   const policy = options.policy ?? createRetryPolicy();
   const guard = options.ssrfGuard ?? createSsrfGuard();
   const perEndpoint = options.perEndpointConcurrency ?? 2;
+  const perOwner = options.perOwnerConcurrency ?? defaultPerOwner(concurrency);
+  if (!Number.isInteger(perOwner) || perOwner < 1)
+    throw new InvalidWorkerOptionError(
+      `perOwnerConcurrency must be a whole number of attempts, 1 or more; got ${perOwner}`,
+    );
   const leaseMs = options.leaseMs ?? Math.max(60_000, 3 * client.timeoutMs);
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const claimAhead = options.claimAhead ?? concurrency;
@@ -139,13 +158,31 @@ export function createWorker(options: WorkerOptions): Worker {
     onAttempt: options.onAttempt,
     onAlert: options.onAlert,
   });
+  // A rate-limited endpoint's delivery starts at its turn in the endpoint's schedule (under a second
+  // after its claim), got loaded meanwhile, or, too late for it, goes back unsent to be claimed again.
+  const runOnTime = async (delivery: ClaimedDelivery, free: () => void): Promise<void> => {
+    if (delivery.startInMs === undefined) return run(delivery, free);
+    const startAt = claims.startAt(delivery);
+    await client.load().catch(() => undefined);
+    const wait = startAt - now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (now() - startAt <= RATE_LATE_MS) return run(delivery, free);
+    free();
+    logger?.info(
+      { deliveryId: delivery.id, lateMs: now() - startAt },
+      "rate-limited start missed its turn, given back",
+    );
+    await releaseDeliveries(outbox, workerId, [delivery]);
+  };
   // A freed slot starts claimed work waiting, if any; the claim a free queues rides with the record that
   // follows in the same round trip, sized to what is free then.
   const slots = createEndpointSlots({
     perEndpoint,
     maxInFlight: concurrency,
+    perOwner,
     waitingPerEndpoint: Math.min(perEndpoint, claimAhead),
-    run,
+    waitingPerOwner: Math.min(perOwner, claimAhead),
+    run: runOnTime,
     onFree: () => claims.wake(),
   });
   const claims = createClaimLoop({
@@ -155,6 +192,7 @@ export function createWorker(options: WorkerOptions): Worker {
     concurrency,
     claimAhead,
     perEndpoint,
+    perOwner,
     pollIntervalMs,
     policy,
     slots,

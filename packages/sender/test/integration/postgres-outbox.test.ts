@@ -68,7 +68,7 @@ describe("PostgreSQL outbox made at schema version 2 (event types)", () => {
       const outbox = await createPostgresOutbox(url);
       try {
         const version = await pool.query("SELECT version FROM webhook_schema");
-        expect(version.rows).toEqual([{ version: 4 }]);
+        expect(version.rows).toEqual([{ version: 5 }]);
         expect(await outbox.getEndpoint(1)).toMatchObject({
           subscriberId: null,
           verified: true,

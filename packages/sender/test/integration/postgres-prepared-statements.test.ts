@@ -105,7 +105,7 @@ describe("a PostgreSQL outbox's prepared statements", () => {
     // before it may keep a generic plan, and kept re-planning this one at every call.
     for (let i = 0; i < 7; i++) await recordAndClaimNext();
     const plans = await pool.query<{ generic_plans: number; custom_plans: number }>(
-      "SELECT generic_plans::int, custom_plans::int FROM pg_prepared_statements WHERE statement LIKE 'WITH limited AS%' AND statement LIKE '%w0 AS%'",
+      "SELECT generic_plans::int, custom_plans::int FROM pg_prepared_statements WHERE statement LIKE 'WITH RECURSIVE pending (id) AS%' AND statement LIKE '%w0 AS%'",
     );
     expect(plans.rows).toEqual([{ generic_plans: 7, custom_plans: 0 }]);
 

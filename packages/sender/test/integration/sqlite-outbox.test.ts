@@ -49,7 +49,7 @@ describe("SQLite outbox made at schema version 2 (event types)", () => {
       const outbox = createSqliteOutbox(file);
       try {
         const version = outbox.db.prepare("SELECT version FROM webhook_schema").pluck().all();
-        expect(version).toEqual([4]);
+        expect(version).toEqual([5]);
         expect(await outbox.getEndpoint(1)).toMatchObject({
           subscriberId: null,
           verified: true,

@@ -16,6 +16,8 @@ export function claimPlan(
     limit: request.limit,
     leaseMs: request.leaseMs,
     perEndpoint: request.perEndpointLimit ?? request.limit,
+    perOwner: request.perOwnerLimit ?? request.limit,
+    excludeOwners: (request.excludeOwners ?? []).map((owner) => owner ?? 0),
     excludeEndpointIds: [...(request.excludeEndpointIds ?? []), ...skipEndpointIds],
     skipDeliveryIds,
     keepBucketsOf,
@@ -23,8 +25,10 @@ export function claimPlan(
 }
 
 /**
- * Leases at most `limit` due deliveries, the earliest due first, at most `perEndpointLimit` per endpoint
- * and none of the excluded endpoints', with their payload and endpoint.
+ * Leases at most `limit` due deliveries, owners taking turns (`takeTurns`), at most `perEndpointLimit` per
+ * endpoint (one in the slow lane, a rate-limited one's schedule) and `perOwnerLimit` per owner, none of
+ * the excluded endpoints' or owners', with their payload and endpoint. Only endpoints with pending work
+ * are looked at, and only the rows of the endpoints it takes work for are written.
  */
 export function* claimDue(ctx: QueueContext, request: ClaimRequest): Operation<ClaimedDelivery[]> {
   if (request.limit <= 0) return [];

@@ -12,8 +12,11 @@ import { raw, sql } from "../sql.js";
  * 3: subscribers (`webhook_subscribers`): an endpoint's owner and verification, a message's addressee.
  * 4: delivery control: ordering keys (a message's, copied to its deliveries, and the index the claims
  *    test them with) and an endpoint's rate limit with its token bucket.
+ * 5: fair claims: an endpoint's run of timeouts and its slow lane (`timeouts`, `slow_until`), its rate
+ *    limit's schedule (`rate_next_at`), and the pending rows' index on SQLite (a claim walks only the
+ *    endpoints that have pending work).
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /**
  * Columns added since the first schema, each added to a database that lacks it. The schema files
@@ -41,6 +44,11 @@ const ADDED_COLUMNS: ReadonlyArray<readonly [table: string, column: string, type
   ["webhook_endpoints", "rate_limit", "INTEGER"],
   ["webhook_endpoints", "rate_tokens", "DOUBLE PRECISION"],
   ["webhook_endpoints", "rate_at", "BIGINT"],
+  // 5: endpoints made before have timed out no attempt in a row (0), are in no slow lane (NULL) and may
+  // start a rate-limited delivery at once (NULL).
+  ["webhook_endpoints", "timeouts", "INTEGER NOT NULL DEFAULT 0"],
+  ["webhook_endpoints", "slow_until", "BIGINT"],
+  ["webhook_endpoints", "rate_next_at", "DOUBLE PRECISION"],
 ];
 
 /** The schema's statements, each with the comment lines above it left out. */

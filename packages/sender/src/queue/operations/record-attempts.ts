@@ -18,6 +18,7 @@ import {
   toEndpointState,
   toRecordedAttempt,
 } from "../rows.js";
+import { decideSlowLanes, type SlowLane } from "../slow-lane.js";
 import { raw, type Sql, type SqlValue, sql } from "../sql.js";
 import { claimPlan } from "./claim-due.js";
 
@@ -59,6 +60,8 @@ const ENDPOINT_WRITE_COLUMNS: Columns = [
   ["disabled_reason", "text"],
   ["failing_since", "bigint"],
   ["last_failure_at", "bigint"],
+  ["timeouts", "int"],
+  ["slow_until", "bigint"],
 ];
 
 const names = (columns: Columns) => raw(columns.map(([name]) => name).join(", "));
@@ -111,6 +114,7 @@ export function* recordAttempts(
   const endpoints = new Map<number, BatchEndpointState>();
   const alertDeliveries = new Map<number, AlertDelivery>();
   const alertEndpoints = new Map<number, AlertEndpoint>();
+  const lanes = new Map<number, SlowLane>();
   for (const row of read)
     alertDeliveries.set(Number(row.id), {
       endpointId: Number(row.endpoint_id),
@@ -138,6 +142,10 @@ export function* recordAttempts(
       sql`SELECT * FROM webhook_endpoints WHERE ${dialect.isIn(raw("id"), lockedEndpoints, "bigint")} ORDER BY id${dialect.forUpdate}`,
     )) {
       endpoints.set(Number(row.id), { ...toEndpointState(row), disabledReason: row.disabled_reason });
+      lanes.set(Number(row.id), {
+        timeouts: Number(row.timeouts ?? 0),
+        slowUntil: row.slow_until === null || row.slow_until === undefined ? null : Number(row.slow_until),
+      });
       alertEndpoints.set(Number(row.id), {
         url: row.url,
         subscriberId: row.subscriber_id == null ? null : Number(row.subscriber_id),
@@ -147,6 +155,7 @@ export function* recordAttempts(
     }
   const now = Number(read[0]?.now_ms ?? 0);
   const batch = decideAttempts(reports, options.policy, deliveries, endpoints, now);
+  const laned = decideSlowLanes(reports, (id) => deliveries.get(id)?.endpointId, lanes, now);
   const alerts = decideAlerts(
     reports,
     batch.decisions,
@@ -206,21 +215,32 @@ export function* recordAttempts(
   );
   if (cleared.length > 0)
     // Guarded: every worker's success touches its endpoint's row, and an unconditional update would
-    // serialise them all on that row's lock for nothing.
+    // serialise them all on that row's lock for nothing. An answer also ends a run of timeouts (the slow lane).
     writes.push(
-      sql`UPDATE webhook_endpoints SET failing_since = NULL WHERE id IN (
+      sql`UPDATE webhook_endpoints SET failing_since = NULL, timeouts = 0, slow_until = NULL WHERE id IN (
             SELECT id FROM webhook_endpoints WHERE ${dialect.isIn(raw("id"), cleared, "bigint")}
-              AND failing_since IS NOT NULL ORDER BY id${dialect.forUpdate})`,
+              AND (failing_since IS NOT NULL OR timeouts > 0) ORDER BY id${dialect.forUpdate})`,
     );
   const set = [...batch.endpoints].flatMap(([id, write]): SqlValue[][] =>
     write.kind === "set"
-      ? [[id, write.status, write.disabledReason, write.failingSince, write.lastFailureAt]]
+      ? [
+          [
+            id,
+            write.status,
+            write.disabledReason,
+            write.failingSince,
+            write.lastFailureAt,
+            laned.get(id)?.timeouts ?? 0,
+            laned.get(id)?.slowUntil ?? null,
+          ],
+        ]
       : [],
   );
   if (set.length > 0)
     writes.push(
       sql`UPDATE webhook_endpoints AS e SET status = u.status, disabled_reason = u.disabled_reason,
-            failing_since = u.failing_since, last_failure_at = u.last_failure_at
+            failing_since = u.failing_since, last_failure_at = u.last_failure_at,
+            timeouts = u.timeouts, slow_until = u.slow_until
           FROM ${dialect.table("u", ENDPOINT_WRITE_COLUMNS, set)} WHERE e.id = u.id`,
     );
 

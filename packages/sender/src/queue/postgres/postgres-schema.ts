@@ -47,7 +47,10 @@ CREATE TABLE IF NOT EXISTS webhook_endpoints (
   verified_at BIGINT,
   rate_limit INTEGER,
   rate_tokens DOUBLE PRECISION,
-  rate_at BIGINT
+  rate_at BIGINT,
+  timeouts INTEGER NOT NULL DEFAULT 0,
+  slow_until BIGINT,
+  rate_next_at DOUBLE PRECISION
 );
 CREATE INDEX IF NOT EXISTS webhook_endpoints_url ON webhook_endpoints (url);
 CREATE TABLE IF NOT EXISTS webhook_deliveries (

@@ -1,4 +1,5 @@
 import { OUTBOX_NOTIFY_CHANNEL } from "../../outbox.js";
+import { RATE_HORIZON_MS, RATE_SPACING_MS, SLOW_LANE_AFTER } from "../claim-allowance.js";
 import type { ClaimPlan } from "../claim-plan.js";
 import { CLAIMED_COLUMNS, claimedNames } from "../claimed-columns.js";
 import { ENDPOINT_RECEIVES } from "../endpoint-receives.js";
@@ -7,44 +8,87 @@ import { headOfItsKey } from "../head-of-its-key.js";
 import { insertMessageRows } from "../insert-message-rows.js";
 import { type Operation, row, rows } from "../operation.js";
 import type { QueueContext } from "../queue-context.js";
-import { availableTokens } from "../rate-bucket.js";
 import type { ClaimedRow } from "../rows.js";
 import { join, param, raw, type Sql, sql } from "../sql.js";
 import type { StoreStatements } from "../store-statements.js";
-import { postgresDialect } from "./postgres-dialect.js";
+import { POSTGRES_NOW, postgresDialect } from "./postgres-dialect.js";
 import { POSTGRES_SCHEMA } from "./postgres-schema.js";
 
 const HEAD_OF_ITS_KEY = headOfItsKey("d");
 
-/** The claim's first parts: due candidates picked without locks, then locked and re-checked, and the lease. */
+/** The constants as SQL text (never parameters: the statement's text and plan stay the same). */
+const SLOW_LANE_AFTER_SQL = raw(String(SLOW_LANE_AFTER));
+const RATE_SPACING_SQL = raw(`${RATE_SPACING_MS}.0`);
+
+/** `claimAllowance` (queue/claim-allowance.ts) in SQL, over endpoint `e`: the same formula, kept in step with it. */
+function allowanceSql(now: Sql, perEndpoint: Sql): Sql {
+  return sql`LEAST(
+    CASE WHEN e.timeouts < ${SLOW_LANE_AFTER_SQL} THEN ${perEndpoint}
+      WHEN e.slow_until IS NOT NULL AND e.slow_until > ${now} THEN 0 ELSE LEAST(${perEndpoint}, 1) END,
+    CASE WHEN e.rate_limit IS NULL THEN ${perEndpoint}
+      ELSE GREATEST(0, ceil((${now} + ${raw(String(RATE_HORIZON_MS))} - ${rateFromSql(now)}) * e.rate_limit / ${RATE_SPACING_SQL}))::int END)`;
+}
+
+/** `rateFrom` in SQL, over endpoint `e`. */
+function rateFromSql(now: Sql): Sql {
+  return sql`GREATEST(${now}, COALESCE(e.rate_next_at, ${now}))`;
+}
+
+/**
+ * The claim's first parts, in order:
+ * - `pending`: the endpoints that have pending work, found by skipping along the pending rows' index from
+ *   one endpoint to the next, so an endpoint with nothing pending (idle, not verified) costs nothing
+ *   (the endpoints are then looked up by `= ANY(ARRAY(...))`, by primary key, never joined by a scan);
+ * - `held`: of those, the ones whose row a claim writes (rate-limited, or in the slow lane), locked for
+ *   the rest of the transaction (another claim passes over them meanwhile), with what they allow
+ *   (`allowanceSql`); not those this transaction writes;
+ * - `candidates`: each open endpoint's earliest due deliveries, up to its allowance, walking the pending
+ *   rows' (endpoint_id, next_attempt_at) index, so the cost follows what is due, not the backlog;
+ * - `chosen`: owners taking turns (`takeTurns`), at most `perOwner` of each and `limit` in all;
+ * - `locked`: re-checked as they stand after any concurrent claim committed, skipping rows another holds.
+ */
 function claimParts(ctx: QueueContext, plan: ClaimPlan): Sql[] {
   const { now } = ctx;
-  // Candidates walk the pending rows' (endpoint_id, next_attempt_at) index once per active endpoint, so the
-  // cost follows what is claimed, not the backlog; the locking SELECT re-checks each row as it stands after
-  // any concurrent claim committed, and skips rows another claim holds.
+  const perEndpoint = param(plan.perEndpoint, "int");
   return [
-    // Rate-limited endpoints' rows, held for the rest of the transaction: one claim at a time spends an
-    // endpoint's bucket (another worker passes over it meanwhile). Not those this transaction writes.
-    sql`limited AS (
-      SELECT e.id, ${availableTokens(postgresDialect, now)} AS available FROM webhook_endpoints e
-      WHERE e.rate_limit IS NOT NULL AND e.status = 'active'
+    sql`pending (id) AS (
+      (SELECT endpoint_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY endpoint_id LIMIT 1)
+      UNION ALL
+      SELECT (SELECT d.endpoint_id FROM webhook_deliveries d WHERE d.status = 'pending' AND d.endpoint_id > p.id
+        ORDER BY d.endpoint_id LIMIT 1) FROM pending p WHERE p.id IS NOT NULL)`,
+    sql`held AS (
+      SELECT e.id, ${allowanceSql(now, perEndpoint)} AS allowance,
+        CASE WHEN e.rate_limit IS NULL THEN NULL ELSE ${rateFromSql(now)} END AS rate_from,
+        ${RATE_SPACING_SQL} / e.rate_limit AS spacing
+      FROM webhook_endpoints e
+      WHERE e.id = ANY(ARRAY(SELECT id FROM pending WHERE id IS NOT NULL)) AND e.status = 'active'
+        AND (e.rate_limit IS NOT NULL OR e.timeouts >= ${SLOW_LANE_AFTER_SQL})
         AND NOT (e.id = ANY(${param(plan.keepBucketsOf, "bigint[]")}))
-      FOR UPDATE SKIP LOCKED)`,
+      FOR UPDATE OF e SKIP LOCKED)`,
     sql`candidates AS (
-      SELECT due.id FROM webhook_endpoints e LEFT JOIN limited l ON l.id = e.id CROSS JOIN LATERAL (
-        SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
+      SELECT due.id, due.next_attempt_at, due.place, COALESCE(e.subscriber_id, 0) AS owner
+      FROM webhook_endpoints e LEFT JOIN held h ON h.id = e.id CROSS JOIN LATERAL (
+        SELECT d.id, d.next_attempt_at, row_number() OVER (ORDER BY d.next_attempt_at, d.id) AS place
+        FROM webhook_deliveries d
         WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= ${now}
           AND (d.lease_until IS NULL OR d.lease_until <= ${now})
           AND NOT (d.id = ANY(${param(plan.skipDeliveryIds, "bigint[]")})) AND ${HEAD_OF_ITS_KEY}
-        ORDER BY d.next_attempt_at, d.id
-        LIMIT CASE WHEN e.rate_limit IS NULL THEN ${param(plan.perEndpoint, "int")}
-          ELSE LEAST(${param(plan.perEndpoint, "int")}, floor(COALESCE(l.available, 0))::int) END
+        ORDER BY d.next_attempt_at, d.id LIMIT COALESCE(h.allowance, ${perEndpoint})
       ) due
-      WHERE e.status = 'active' AND ${ENDPOINT_RECEIVES} AND NOT (e.id = ANY(${param(plan.excludeEndpointIds, "bigint[]")}))
-      ORDER BY due.next_attempt_at, due.id LIMIT ${param(plan.limit, "int")})`,
+      WHERE e.id = ANY(ARRAY(SELECT id FROM pending WHERE id IS NOT NULL))
+        AND e.status = 'active' AND ${ENDPOINT_RECEIVES} AND NOT (e.id = ANY(${param(plan.excludeEndpointIds, "bigint[]")}))
+        AND NOT (COALESCE(e.subscriber_id, 0) = ANY(${param(plan.excludeOwners, "bigint[]")}))
+        AND ((e.rate_limit IS NULL AND e.timeouts < ${SLOW_LANE_AFTER_SQL}) OR h.id IS NOT NULL))`,
+    sql`chosen AS (
+      SELECT id FROM (
+        SELECT id, next_attempt_at, place,
+          row_number() OVER (PARTITION BY owner ORDER BY place, next_attempt_at, id) AS turn
+        FROM candidates) c
+      WHERE turn <= ${param(plan.perOwner, "int")}
+      ORDER BY turn, place, next_attempt_at, id LIMIT ${param(plan.limit, "int")})`,
     sql`locked AS (
       SELECT d.id FROM webhook_deliveries d
-      WHERE d.id IN (SELECT id FROM candidates) AND d.status = 'pending'
+      WHERE d.id IN (SELECT id FROM chosen) AND d.status = 'pending'
         AND (d.lease_until IS NULL OR d.lease_until <= ${now})
       FOR UPDATE SKIP LOCKED)`,
     sql`lease AS (SELECT ${param(plan.workerId, "text")} AS owner, ${now} + ${param(plan.leaseMs, "bigint")} AS until)`,
@@ -54,20 +98,39 @@ function claimParts(ctx: QueueContext, plan: ClaimPlan): Sql[] {
 /** The claim's result by name, not `claimed.*`: a statement selecting `*` is never prepared. */
 const CLAIMED_FROM_CTE = claimedNames("claimed");
 
+/** The database's clock as the statement ends (ms): what a wait is counted from. */
+const POSTGRES_CLOCK = raw("(extract(epoch FROM clock_timestamp()) * 1000)");
+
+/**
+ * Each claimed delivery's wait before it is sent: a rate-limited endpoint's starts follow its schedule,
+ * `spacing` apart from `rate_from`, in due order. Counted from the statement's end, not its start (the
+ * store's own clock; the outbox's `now` when it was given one), so the time the statement took does not
+ * move the start. Read from `claimed` joined with `held` as `h`.
+ */
+function startInMs(now: Sql): Sql {
+  const end = now === POSTGRES_NOW ? POSTGRES_CLOCK : now;
+  return sql`CASE WHEN h.rate_from IS NULL THEN NULL ELSE h.rate_from - ${end} + h.spacing * (row_number()
+    OVER (PARTITION BY claimed.endpoint_id ORDER BY claimed.next_attempt_at, claimed.id) - 1) END AS start_in_ms`;
+}
+
 /**
  * The claim's last parts: lease the locked rows and return them with their payload and endpoint joined
- * in (`claimed`), then leave in each rate-limited endpoint's bucket what this claim did not spend.
+ * in (`claimed`), then write the rows of the held endpoints it took work for, and only those: a rate
+ * limit's schedule moves on by what was taken, a slow-lane endpoint is closed until its one attempt's
+ * lease ends (its record reopens it).
  */
-function claimWrites(now: Sql): Sql[] {
+function claimWrites(): Sql[] {
   return [
     sql`claimed AS (UPDATE webhook_deliveries d SET lease_owner = lease.owner, lease_until = lease.until
       FROM locked, lease, webhook_messages m, webhook_endpoints e
       WHERE d.id = locked.id AND m.id = d.message_id AND e.id = d.endpoint_id
       RETURNING ${CLAIMED_COLUMNS})`,
-    sql`spent AS (UPDATE webhook_endpoints e SET rate_tokens = l.available - COALESCE(c.n, 0), rate_at = ${now}
-      FROM limited l LEFT JOIN (SELECT endpoint_id, count(*) AS n FROM claimed GROUP BY endpoint_id) c
-        ON c.endpoint_id = l.id
-      WHERE e.id = l.id)`,
+    sql`spent AS (UPDATE webhook_endpoints e
+      SET rate_next_at = CASE WHEN h.rate_from IS NULL THEN e.rate_next_at ELSE h.rate_from + c.n * h.spacing END,
+        slow_until = CASE WHEN e.timeouts >= ${SLOW_LANE_AFTER_SQL} THEN lease.until ELSE e.slow_until END
+      FROM held h JOIN (SELECT endpoint_id, count(*) AS n FROM claimed GROUP BY endpoint_id) c
+        ON c.endpoint_id = h.id, lease
+      WHERE e.id = h.id)`,
   ];
 }
 
@@ -112,7 +175,8 @@ export const postgresStatements: StoreStatements = {
       return {
         counts: [],
         claimed: yield* rows<ClaimedRow>(
-          sql`WITH ${join([...claimParts(ctx, claim), ...claimWrites(ctx.now)], ",\n")}\nSELECT ${CLAIMED_FROM_CTE} FROM claimed`,
+          sql`WITH RECURSIVE ${join([...claimParts(ctx, claim), ...claimWrites()], ",\n")}
+              SELECT ${CLAIMED_FROM_CTE}, ${startInMs(ctx.now)} FROM claimed LEFT JOIN held h ON h.id = claimed.endpoint_id`,
         ),
       };
     const parts = writes.map((write, index) => sql`${raw(`w${index}`)} AS (${write} RETURNING 1)`);
@@ -120,8 +184,9 @@ export const postgresStatements: StoreStatements = {
     const statement =
       claim === undefined
         ? sql`WITH ${join(parts, ",\n")}\nSELECT ${join(counted, ", ")}`
-        : sql`WITH ${join([...claimParts(ctx, claim), ...parts, ...claimWrites(ctx.now)], ",\n")}
-              SELECT ${join(counted, ", ")}, ${CLAIMED_FROM_CTE} FROM (SELECT 1) AS one LEFT JOIN claimed ON true`;
+        : sql`WITH RECURSIVE ${join([...claimParts(ctx, claim), ...parts, ...claimWrites()], ",\n")}
+              SELECT ${join(counted, ", ")}, ${CLAIMED_FROM_CTE}, ${startInMs(ctx.now)}
+              FROM (SELECT 1) AS one LEFT JOIN claimed ON true LEFT JOIN held h ON h.id = claimed.endpoint_id`;
     const found = yield* rows<ClaimedRow & Record<string, number>>(statement);
     const first = found[0];
     return {

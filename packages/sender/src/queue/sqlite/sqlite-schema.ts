@@ -32,7 +32,10 @@ CREATE TABLE IF NOT EXISTS webhook_endpoints (
   verified_at BIGINT,
   rate_limit INTEGER,
   rate_tokens DOUBLE PRECISION,
-  rate_at BIGINT
+  rate_at BIGINT,
+  timeouts INTEGER NOT NULL DEFAULT 0,
+  slow_until BIGINT,
+  rate_next_at DOUBLE PRECISION
 );
 CREATE INDEX IF NOT EXISTS webhook_endpoints_url ON webhook_endpoints (url);
 CREATE TABLE IF NOT EXISTS webhook_subscribers (
@@ -69,6 +72,10 @@ CREATE INDEX IF NOT EXISTS webhook_deliveries_finished ON webhook_deliveries (st
 -- from the pending keyed rows only (unkeyed and finished rows are not in it).
 CREATE INDEX IF NOT EXISTS webhook_deliveries_ordering ON webhook_deliveries (endpoint_id, ordering_key, id)
   WHERE ordering_key IS NOT NULL AND status = 'pending';
+-- The endpoints that have pending work, found by skipping from one to the next: a claim costs what is
+-- pending, not how many endpoints exist (PostgreSQL's schema has the same index).
+CREATE INDEX IF NOT EXISTS webhook_deliveries_pending_due ON webhook_deliveries (endpoint_id, next_attempt_at, id)
+  WHERE status = 'pending';
 CREATE TABLE IF NOT EXISTS webhook_attempts (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   delivery_id INTEGER NOT NULL REFERENCES webhook_deliveries (id) ON DELETE CASCADE,

@@ -40,7 +40,10 @@ CREATE TABLE IF NOT EXISTS webhook_endpoints (
   verified_at BIGINT,
   rate_limit INTEGER,
   rate_tokens DOUBLE PRECISION,
-  rate_at BIGINT
+  rate_at BIGINT,
+  timeouts INTEGER NOT NULL DEFAULT 0,
+  slow_until BIGINT,
+  rate_next_at DOUBLE PRECISION
 );
 
 CREATE TABLE IF NOT EXISTS webhook_deliveries (
@@ -137,6 +140,21 @@ SELECT 1 AS found FROM pg_attribute WHERE attrelid = to_regclass($1::text)
             AND attname = $2::text AND NOT attisdropped;
 
 ALTER TABLE webhook_endpoints ADD COLUMN rate_at BIGINT;
+
+SELECT 1 AS found FROM pg_attribute WHERE attrelid = to_regclass($1::text)
+            AND attname = $2::text AND NOT attisdropped;
+
+ALTER TABLE webhook_endpoints ADD COLUMN timeouts INTEGER NOT NULL DEFAULT 0;
+
+SELECT 1 AS found FROM pg_attribute WHERE attrelid = to_regclass($1::text)
+            AND attname = $2::text AND NOT attisdropped;
+
+ALTER TABLE webhook_endpoints ADD COLUMN slow_until BIGINT;
+
+SELECT 1 AS found FROM pg_attribute WHERE attrelid = to_regclass($1::text)
+            AND attname = $2::text AND NOT attisdropped;
+
+ALTER TABLE webhook_endpoints ADD COLUMN rate_next_at DOUBLE PRECISION;
 
 CREATE INDEX IF NOT EXISTS webhook_messages_created_at ON webhook_messages (created_at);
 

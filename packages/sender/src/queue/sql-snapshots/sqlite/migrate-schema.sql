@@ -29,7 +29,10 @@ CREATE TABLE IF NOT EXISTS webhook_endpoints (
   verified_at BIGINT,
   rate_limit INTEGER,
   rate_tokens DOUBLE PRECISION,
-  rate_at BIGINT
+  rate_at BIGINT,
+  timeouts INTEGER NOT NULL DEFAULT 0,
+  slow_until BIGINT,
+  rate_next_at DOUBLE PRECISION
 );
 
 CREATE TABLE IF NOT EXISTS webhook_subscribers (
@@ -121,6 +124,18 @@ SELECT 1 AS found FROM pragma_table_info(?) WHERE name = ?;
 
 ALTER TABLE webhook_endpoints ADD COLUMN rate_at BIGINT;
 
+SELECT 1 AS found FROM pragma_table_info(?) WHERE name = ?;
+
+ALTER TABLE webhook_endpoints ADD COLUMN timeouts INTEGER NOT NULL DEFAULT 0;
+
+SELECT 1 AS found FROM pragma_table_info(?) WHERE name = ?;
+
+ALTER TABLE webhook_endpoints ADD COLUMN slow_until BIGINT;
+
+SELECT 1 AS found FROM pragma_table_info(?) WHERE name = ?;
+
+ALTER TABLE webhook_endpoints ADD COLUMN rate_next_at DOUBLE PRECISION;
+
 CREATE INDEX IF NOT EXISTS webhook_messages_created_at ON webhook_messages (created_at);
 
 CREATE INDEX IF NOT EXISTS webhook_endpoints_url ON webhook_endpoints (url);
@@ -135,6 +150,9 @@ CREATE INDEX IF NOT EXISTS webhook_deliveries_finished ON webhook_deliveries (st
 
 CREATE INDEX IF NOT EXISTS webhook_deliveries_ordering ON webhook_deliveries (endpoint_id, ordering_key, id)
   WHERE ordering_key IS NOT NULL AND status = 'pending';
+
+CREATE INDEX IF NOT EXISTS webhook_deliveries_pending_due ON webhook_deliveries (endpoint_id, next_attempt_at, id)
+  WHERE status = 'pending';
 
 CREATE INDEX IF NOT EXISTS webhook_attempts_delivery ON webhook_attempts (delivery_id);
 

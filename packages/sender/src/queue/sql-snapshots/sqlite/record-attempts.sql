@@ -23,26 +23,37 @@ UPDATE webhook_deliveries AS d SET
             AND d.next_attempt_at = u.read_next;
 
 UPDATE webhook_endpoints AS e SET status = u.status, disabled_reason = u.disabled_reason,
-            failing_since = u.failing_since, last_failure_at = u.last_failure_at
-          FROM (SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS status, json_extract(value, '$[2]') AS disabled_reason, json_extract(value, '$[3]') AS failing_since, json_extract(value, '$[4]') AS last_failure_at, key + 1 AS n FROM json_each(?)) AS u WHERE e.id = u.id;
+            failing_since = u.failing_since, last_failure_at = u.last_failure_at,
+            timeouts = u.timeouts, slow_until = u.slow_until
+          FROM (SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS status, json_extract(value, '$[2]') AS disabled_reason, json_extract(value, '$[3]') AS failing_since, json_extract(value, '$[4]') AS last_failure_at, json_extract(value, '$[5]') AS timeouts, json_extract(value, '$[6]') AS slow_until, key + 1 AS n FROM json_each(?)) AS u WHERE e.id = u.id;
 
-SELECT e.id, min(e.rate_limit, COALESCE(e.rate_tokens, e.rate_limit) + (? - COALESCE(e.rate_at, ?)) * e.rate_limit / 1000.0) AS available FROM webhook_endpoints e
-          WHERE e.rate_limit IS NOT NULL AND e.status = 'active';
+WITH RECURSIVE pending (id) AS (
+          SELECT (SELECT endpoint_id FROM webhook_deliveries INDEXED BY webhook_deliveries_pending_due
+            WHERE status = 'pending' ORDER BY endpoint_id LIMIT 1)
+          UNION ALL
+          SELECT (SELECT x.endpoint_id FROM webhook_deliveries x INDEXED BY webhook_deliveries_pending_due
+            WHERE x.status = 'pending' AND x.endpoint_id > p.id ORDER BY x.endpoint_id LIMIT 1)
+          FROM pending p WHERE p.id IS NOT NULL)
+        SELECT e.id, COALESCE(e.subscriber_id, 0) AS owner, e.rate_limit, e.rate_next_at, e.timeouts, e.slow_until,
+          ? AS now_ms
+        FROM pending p CROSS JOIN webhook_endpoints e ON e.id = p.id
+        WHERE e.status = 'active' AND (e.subscriber_id IS NULL OR e.verified_at IS NOT NULL)
+          AND NOT (e.id IN (SELECT value FROM json_each(?)))
+          AND NOT (COALESCE(e.subscriber_id, 0) IN (SELECT value FROM json_each(?)));
 
-UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ? + ?
-          WHERE id IN (
-            SELECT d.id FROM webhook_endpoints e JOIN webhook_deliveries d ON d.id IN (
-              SELECT x.id FROM webhook_deliveries x
-              WHERE x.endpoint_id = e.id AND x.status = 'pending' AND x.next_attempt_at <= ?
-                AND (x.lease_until IS NULL OR x.lease_until <= ?)
-                AND NOT (x.id IN (SELECT value FROM json_each(?))) AND (x.ordering_key IS NULL OR NOT EXISTS (
+SELECT d.id, d.endpoint_id, d.next_attempt_at FROM json_each(?) j
+          JOIN webhook_deliveries d ON d.id IN (
+            SELECT x.id FROM webhook_deliveries x
+            WHERE x.endpoint_id = j.value AND x.status = 'pending' AND x.next_attempt_at <= ?
+              AND (x.lease_until IS NULL OR x.lease_until <= ?)
+              AND NOT (x.id IN (SELECT value FROM json_each(?))) AND (x.ordering_key IS NULL OR NOT EXISTS (
     SELECT 1 FROM webhook_deliveries o WHERE o.endpoint_id = x.endpoint_id
       AND o.ordering_key = x.ordering_key AND o.status = 'pending' AND o.id < x.id))
-              ORDER BY x.next_attempt_at, x.id LIMIT ?)
-            WHERE e.status = 'active' AND (e.subscriber_id IS NULL OR e.verified_at IS NOT NULL)
-              AND NOT (e.id = ?)
-            ORDER BY d.next_attempt_at, d.id LIMIT ?)
-          RETURNING id;
+            ORDER BY x.next_attempt_at, x.id LIMIT ?)
+        ORDER BY d.endpoint_id, d.next_attempt_at, d.id;
+
+UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ? + ?
+                WHERE id = ? RETURNING id, endpoint_id, next_attempt_at;
 
 SELECT d.id, d.message_id, d.endpoint_id, d.webhook_id, d.event_type, d.ordering_key, d.status, d.attempt_count, d.round_attempts, d.next_attempt_at, d.lease_owner, d.lease_until, d.last_status, d.last_error, d.created_at, d.updated_at, m.payload AS m_payload, m.traceparent AS m_traceparent, e.url AS e_url, e.token AS e_token, e.secrets AS e_secrets, e.status AS e_status, e.disabled_reason AS e_disabled_reason, e.failing_since AS e_failing_since, e.last_failure_at AS e_last_failure_at, e.event_types AS e_event_types, e.rate_limit AS e_rate_limit, e.subscriber_id AS e_subscriber_id, e.verified_at AS e_verified_at, e.created_at AS e_created_at FROM webhook_deliveries d
           JOIN webhook_messages m ON m.id = d.message_id JOIN webhook_endpoints e ON e.id = d.endpoint_id
