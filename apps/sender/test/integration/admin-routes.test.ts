@@ -115,4 +115,22 @@ describe("the admin API's route tables", () => {
       expect(answer.body, named(route)).not.toStrictEqual(unknown.body);
     }
   });
+
+  it("hold a request no route takes to the operator's rule, a public path with another method included", async () => {
+    for (const [method, path] of [
+      ["DELETE", "/healthz"],
+      ["POST", "/portal"],
+      ["PUT", "/endpoints"],
+      ["OPTIONS", "/endpoints"],
+    ] as const) {
+      expect((await callApi(base, method, path)).status, `${method} ${path}`).toBe(401);
+      const subscriber = await callApi(base, method, path, { token: subscriberToken });
+      expect(subscriber.body, `${method} ${path}`).toStrictEqual({ error: 404, message: "Route not found" });
+      const operator = await callApi(base, method, path, { token: adminToken });
+      expect(operator.status, `${method} ${path}`).toBe(method === "OPTIONS" ? 200 : 405);
+      expect(operator.headers.get("allow"), `${method} ${path}`).toBeTruthy();
+    }
+    // The router's own matching decides for a subscriber too: a trailing slash is the same route.
+    expect((await callApi(base, "GET", "/endpoints/", { token: subscriberToken })).status).toBe(200);
+  });
 });
