@@ -30,9 +30,10 @@ export function mountRouteTables(app: Koa, tables: readonly RouteTable[], guard:
   for (const route of tables.flat())
     router.register(route.path, [route.method], [...rules[route.access], route.handler]);
   mountRouter(app, router);
-  // Runs inside the router's allowedMethods (mounted just before), which looks at the answer only after
-  // this: a 401 or 429 set here is left alone, a 404 thrown here goes out as it is, and only a request
-  // let through as the operator's gets the router's 405 (with Allow), OPTIONS answer or 404.
+  // Reached only by a request no route took (a route's handler ends the chain). It runs inside the
+  // router's allowedMethods, mounted just before, which looks at the answer only after this: a 401 or
+  // 429 set here is left alone, a 404 thrown here goes out as it is, and only a request let through as
+  // the operator's gets the router's 405 (with Allow), OPTIONS answer or 404.
   app.use(async (ctx, next) => {
     await guard(ctx, () => operatorOnly(ctx, next));
   });
