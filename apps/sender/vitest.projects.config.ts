@@ -12,6 +12,7 @@ const inProcess = [
   "test/integration/admin-hostile-input.test.ts",
   "test/integration/admin-input-findings.test.ts",
   "test/integration/admin-openapi-lint.test.ts",
+  "test/integration/admin-routes.test.ts",
   "test/integration/cli-endpoint-input.test.ts",
   "test/integration/endpoint-url-change.test.ts",
   "test/integration/final-statuses.test.ts",

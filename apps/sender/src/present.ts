@@ -1,4 +1,10 @@
-import type { AttemptRecord, DeliveryRecord, Endpoint, EndpointVerification } from "@plant-store/sender";
+import type {
+  AttemptRecord,
+  DeliveryRecord,
+  Endpoint,
+  EndpointVerification,
+  Subscriber,
+} from "@plant-store/sender";
 import { VERIFICATION_TIMEOUT_MS } from "@plant-store/types";
 import type { CatalogPlant, PlantCatalog } from "./plant-catalog.js";
 
@@ -123,4 +129,9 @@ const SUBSCRIBER_REASONS: ReadonlySet<string> = new Set(["no-secret", "url-chang
 /** A handshake the store did not send: the endpoint's or its owner's handshakes are used up for now. */
 export function presentThrottledVerification(message: string) {
   return { verified: false as const, reason: "throttled" as const, message };
+}
+
+/** A subscriber as the admin API and `--json` show it: never its token, which only its creation answers. */
+export function presentSubscriber(subscriber: Subscriber) {
+  return { id: subscriber.id, name: subscriber.name, createdAt: subscriber.createdAt.toISOString() };
 }
