@@ -1,6 +1,6 @@
 import { type Act, type Api, button, el, syncRows } from "@plant-store/app-shell/page-kit";
 import type { Delivery, DeliveryDetails } from "./api-types.js";
-import { deliveryState, when } from "./describe.js";
+import { deliveryState, when } from "./formats.js";
 
 /**
  * The deliveries table of the store page and the portal: a row per delivery, and under each one opened

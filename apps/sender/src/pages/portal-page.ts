@@ -24,9 +24,10 @@ import {
   tabSession,
 } from "@plant-store/app-shell/page-kit";
 import type { Delivery, Endpoint, Health, Latest, Verification } from "./api-types.js";
+import { chooseEndpoint } from "./choose-endpoint.js";
 import { createDeliveryTable } from "./delivery-table.js";
-import { chooseEndpoint, rate, subscriptions } from "./describe.js";
 import { bindReplayForm, bindSubscribeForm, editEventTypes, editUrl } from "./endpoint-forms.js";
+import { rate, subscriptions } from "./formats.js";
 
 const POLL_MS = 1000;
 const EXPIRED =

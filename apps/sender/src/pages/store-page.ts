@@ -23,9 +23,10 @@ import {
   tabSession,
 } from "@plant-store/app-shell/page-kit";
 import type { Delivery, Endpoint, Health, Latest, Verification } from "./api-types.js";
+import { chooseEndpoint } from "./choose-endpoint.js";
 import { createDeliveryTable } from "./delivery-table.js";
-import { chooseEndpoint, rate, subscriptions, when } from "./describe.js";
 import { bindReplayForm, bindSubscribeForm, editEventTypes, editUrl } from "./endpoint-forms.js";
+import { rate, subscriptions, when } from "./formats.js";
 import { createChartsView, type DeliveryStats } from "./svg-charts.js";
 
 const POLL_MS = 1000;

@@ -4,7 +4,13 @@
  * a table's rows by key, the status line and notice, and calls to the page's JSON API with a session of
  * this tab. Browser code: bundled into each page's script at build time, never run by Node.
  */
-export { type Act, type Api, createAct, createApi, exchange, SIGNED_OUT, tabSession } from "./api.js";
-export { type Attributes, button, byId, el, fieldValue, notice, setStatus } from "./dom.js";
+export { byId, fieldValue } from "./by-id.js";
+export { type Act, createAct } from "./create-act.js";
+export { type Api, createApi, SIGNED_OUT } from "./create-api.js";
+export { type Attributes, button, el } from "./el.js";
+export { exchange } from "./exchange.js";
+export { notice } from "./notice.js";
+export { setStatus } from "./set-status.js";
 export { show, showLine } from "./show.js";
 export { syncRows } from "./sync-rows.js";
+export { tabSession } from "./tab-session.js";
