@@ -1,6 +1,9 @@
 import { defineProject } from "vitest/config";
+import { pageScriptVitePlugin } from "../../scripts/page-script.js";
 
 export default defineProject({
+  // Tests that import src get the live page's script bundled, as the build does.
+  plugins: [pageScriptVitePlugin],
   test: {
     name: "plant-receiver",
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],

@@ -1,4 +1,5 @@
 import { defineConfig } from "tsup";
+import { pageScriptEsbuildPlugin } from "../../scripts/page-script.js";
 
 export default defineConfig({
   entry: ["src/cli.ts", "src/main.ts", "src/index.ts"],
@@ -19,6 +20,8 @@ export default defineConfig({
   banner: {
     js: 'import { createRequire as __cr } from "node:module"; const require = __cr(import.meta.url);',
   },
+  // The pages' scripts (src/pages), bundled for the browser and inlined as text.
+  esbuildPlugins: [pageScriptEsbuildPlugin],
   // The bench drives the store through its index, typed as the app exports it.
   dts: { entry: "src/index.ts" },
 });

@@ -1,4 +1,5 @@
 import { configDefaults, type TestProjectInlineConfiguration } from "vitest/config";
+import { pageScriptVitePlugin } from "../../scripts/page-script.js";
 
 // The files that start no process of the app (no `serve`, `listen`, CLI process, PostgreSQL or
 // browser): they call the app's code in the test's own process, on ports the system picks (listen on
@@ -31,6 +32,8 @@ const shared = {
 
 export const senderAppProjects: TestProjectInlineConfiguration[] = [
   {
+    // Tests that import src get the pages' scripts bundled, as the build does.
+    plugins: [pageScriptVitePlugin],
     test: {
       ...shared,
       name: "plant-store",
@@ -41,6 +44,8 @@ export const senderAppProjects: TestProjectInlineConfiguration[] = [
     },
   },
   {
+    // Tests that import src get the pages' scripts bundled, as the build does.
+    plugins: [pageScriptVitePlugin],
     test: {
       ...shared,
       name: "plant-store-processes",
