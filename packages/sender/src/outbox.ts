@@ -1,6 +1,6 @@
 import type { OperationalEvent } from "@plant-store/types";
 import type { AttemptResult } from "./attempt-result.js";
-import type { RetryPolicy } from "./retry-policy.js";
+import type { AttemptOutcome, RetryPolicy } from "./retry-policy.js";
 
 /** A subscribed receiver. `secrets` holds every active signing secret (several during rotation). */
 export interface Endpoint {
@@ -194,8 +194,7 @@ export interface ClaimedDelivery extends DeliveryRecord {
   startInMs?: number;
 }
 
-/** What became of one attempt, as stored: the delivery delivered, to be retried, failed, or its endpoint disabled. */
-export type AttemptOutcome = "delivered" | "retrying" | "failed" | "disabled";
+export type { AttemptOutcome };
 
 export interface AttemptRecord {
   id: number;

@@ -1,5 +1,7 @@
 import type { AttemptResult } from "./attempt-result.js";
-import type { AttemptOutcome } from "./outbox.js";
+
+/** What became of one attempt, as stored: the delivery delivered, to be retried, failed, or its endpoint disabled. */
+export type AttemptOutcome = "delivered" | "retrying" | "failed" | "disabled";
 
 export interface RetryDecisionInput {
   result: Pick<AttemptResult, "status" | "retryAfterMs">;

@@ -1,7 +1,7 @@
 import type { Dialect } from "./dialect.js";
 import type { Operation } from "./operation.js";
+import type { StoreStatements } from "./queue-context.js";
 import type { Sql } from "./sql.js";
-import type { StoreStatements } from "./store-statements.js";
 
 /**
  * How an operation reaches one database: its dialect and own statements, its clock, its transactions and its wake-ups.

@@ -1,8 +1,11 @@
 import type { WebhookCatalog } from "@plant-store/types";
 import type { SecretCodec } from "../secrets/create-secret-codec.js";
+import type { ClaimPlan } from "./claim-plan.js";
 import type { Dialect } from "./dialect.js";
+import type { InsertedMessage, MessageToInsert } from "./message-to-insert.js";
+import type { Operation } from "./operation.js";
+import type { ClaimedRow } from "./rows.js";
 import type { Sql } from "./sql.js";
-import type { StoreStatements } from "./store-statements.js";
 
 /** What every operation is given: the database's dialect and own statements, the store's time for this operation, the secrets codec. */
 export interface QueueContext {
@@ -16,4 +19,39 @@ export interface QueueContext {
   readonly codec: SecretCodec;
   /** The outbox's webhooks, when it was given them: what messages and subscriptions are checked against. */
   readonly catalog?: WebhookCatalog;
+}
+
+/** What `writeAndClaim` did: each write's row count, in order, and the rows it leased. */
+export interface WriteAndClaimResult {
+  counts: number[];
+  claimed: ClaimedRow[];
+}
+
+/**
+ * The statements each database writes its own way, in its folder (`queue/sqlite/sqlite-statements.ts`,
+ * `queue/postgres/postgres-statements.ts`): its schema's upkeep, and the two hot paths, which PostgreSQL
+ * runs as one statement each (one round trip) where SQLite, which has no data-modifying CTEs and no round
+ * trips to save, runs several. Their rendered SQL is in `queue/sql-snapshots/`.
+ */
+export interface StoreStatements {
+  /** Whether the table exists and has the column (schema upgrades). */
+  hasColumn(table: string, column: string): Operation<boolean>;
+  /** The current schema's DDL (`SQLITE_SCHEMA`, `POSTGRES_SCHEMA`), run statement by statement by `migrateSchema`. */
+  readonly schema: string;
+  /** After rows were copied in with their own ids: new rows of these tables get ids after them. */
+  continueIds(tables: readonly string[]): Operation<void>;
+  /**
+   * Inserts the messages in order, skipping any whose webhook id or idempotency key is taken, queues
+   * their deliveries (`fanOut`), and wakes the workers after commit.
+   */
+  insertMessages(ctx: QueueContext, messages: readonly MessageToInsert[]): Operation<InsertedMessage[]>;
+  /**
+   * Runs `writes` (statements that return no rows) in order, then, given a plan, leases due work and
+   * returns it with its payload and endpoint.
+   */
+  writeAndClaim(
+    ctx: QueueContext,
+    writes: readonly Sql[],
+    claim: ClaimPlan | undefined,
+  ): Operation<WriteAndClaimResult>;
 }

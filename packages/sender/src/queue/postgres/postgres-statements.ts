@@ -7,10 +7,9 @@ import { fanOut } from "../fan-out.js";
 import { headOfItsKey } from "../head-of-its-key.js";
 import { insertMessageRows } from "../insert-message-rows.js";
 import { type Operation, row, rows } from "../operation.js";
-import type { QueueContext } from "../queue-context.js";
+import type { QueueContext, StoreStatements } from "../queue-context.js";
 import type { ClaimedRow } from "../rows.js";
 import { join, param, raw, type Sql, sql } from "../sql.js";
-import type { StoreStatements } from "../store-statements.js";
 import { POSTGRES_NOW, postgresDialect } from "./postgres-dialect.js";
 import { POSTGRES_SCHEMA } from "./postgres-schema.js";
 

@@ -14,9 +14,9 @@ import { headOfItsKey } from "../head-of-its-key.js";
 import { insertMessageRows } from "../insert-message-rows.js";
 import type { InsertedMessage } from "../message-to-insert.js";
 import { count, type Operation, row, rows, wake } from "../operation.js";
+import type { StoreStatements } from "../queue-context.js";
 import type { ClaimedRow } from "../rows.js";
 import { param, raw, type Sql, type SqlValue, sql } from "../sql.js";
-import type { StoreStatements } from "../store-statements.js";
 import { sqliteDialect } from "./sqlite-dialect.js";
 import { SQLITE_SCHEMA } from "./sqlite-schema.js";
 
