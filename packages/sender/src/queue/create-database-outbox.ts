@@ -41,12 +41,13 @@ export function runStep<Answer>(step: Step, runner: StepRunner<Answer>): Answer 
 
 /**
  * The outbox over one database, the part both databases share: its clock (`now`, else the database's
- * own), the secrets codec, and the `onWork` listeners, which `notify` calls.
+ * own), the secrets codec, and the `onWork` listeners, whom the database tells of work through the
+ * `notify` it is handed when the first one listens.
  */
 export function createDatabaseOutbox<Join, Events extends EventMap>(
   database: Database<Join>,
   options: OutboxOptions<Events> & { now?: () => number },
-): JoinableOutbox<Join> & { notify(): void } {
+): JoinableOutbox<Join> {
   const work = new EventEmitter();
   const notify = () => work.emit("work");
   const clock = options.now;
@@ -72,5 +73,5 @@ export function createDatabaseOutbox<Join, Events extends EventMap>(
     },
   };
   const catalog = options.catalog as WebhookCatalog | undefined;
-  return { ...createOutbox(driver, createSecretCodec(options.secretsCipher), catalog), notify };
+  return createOutbox(driver, createSecretCodec(options.secretsCipher), catalog);
 }

@@ -83,6 +83,8 @@ export function createSqliteOutbox<Events extends EventMap = EventMap>(
   db.pragma("foreign_keys = ON");
   db.pragma(`synchronous = ${options.synchronous === "FULL" ? "FULL" : "NORMAL"}`);
   const runOperation = createStatementRunner(db);
+  // Tells the outbox's onWork listeners; there is no one to tell until the first listens.
+  let notify = () => {};
 
   // Work queued inside the caller's transaction is announced after it ends: a worker sharing this
   // handle would otherwise claim rows that are not committed yet (and may never be).
@@ -160,7 +162,7 @@ export function createSqliteOutbox<Events extends EventMap = EventMap>(
     watcher = undefined;
   }
 
-  const { context, notify, ...outbox } = createDatabaseOutbox(
+  const { context, ...outbox } = createDatabaseOutbox(
     {
       dialect: sqliteDialect,
       store: sqliteStatements,
@@ -168,7 +170,10 @@ export function createSqliteOutbox<Events extends EventMap = EventMap>(
       transaction: ownTransaction,
       statements: ownTransaction,
       read: async (operation) => runOperation(operation, announce),
-      listen: watch,
+      listen(listeners) {
+        notify = listeners;
+        watch();
+      },
       unlisten: unwatch,
       close: async () => {
         if (owned) db.close();
