@@ -8,7 +8,7 @@ import {
   type UntypedMessage,
 } from "../../outbox.js";
 import type { OutboxOptions } from "../../outbox-options.js";
-import { createDatabaseOutbox, type Database, runStep } from "../create-database-outbox.js";
+import { createDatabaseOutbox, type Database, runStep, type StepRunner } from "../create-database-outbox.js";
 import { type Operation, runOperationAsync } from "../operation.js";
 import { migrateSchema } from "../operations/migrate-schema.js";
 import { POSTGRES_NOW, postgresDialect } from "./postgres-dialect.js";
@@ -79,22 +79,21 @@ function statementName(text: string): string | undefined {
 
 /** Runs an operation on a client (or the pool), one round trip per statement. */
 function runOperation<R>(client: Queryable, operation: Operation<R>): Promise<R> {
-  return runOperationAsync(operation, (step) =>
-    runStep<Promise<unknown>>(step, {
-      dialect: postgresDialect,
-      wake: () => client.query(`SELECT pg_notify('${OUTBOX_NOTIFY_CHANNEL}', '')`),
-      reusePlans: () => client.query("SET LOCAL plan_cache_mode = force_generic_plan"),
-      async query(text, values, kind) {
-        // Without parameters, a simple query: the schema's DDL is several statements in one.
-        const name = values.length === 0 ? undefined : statementName(text);
-        const result =
-          values.length === 0
-            ? await client.query(text)
-            : await client.query(name === undefined ? { text, values } : { name, text, values });
-        return kind === "rows" ? result.rows : (result.rowCount ?? 0);
-      },
-    }),
-  );
+  const runner: StepRunner<Promise<unknown>> = {
+    dialect: postgresDialect,
+    wake: () => client.query(`SELECT pg_notify('${OUTBOX_NOTIFY_CHANNEL}', '')`),
+    reusePlans: () => client.query("SET LOCAL plan_cache_mode = force_generic_plan"),
+    async query(text, values, kind) {
+      // Without parameters, a simple query: the schema's DDL is several statements in one.
+      const name = values.length === 0 ? undefined : statementName(text);
+      const result =
+        values.length === 0
+          ? await client.query(text)
+          : await client.query(name === undefined ? { text, values } : { name, text, values });
+      return kind === "rows" ? result.rows : (result.rowCount ?? 0);
+    },
+  };
+  return runOperationAsync(operation, (step) => runStep(step, runner));
 }
 
 /**

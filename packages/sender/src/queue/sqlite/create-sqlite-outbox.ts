@@ -46,22 +46,18 @@ export interface SqliteOutbox<Events extends EventMap = EventMap> extends Outbox
 /** Runs an operation to its end synchronously, each statement prepared once per handle. */
 function createStatementRunner(db: Database.Database) {
   const prepared = new Map<string, Database.Statement>();
-  return <R>(operation: Operation<R>, onWake: () => void): R =>
-    runOperationSync(operation, (step) =>
-      runStep<unknown>(step, {
-        dialect: sqliteDialect,
-        wake: onWake,
-        reusePlans: () => undefined,
-        query(text, values, kind) {
-          let statement = prepared.get(text);
-          if (!statement) {
-            statement = db.prepare(text);
-            prepared.set(text, statement);
-          }
-          return kind === "rows" ? statement.all(...values) : statement.run(...values).changes;
-        },
-      }),
-    );
+  const query = (text: string, values: unknown[], kind: "rows" | "count") => {
+    let statement = prepared.get(text);
+    if (!statement) {
+      statement = db.prepare(text);
+      prepared.set(text, statement);
+    }
+    return kind === "rows" ? statement.all(...values) : statement.run(...values).changes;
+  };
+  return <R>(operation: Operation<R>, onWake: () => void): R => {
+    const runner = { dialect: sqliteDialect, query, wake: onWake, reusePlans: () => undefined };
+    return runOperationSync(operation, (step) => runStep<unknown>(step, runner));
+  };
 }
 
 /**
@@ -181,6 +177,7 @@ export function createSqliteOutbox<Events extends EventMap = EventMap>(
     },
     options,
   );
+  const catalog = options.catalog as WebhookCatalog | undefined;
   runSync(migrateSchema(context()));
 
   /** Refuses at once, not as a rejection the caller's synchronous transaction would never see. */
@@ -196,10 +193,7 @@ export function createSqliteOutbox<Events extends EventMap = EventMap>(
     ...outbox,
     db,
     enqueueSync(message) {
-      const prepared = prepareMessage(
-        message as UntypedMessage,
-        options.catalog as WebhookCatalog | undefined,
-      );
+      const prepared = prepareMessage(message as UntypedMessage, catalog);
       const [result] = traceEnqueue([prepared.webhookId], (traceparents) =>
         runSync(enqueueMessages(context(), [prepared], traceparents)),
       );
