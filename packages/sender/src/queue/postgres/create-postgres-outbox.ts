@@ -1,5 +1,3 @@
-import { EventEmitter } from "node:events";
-import type { WebhookCatalog } from "@plant-store/types";
 import pg from "pg";
 import {
   type EnqueueResult,
@@ -10,12 +8,9 @@ import {
   type UntypedMessage,
 } from "../../outbox.js";
 import type { OutboxOptions } from "../../outbox-options.js";
-import { createSecretCodec } from "../../secrets/create-secret-codec.js";
-import { createOutbox } from "../create-outbox.js";
-import type { Driver } from "../driver.js";
+import { createDatabaseOutbox, type Database, runStep, type StepRunner } from "../create-database-outbox.js";
 import { type Operation, runOperationAsync } from "../operation.js";
 import { migrateSchema } from "../operations/migrate-schema.js";
-import { param, render } from "../sql.js";
 import { POSTGRES_NOW, postgresDialect } from "./postgres-dialect.js";
 import { postgresStatements } from "./postgres-statements.js";
 import { withTransaction } from "./with-transaction.js";
@@ -84,18 +79,21 @@ function statementName(text: string): string | undefined {
 
 /** Runs an operation on a client (or the pool), one round trip per statement. */
 function runOperation<R>(client: Queryable, operation: Operation<R>): Promise<R> {
-  return runOperationAsync(operation, async (request) => {
-    if (request.kind === "wake") return client.query(`SELECT pg_notify('${OUTBOX_NOTIFY_CHANNEL}', '')`);
-    if (request.kind === "reuse-plans") return client.query("SET LOCAL plan_cache_mode = force_generic_plan");
-    const { text, values } = render(request.sql, postgresDialect);
-    // Without parameters, a simple query: the schema's DDL is several statements in one.
-    const name = values.length === 0 ? undefined : statementName(text);
-    const result =
-      values.length === 0
-        ? await client.query(text)
-        : await client.query(name === undefined ? { text, values } : { name, text, values });
-    return request.kind === "rows" ? result.rows : (result.rowCount ?? 0);
-  });
+  const runner: StepRunner<Promise<unknown>> = {
+    dialect: postgresDialect,
+    wake: () => client.query(`SELECT pg_notify('${OUTBOX_NOTIFY_CHANNEL}', '')`),
+    reusePlans: () => client.query("SET LOCAL plan_cache_mode = force_generic_plan"),
+    async query(text, values, kind) {
+      // Without parameters, a simple query: the schema's DDL is several statements in one.
+      const name = values.length === 0 ? undefined : statementName(text);
+      const result =
+        values.length === 0
+          ? await client.query(text)
+          : await client.query(name === undefined ? { text, values } : { name, text, values });
+      return kind === "rows" ? result.rows : (result.rowCount ?? 0);
+    },
+  };
+  return runOperationAsync(operation, (step) => runStep(step, runner));
 }
 
 /**
@@ -119,13 +117,12 @@ export async function createPostgresOutbox<Events extends EventMap = EventMap>(
   // 'error' event on the pool; with no listener it would be an uncaught exception that kills the
   // process. The pool drops that connection and the next query opens a new one.
   if (owned) pool.on("error", (error) => options.onError?.(error));
-  const events = new EventEmitter();
   let listener: pg.PoolClient | undefined;
   let listening = false;
   let closed = false;
 
   // LISTEN holds one pooled connection for the outbox's life.
-  async function listen(): Promise<void> {
+  async function listen(notify: () => void): Promise<void> {
     if (closed) return;
     const client = await pool.connect();
     if (closed) {
@@ -133,38 +130,36 @@ export async function createPostgresOutbox<Events extends EventMap = EventMap>(
       return;
     }
     listener = client;
-    client.on("notification", () => events.emit("work"));
+    client.on("notification", notify);
     client.on("error", (error) => {
       options.onError?.(error);
       listener = undefined;
       client.release(error);
-      if (!closed) setTimeout(() => void listen().catch((e: Error) => options.onError?.(e)), 1000).unref();
+      if (!closed)
+        setTimeout(() => void listen(notify).catch((e: Error) => options.onError?.(e)), 1000).unref();
     });
     await client.query(`LISTEN ${OUTBOX_NOTIFY_CHANNEL}`);
   }
 
-  const clock = options.now;
-  const driver: Driver<pg.ClientBase> = {
+  const database: Database<pg.ClientBase> = {
     dialect: postgresDialect,
     store: postgresStatements,
-    now: () => (clock ? param(clock(), "bigint") : POSTGRES_NOW),
+    ownNow: () => POSTGRES_NOW,
     transaction: (operation, join) =>
       join
         ? runOperation(join, operation)
         : withTransaction(pool, (client) => runOperation(client, operation)),
     statements: (operation, join) => runOperation(join ?? pool, operation),
     read: (operation) => runOperation(pool, operation),
-    onWork(callback) {
-      events.on("work", callback);
-      if (!listening) {
-        listening = true;
-        listen().catch((error: Error) => options.onError?.(error));
-      }
-      return () => events.off("work", callback);
+    listen(notify) {
+      if (listening) return;
+      listening = true;
+      listen(notify).catch((error: Error) => options.onError?.(error));
     },
+    // Once listening, the connection is kept until the outbox closes.
+    unlisten() {},
     async close() {
       closed = true;
-      events.removeAllListeners();
       if (listener) {
         await listener.query(`UNLISTEN ${OUTBOX_NOTIFY_CHANNEL}`).catch(() => undefined);
         listener.release();
@@ -173,15 +168,11 @@ export async function createPostgresOutbox<Events extends EventMap = EventMap>(
       if (owned) await pool.end();
     },
   };
-  const { context, ...outbox } = createOutbox(
-    driver,
-    createSecretCodec(options.secretsCipher),
-    options.catalog as WebhookCatalog | undefined,
-  );
+  const { context, ...outbox } = createDatabaseOutbox(database, options);
   // A schema upgrade's DDL can deadlock against a running process recording an attempt: tried again.
   for (let attempt = 1; ; attempt++) {
     try {
-      await driver.transaction(migrateSchema(context()));
+      await database.transaction(migrateSchema(context()));
       break;
     } catch (error) {
       if ((error as { code?: unknown }).code !== DEADLOCK_DETECTED || attempt >= 5) {

@@ -1,10 +1,9 @@
 import { OUTBOX_NOTIFY_CHANNEL } from "../../outbox.js";
 import { RATE_HORIZON_MS, RATE_SPACING_MS, SLOW_LANE_AFTER } from "../claim-allowance.js";
 import type { ClaimPlan } from "../claim-plan.js";
+import { claimableDelivery, claimableEndpoint } from "../claimable.js";
 import { CLAIMED_COLUMNS, claimedNames } from "../claimed-columns.js";
-import { ENDPOINT_RECEIVES } from "../endpoint-receives.js";
 import { fanOut } from "../fan-out.js";
-import { headOfItsKey } from "../head-of-its-key.js";
 import { insertMessageRows } from "../insert-message-rows.js";
 import { type Operation, row, rows } from "../operation.js";
 import type { QueueContext, StoreStatements } from "../queue-context.js";
@@ -12,8 +11,6 @@ import type { ClaimedRow } from "../rows.js";
 import { join, param, raw, type Sql, sql } from "../sql.js";
 import { POSTGRES_NOW, postgresDialect } from "./postgres-dialect.js";
 import { POSTGRES_SCHEMA } from "./postgres-schema.js";
-
-const HEAD_OF_ITS_KEY = headOfItsKey("d");
 
 /** The constants as SQL text (never parameters: the statement's text and plan stay the same). */
 const SLOW_LANE_AFTER_SQL = raw(String(SLOW_LANE_AFTER));
@@ -69,14 +66,11 @@ function claimParts(ctx: QueueContext, plan: ClaimPlan): Sql[] {
       FROM webhook_endpoints e LEFT JOIN held h ON h.id = e.id CROSS JOIN LATERAL (
         SELECT d.id, d.next_attempt_at, row_number() OVER (ORDER BY d.next_attempt_at, d.id) AS place
         FROM webhook_deliveries d
-        WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= ${now}
-          AND (d.lease_until IS NULL OR d.lease_until <= ${now})
-          AND NOT (d.id = ANY(${param(plan.skipDeliveryIds, "bigint[]")})) AND ${HEAD_OF_ITS_KEY}
+        WHERE d.endpoint_id = e.id AND ${claimableDelivery(postgresDialect, "d", now, plan)}
         ORDER BY d.next_attempt_at, d.id LIMIT COALESCE(h.allowance, ${perEndpoint})
       ) due
       WHERE e.id = ANY(ARRAY(SELECT id FROM pending WHERE id IS NOT NULL))
-        AND e.status = 'active' AND ${ENDPOINT_RECEIVES} AND NOT (e.id = ANY(${param(plan.excludeEndpointIds, "bigint[]")}))
-        AND NOT (COALESCE(e.subscriber_id, 0) = ANY(${param(plan.excludeOwners, "bigint[]")}))
+        AND ${claimableEndpoint(postgresDialect, plan)}
         AND ((e.rate_limit IS NULL AND e.timeouts < ${SLOW_LANE_AFTER_SQL}) OR h.id IS NOT NULL))`,
     sql`chosen AS (
       SELECT id FROM (

@@ -1,18 +1,15 @@
-import { EventEmitter } from "node:events";
 import type { WebhookCatalog } from "@plant-store/types";
 import Database from "better-sqlite3";
 import { OutboxBusyError, OutboxInTransactionError } from "../../errors.js";
 import type { EnqueueResult, EventMap, MessageInput, Outbox, UntypedMessage } from "../../outbox.js";
 import type { OutboxOptions } from "../../outbox-options.js";
-import { createSecretCodec } from "../../secrets/create-secret-codec.js";
 import { traceEnqueue } from "../../tracing/trace-enqueue.js";
-import { createOutbox } from "../create-outbox.js";
-import type { Driver } from "../driver.js";
+import { createDatabaseOutbox, runStep } from "../create-database-outbox.js";
 import { type Operation, runOperationSync } from "../operation.js";
 import { enqueueMessages } from "../operations/enqueue-messages.js";
 import { migrateSchema } from "../operations/migrate-schema.js";
 import { prepareMessage } from "../prepare-message.js";
-import { param, render } from "../sql.js";
+import { param } from "../sql.js";
 import { sqliteDialect } from "./sqlite-dialect.js";
 import { sqliteStatements } from "./sqlite-statements.js";
 
@@ -49,18 +46,18 @@ export interface SqliteOutbox<Events extends EventMap = EventMap> extends Outbox
 /** Runs an operation to its end synchronously, each statement prepared once per handle. */
 function createStatementRunner(db: Database.Database) {
   const prepared = new Map<string, Database.Statement>();
-  return <R>(operation: Operation<R>, onWake: () => void): R =>
-    runOperationSync(operation, (request) => {
-      if (request.kind === "wake") return onWake();
-      if (request.kind === "reuse-plans") return undefined;
-      const { text, values } = render(request.sql, sqliteDialect);
-      let statement = prepared.get(text);
-      if (!statement) {
-        statement = db.prepare(text);
-        prepared.set(text, statement);
-      }
-      return request.kind === "rows" ? statement.all(...values) : statement.run(...values).changes;
-    });
+  const query = (text: string, values: unknown[], kind: "rows" | "count") => {
+    let statement = prepared.get(text);
+    if (!statement) {
+      statement = db.prepare(text);
+      prepared.set(text, statement);
+    }
+    return kind === "rows" ? statement.all(...values) : statement.run(...values).changes;
+  };
+  return <R>(operation: Operation<R>, onWake: () => void): R => {
+    const runner = { dialect: sqliteDialect, query, wake: onWake, reusePlans: () => undefined };
+    return runOperationSync(operation, (step) => runStep<unknown>(step, runner));
+  };
 }
 
 /**
@@ -81,10 +78,9 @@ export function createSqliteOutbox<Events extends EventMap = EventMap>(
   db.pragma("busy_timeout = 10000");
   db.pragma("foreign_keys = ON");
   db.pragma(`synchronous = ${options.synchronous === "FULL" ? "FULL" : "NORMAL"}`);
-  const events = new EventEmitter();
-  const notify = () => events.emit("work");
-  const clock = options.now ?? Date.now;
   const runOperation = createStatementRunner(db);
+  // Tells the outbox's onWork listeners; there is no one to tell until the first listens.
+  let notify = () => {};
 
   // Work queued inside the caller's transaction is announced after it ends: a worker sharing this
   // handle would otherwise claim rows that are not committed yet (and may never be).
@@ -141,7 +137,7 @@ export function createSqliteOutbox<Events extends EventMap = EventMap>(
   let watcher: NodeJS.Timeout | undefined;
   let seenVersion = 0;
   function watch(): void {
-    if (watcher || watchIntervalMs <= 0) return;
+    if (watchIntervalMs <= 0) return;
     seenVersion = dataVersion.get() as number;
     watcher = setInterval(() => {
       let version: number;
@@ -158,37 +154,30 @@ export function createSqliteOutbox<Events extends EventMap = EventMap>(
     watcher.unref();
   }
   function unwatch(): void {
-    if (watcher && events.listenerCount("work") === 0) {
-      clearInterval(watcher);
-      watcher = undefined;
-    }
+    clearInterval(watcher);
+    watcher = undefined;
   }
 
-  const driver: Driver = {
-    dialect: sqliteDialect,
-    store: sqliteStatements,
-    now: () => param(clock(), "bigint"),
-    transaction: ownTransaction,
-    statements: ownTransaction,
-    async read(operation) {
-      return runOperation(operation, announce);
+  const { context, ...outbox } = createDatabaseOutbox(
+    {
+      dialect: sqliteDialect,
+      store: sqliteStatements,
+      ownNow: () => param(Date.now(), "bigint"),
+      transaction: ownTransaction,
+      statements: ownTransaction,
+      read: async (operation) => runOperation(operation, announce),
+      listen(listeners) {
+        notify = listeners;
+        watch();
+      },
+      unlisten: unwatch,
+      close: async () => {
+        if (owned) db.close();
+      },
     },
-    onWork(listener) {
-      events.on("work", listener);
-      watch();
-      return () => {
-        events.off("work", listener);
-        unwatch();
-      };
-    },
-    async close() {
-      events.removeAllListeners();
-      unwatch();
-      if (owned) db.close();
-    },
-  };
+    options,
+  );
   const catalog = options.catalog as WebhookCatalog | undefined;
-  const { context, ...outbox } = createOutbox(driver, createSecretCodec(options.secretsCipher), catalog);
   runSync(migrateSchema(context()));
 
   /** Refuses at once, not as a rejection the caller's synchronous transaction would never see. */

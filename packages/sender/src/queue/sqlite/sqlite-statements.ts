@@ -7,10 +7,9 @@ import {
 } from "../claim-allowance.js";
 import type { ClaimPlan } from "../claim-plan.js";
 import { type ClaimCandidate, takeTurns } from "../claim-turns.js";
+import { claimableDelivery, claimableEndpoint } from "../claimable.js";
 import { CLAIMED_COLUMNS } from "../claimed-columns.js";
-import { ENDPOINT_RECEIVES } from "../endpoint-receives.js";
 import { fanOut } from "../fan-out.js";
-import { headOfItsKey } from "../head-of-its-key.js";
 import { insertMessageRows } from "../insert-message-rows.js";
 import type { InsertedMessage } from "../message-to-insert.js";
 import { count, type Operation, row, rows, wake } from "../operation.js";
@@ -21,8 +20,6 @@ import { sqliteDialect } from "./sqlite-dialect.js";
 import { SQLITE_SCHEMA } from "./sqlite-schema.js";
 
 const { isIn } = sqliteDialect;
-
-const HEAD_OF_ITS_KEY = headOfItsKey("x");
 
 /** An endpoint with pending work that a claim may take work for, as its row stands. */
 interface OpenEndpoint {
@@ -53,9 +50,7 @@ function* openEndpoints(now: Sql, claim: ClaimPlan): Operation<OpenEndpoint[]> {
         SELECT e.id, COALESCE(e.subscriber_id, 0) AS owner, e.rate_limit, e.rate_next_at, e.timeouts, e.slow_until,
           ${now} AS now_ms
         FROM pending p CROSS JOIN webhook_endpoints e ON e.id = p.id
-        WHERE e.status = 'active' AND ${ENDPOINT_RECEIVES}
-          AND NOT (${isIn(raw("e.id"), claim.excludeEndpointIds, "bigint")})
-          AND NOT (${isIn(raw("COALESCE(e.subscriber_id, 0)"), claim.excludeOwners, "bigint")})`,
+        WHERE ${claimableEndpoint(sqliteDialect, claim)}`,
   );
 }
 
@@ -74,9 +69,7 @@ function* dueOf(
     sql`SELECT d.id, d.endpoint_id, d.next_attempt_at FROM json_each(${param(endpointIds)}) j
           JOIN webhook_deliveries d ON d.id IN (
             SELECT x.id FROM webhook_deliveries x
-            WHERE x.endpoint_id = j.value AND x.status = 'pending' AND x.next_attempt_at <= ${now}
-              AND (x.lease_until IS NULL OR x.lease_until <= ${now})
-              AND NOT (${isIn(raw("x.id"), claim.skipDeliveryIds, "bigint")}) AND ${HEAD_OF_ITS_KEY}
+            WHERE x.endpoint_id = j.value AND ${claimableDelivery(sqliteDialect, "x", now, claim)}
             ORDER BY x.next_attempt_at, x.id LIMIT ${perEndpoint})
         ORDER BY d.endpoint_id, d.next_attempt_at, d.id`,
   );

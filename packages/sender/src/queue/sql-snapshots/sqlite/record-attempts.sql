@@ -37,16 +37,15 @@ WITH RECURSIVE pending (id) AS (
         SELECT e.id, COALESCE(e.subscriber_id, 0) AS owner, e.rate_limit, e.rate_next_at, e.timeouts, e.slow_until,
           ? AS now_ms
         FROM pending p CROSS JOIN webhook_endpoints e ON e.id = p.id
-        WHERE e.status = 'active' AND (e.subscriber_id IS NULL OR e.verified_at IS NOT NULL)
-          AND NOT (e.id IN (SELECT value FROM json_each(?)))
-          AND NOT (COALESCE(e.subscriber_id, 0) IN (SELECT value FROM json_each(?)));
+        WHERE e.status = 'active' AND (e.subscriber_id IS NULL OR e.verified_at IS NOT NULL) AND NOT (e.id IN (SELECT value FROM json_each(?)))
+        AND NOT (COALESCE(e.subscriber_id, 0) IN (SELECT value FROM json_each(?)));
 
 SELECT d.id, d.endpoint_id, d.next_attempt_at FROM json_each(?) j
           JOIN webhook_deliveries d ON d.id IN (
             SELECT x.id FROM webhook_deliveries x
             WHERE x.endpoint_id = j.value AND x.status = 'pending' AND x.next_attempt_at <= ?
-              AND (x.lease_until IS NULL OR x.lease_until <= ?)
-              AND NOT (x.id IN (SELECT value FROM json_each(?))) AND (x.ordering_key IS NULL OR NOT EXISTS (
+          AND (x.lease_until IS NULL OR x.lease_until <= ?)
+          AND NOT (x.id IN (SELECT value FROM json_each(?))) AND (x.ordering_key IS NULL OR NOT EXISTS (
     SELECT 1 FROM webhook_deliveries o WHERE o.endpoint_id = x.endpoint_id
       AND o.ordering_key = x.ordering_key AND o.status = 'pending' AND o.id < x.id))
             ORDER BY x.next_attempt_at, x.id LIMIT ?)

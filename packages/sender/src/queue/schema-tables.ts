@@ -1,0 +1,85 @@
+/** How a database spells the two column types the schemas write differently. */
+export interface SchemaTypes {
+  /** A table's own id: `INTEGER PRIMARY KEY AUTOINCREMENT` or `BIGSERIAL PRIMARY KEY`. */
+  readonly id: string;
+  /** A version-1 column holding another table's id or a time in Unix ms: `INTEGER` or `BIGINT`. */
+  readonly long: "INTEGER" | "BIGINT";
+}
+
+/**
+ * The tables and indexes both databases create alike, for `SQLITE_SCHEMA` and `POSTGRES_SCHEMA` to put
+ * in their order beside their own. Columns added since version 1 come last, as an upgraded database has
+ * them (`migrateSchema`). `deliveries` ends without its semicolon: PostgreSQL adds its storage options.
+ */
+export function schemaTables({ id, long }: SchemaTypes) {
+  return {
+    messages: `CREATE TABLE IF NOT EXISTS webhook_messages (
+  id ${id},
+  webhook_id TEXT NOT NULL UNIQUE,
+  idempotency_key TEXT UNIQUE,
+  payload TEXT NOT NULL,
+  created_at ${long} NOT NULL,
+  traceparent TEXT,
+  event_type TEXT,
+  subscriber_id BIGINT,
+  ordering_key TEXT
+);
+CREATE INDEX IF NOT EXISTS webhook_messages_created_at ON webhook_messages (created_at);`,
+    subscribers: `CREATE TABLE IF NOT EXISTS webhook_subscribers (
+  id ${id},
+  name TEXT NOT NULL,
+  token_hash TEXT NOT NULL UNIQUE,
+  created_at ${long} NOT NULL
+);`,
+    endpoints: `CREATE TABLE IF NOT EXISTS webhook_endpoints (
+  id ${id},
+  url TEXT NOT NULL,
+  token TEXT NOT NULL,
+  secrets TEXT NOT NULL,
+  status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'disabled')),
+  disabled_reason TEXT,
+  failing_since ${long},
+  last_failure_at ${long},
+  created_at ${long} NOT NULL,
+  event_types TEXT,
+  subscriber_id BIGINT REFERENCES webhook_subscribers (id) ON DELETE CASCADE,
+  verified_at BIGINT,
+  rate_limit INTEGER,
+  rate_tokens DOUBLE PRECISION,
+  rate_at BIGINT,
+  timeouts INTEGER NOT NULL DEFAULT 0,
+  slow_until BIGINT,
+  rate_next_at DOUBLE PRECISION
+);
+CREATE INDEX IF NOT EXISTS webhook_endpoints_url ON webhook_endpoints (url);`,
+    deliveries: `CREATE TABLE IF NOT EXISTS webhook_deliveries (
+  id ${id},
+  message_id ${long} NOT NULL REFERENCES webhook_messages (id) ON DELETE CASCADE,
+  endpoint_id ${long} NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
+  webhook_id TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
+  attempt_count INTEGER NOT NULL DEFAULT 0,
+  round_attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at ${long} NOT NULL,
+  lease_owner TEXT,
+  lease_until ${long},
+  last_status INTEGER,
+  last_error TEXT,
+  created_at ${long} NOT NULL,
+  updated_at ${long} NOT NULL,
+  event_type TEXT,
+  ordering_key TEXT
+)`,
+    // One delivery per message and endpoint; it also serves the message's cascade.
+    oneDeliveryPerEndpoint: `CREATE UNIQUE INDEX IF NOT EXISTS webhook_deliveries_message_endpoint ON webhook_deliveries (message_id, endpoint_id);`,
+    pendingDue: `-- The endpoints that have pending work, found by skipping from one to the next: a claim costs what is
+-- pending, not how many endpoints exist.
+CREATE INDEX IF NOT EXISTS webhook_deliveries_pending_due ON webhook_deliveries (endpoint_id, next_attempt_at, id)
+  WHERE status = 'pending';`,
+    ordering: `-- What a claim asks of a keyed delivery, "is one queued before it with its key still pending?", answered
+-- from the pending keyed rows only (unkeyed and finished rows are not in it).
+CREATE INDEX IF NOT EXISTS webhook_deliveries_ordering ON webhook_deliveries (endpoint_id, ordering_key, id)
+  WHERE ordering_key IS NOT NULL AND status = 'pending';`,
+    version: "CREATE TABLE IF NOT EXISTS webhook_schema (version INTEGER NOT NULL);",
+  };
+}
