@@ -35,6 +35,8 @@ export interface OneProcessDrainResult {
   /** The whole process's CPU (queue, HTTP client, receiver) per measured delivery, µs. */
   cpuMicros: number;
   delivered: number;
+  /** Our outbox only: the worker's calls to it (each one transaction: records and claims) per measured delivery. */
+  roundTrips?: number;
 }
 
 /** The receiver: reads the body and JSON.parses it (servers/raw-http), counting each delivery. */
@@ -100,7 +102,9 @@ function createMeter(warmup: number, count: number) {
   const done = new Promise<OneProcessDrainResult>((resolve) => {
     finish = resolve;
   });
+  let onStart = () => {};
   const mark = () => {
+    onStart();
     profiler.start();
     cpuStart = process.cpuUsage();
     startedAt = performance.now();
@@ -108,6 +112,10 @@ function createMeter(warmup: number, count: number) {
   if (warmup === 0) mark();
   return {
     done,
+    /** Called when the measured part starts. */
+    onStart(callback: () => void) {
+      onStart = callback;
+    },
     onDelivery() {
       received += 1;
       if (received === warmup) mark();
@@ -210,8 +218,23 @@ async function drain(command: OneProcessDrainCommand): Promise<OneProcessDrainRe
         while (next < warmup + count) await enqueuePlant(outbox, next++);
       };
       await Promise.all(Array.from({ length: variant === "postgres" ? 8 : 1 }, lane));
+      // Counted on the way through: each call is one transaction (records, and the claim riding with them).
+      let calls = 0;
+      let callsAtStart = 0;
+      meter.onStart(() => {
+        callsAtStart = calls;
+      });
+      const counted: typeof outbox = Object.create(outbox);
+      counted.claimDue = (request) => {
+        calls += 1;
+        return outbox.claimDue(request);
+      };
+      counted.recordAttempts = (reports, options) => {
+        calls += 1;
+        return outbox.recordAttempts(reports, options);
+      };
       const worker = sender.createWorker({
-        outbox,
+        outbox: counted,
         concurrency,
         // One endpoint here: all 50 slots may go to it, as in sender.drain.
         perEndpointConcurrency: concurrency,
@@ -220,7 +243,8 @@ async function drain(command: OneProcessDrainCommand): Promise<OneProcessDrainRe
       });
       worker.start();
       try {
-        return await meter.done;
+        const result = await meter.done;
+        return { ...result, roundTrips: (calls - callsAtStart) / count };
       } finally {
         await worker.stop();
       }
