@@ -34,6 +34,8 @@ export interface OneProcessDrainResult {
   rate: number;
   /** The whole process's CPU (queue, HTTP client, receiver) per measured delivery, µs. */
   cpuMicros: number;
+  /** Of which in the kernel (system time): sockets, and SQLite's file writes. */
+  systemMicros: number;
   delivered: number;
   /** Our outbox only: the worker's calls to it (each one transaction: records and claims) per measured delivery. */
   roundTrips?: number;
@@ -124,6 +126,7 @@ function createMeter(warmup: number, count: number) {
         const result = {
           rate: (count / (performance.now() - startedAt)) * 1000,
           cpuMicros: (cpu.user + cpu.system) / count,
+          systemMicros: cpu.system / count,
           delivered: count,
         };
         void profiler.stop().then(() => finish(result));

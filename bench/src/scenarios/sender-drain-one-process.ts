@@ -106,7 +106,7 @@ export const senderDrainOneProcess: Scenario = {
           if (round === 0) continue;
           samples.get(variant)?.push(result);
           context.log(
-            `${NAME}: run ${round}/${context.runs} ${variant} ${Math.round(result.rate)} deliveries/s, ${Math.round(result.cpuMicros)} µs CPU per delivery${result.roundTrips === undefined ? "" : `, ${result.roundTrips.toFixed(3)} outbox round trips per delivery`} (load ${load()})`,
+            `${NAME}: run ${round}/${context.runs} ${variant} ${Math.round(result.rate)} deliveries/s, ${Math.round(result.cpuMicros)} µs CPU per delivery (${Math.round(result.systemMicros)} of it system)${result.roundTrips === undefined ? "" : `, ${result.roundTrips.toFixed(3)} outbox round trips per delivery`} (load ${load()})`,
           );
         }
       }
