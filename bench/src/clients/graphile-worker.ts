@@ -8,6 +8,7 @@ import got from "got";
 import { Logger, makeWorkerUtils, type Runner, run, runMigrations } from "graphile-worker";
 import { countPgStatements } from "../count-pg-statements.js";
 import { createPlantSigner } from "../create-plant-signer.js";
+import { GRAPHILE_BEST_PRESET } from "../graphile-best-preset.js";
 import { answerOverIpc, markHandled } from "../server-kit/serve-over-ipc.js";
 
 const connectionString = process.env.BENCH_PG_URL;
@@ -71,11 +72,7 @@ answerOverIpc(async (payload) => {
       noHandleSignals: true,
       logger,
       taskList,
-      ...(best
-        ? {
-            preset: { worker: { localQueue: { size: 500 }, completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
-          }
-        : {}),
+      ...(best ? { preset: GRAPHILE_BEST_PRESET } : {}),
     });
     return true;
   }

@@ -10,6 +10,7 @@ import { postgresScale } from "./postgres-scale.js";
 import { receiverThroughput } from "./receiver-throughput.js";
 import { receiverVerify } from "./receiver-verify.js";
 import { senderDrain } from "./sender-drain.js";
+import { senderDrainOneProcess } from "./sender-drain-one-process.js";
 import { senderFairness } from "./sender-fairness.js";
 import { senderIngest } from "./sender-ingest.js";
 import { senderThroughput } from "./sender-throughput.js";
@@ -24,6 +25,7 @@ export const scenarios: readonly Scenario[] = [
   backlog,
   postgresScale,
   senderDrain,
+  senderDrainOneProcess,
   senderIngest,
   deliveryControl,
   endpointHealth,

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { startPostgres, type TestPostgres } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { OneProcessDrainCommand, OneProcessDrainResult } from "../../src/clients/one-process-drain.js";
 import { drainOutbox } from "../../src/drain-outbox.js";
 import { readPostgresCounters } from "../../src/read-postgres-counters.js";
 import { runOutboxDrain } from "../../src/run-outbox-drain.js";
@@ -169,4 +170,36 @@ describe("the PostgreSQL drain processes", () => {
     // counter must have seen (records ride on claims since issue 16, so fewer than one per delivery).
     expect((counts[1] as number) - (counts[0] as number)).toBeGreaterThanOrEqual(3);
   }, 120_000);
+});
+
+describe("the sender.drain.one-process drainer", () => {
+  it.each(["got-loop", "postgres", "sqlite", "graphile-worker-best"] as const)(
+    "%s fills, warms up and times exactly the measured deliveries, with the process's CPU per delivery",
+    async (variant) => {
+      const drainer = await start("clients/one-process-drain", {});
+      const target =
+        variant === "got-loop"
+          ? undefined
+          : variant === "sqlite"
+            ? join(mkdtempSync(join(tmpdir(), "bench-test-")), "outbox.db")
+            : await postgres.createDatabase();
+      const result = await drainer.command<OneProcessDrainResult>({
+        type: "drain",
+        variant,
+        ...(target === undefined ? {} : { target }),
+        count: 40,
+        warmup: 20,
+        concurrency: 10,
+        token: credentials.token,
+        secret: credentials.secret,
+      } satisfies OneProcessDrainCommand);
+      expect(result.delivered).toBe(40);
+      expect(result.rate).toBeGreaterThan(0);
+      expect(result.cpuMicros).toBeGreaterThan(0);
+      // Ours counts the worker's calls to its outbox (at least one claim or record for the 40); the others have none.
+      if (variant === "postgres" || variant === "sqlite") expect(result.roundTrips).toBeGreaterThan(0);
+      else expect(result.roundTrips).toBeUndefined();
+    },
+    120_000,
+  );
 });

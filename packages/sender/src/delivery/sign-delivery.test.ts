@@ -29,6 +29,20 @@ describe("signDelivery", () => {
     expect(() => new Webhook(generateWebhookSecret()).verify(body, headers)).toThrow();
   });
 
+  it("signs with the list's keys as they are now, when the same list is changed in place", () => {
+    const [first, second] = [generateWebhookSecret(), generateWebhookSecret()];
+    const secrets = [first];
+    signDelivery({ webhookId: "msg_5", body, secrets });
+    secrets[0] = second;
+    const headers = signDelivery({ webhookId: "msg_5", body, secrets });
+    expect(() => new Webhook(second).verify(body, headers)).not.toThrow();
+    expect(() => new Webhook(first).verify(body, headers)).toThrow();
+    secrets.push(first);
+    const both = signDelivery({ webhookId: "msg_5", body, secrets });
+    expect(both["webhook-signature"].split(" ")).toHaveLength(2);
+    expect(() => new Webhook(first).verify(body, both)).not.toThrow();
+  });
+
   it("signs the given timestamp, so a retry at a later time gets a different signature", () => {
     const secrets = [generateWebhookSecret()];
     const now = Math.floor(Date.now() / 1000);

@@ -59,6 +59,8 @@ export function decideAlerts(
     ]),
   );
   const alerts: DecidedAlert[] = [];
+  // One clock for the whole batch: formatted once, not once per attempt (most of which raise nothing).
+  const at = iso(now);
   reports.forEach((report, index) => {
     const decision = decisions[index];
     const delivery = deliveries.get(report.deliveryId);
@@ -69,7 +71,7 @@ export function decideAlerts(
       endpointId,
       url: endpoint?.url ?? "",
       subscriberId: endpoint?.subscriberId ?? null,
-      at: iso(now),
+      at,
     };
     const { status, error } = report.result;
     const change = decision.endpoint;

@@ -209,7 +209,12 @@ export function toAttempt(row: AttemptRow): AttemptRecord {
 }
 
 /** The delivery as `decideAttempt` reads it. */
-export function toDeliveryState(row: DeliveryRow): DeliveryState {
+export function toDeliveryState(
+  row: Pick<
+    DeliveryRow,
+    "status" | "lease_owner" | "lease_until" | "attempt_count" | "round_attempts" | "next_attempt_at"
+  >,
+): DeliveryState {
   return {
     status: row.status as DeliveryStatus,
     leaseOwner: row.lease_owner ?? null,

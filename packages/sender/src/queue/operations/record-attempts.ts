@@ -64,6 +64,30 @@ const ENDPOINT_WRITE_COLUMNS: Columns = [
   ["slow_until", "bigint"],
 ];
 
+/**
+ * What the record reads of each delivery, by name rather than `*`: fewer columns decoded per row, and on
+ * PostgreSQL the read is then a named statement, parsed and planned once per connection instead of at
+ * every batch (a statement selecting `*` is never named: a column added by a migration would fail it).
+ */
+const RECORD_READ = [
+  "id",
+  "message_id",
+  "endpoint_id",
+  "webhook_id",
+  "event_type",
+  "status",
+  "lease_owner",
+  "lease_until",
+  "attempt_count",
+  "round_attempts",
+  "next_attempt_at",
+] as const satisfies ReadonlyArray<keyof DeliveryRow>;
+const RECORD_READ_COLUMNS = raw(RECORD_READ.join(", "));
+type RecordReadRow = Pick<DeliveryRow, (typeof RECORD_READ)[number]> & {
+  now_ms: number | string;
+  endpoint_failing_since: number | string | null;
+};
+
 const names = (columns: Columns) => raw(columns.map(([name]) => name).join(", "));
 const ascending = (ids: Iterable<number>) => [...new Set(ids)].sort((a, b) => a - b);
 
@@ -93,12 +117,10 @@ export function* recordAttempts(
   const read =
     ids.length === 0
       ? []
-      : yield* rows<
-          DeliveryRow & { now_ms: number | string; endpoint_failing_since: number | string | null }
-        >(
+      : yield* rows<RecordReadRow>(
           // The endpoint's run as last committed, unlocked: a success on a failing endpoint may be its
           // recovery, confirmed under the endpoint's lock (below).
-          sql`SELECT *, ${ctx.now} AS now_ms, (SELECT e.failing_since FROM webhook_endpoints e
+          sql`SELECT ${RECORD_READ_COLUMNS}, ${ctx.now} AS now_ms, (SELECT e.failing_since FROM webhook_endpoints e
                 WHERE e.id = webhook_deliveries.endpoint_id) AS endpoint_failing_since FROM webhook_deliveries
               WHERE ${dialect.isIn(raw("id"), ids, "bigint")} ORDER BY id${lock}`,
         );

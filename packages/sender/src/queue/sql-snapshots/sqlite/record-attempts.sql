@@ -1,6 +1,6 @@
 -- keep each statement's plan for the transaction
 
-SELECT *, ? AS now_ms, (SELECT e.failing_since FROM webhook_endpoints e
+SELECT id, message_id, endpoint_id, webhook_id, event_type, status, lease_owner, lease_until, attempt_count, round_attempts, next_attempt_at, ? AS now_ms, (SELECT e.failing_since FROM webhook_endpoints e
                 WHERE e.id = webhook_deliveries.endpoint_id) AS endpoint_failing_since FROM webhook_deliveries
               WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id;
 
