@@ -1,11 +1,11 @@
 import { createInterface } from "node:readline";
 import { Readable } from "node:stream";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
+import { EndpointTokenSchema, EndpointUrlSchema } from "@plant-store/api";
 import { parseSettings } from "@plant-store/app-shell";
 import { WebhookSecretSchema } from "@plant-store/types";
 import { Command, Option } from "commander";
 import { z } from "zod";
-import { EndpointTokenSchema, EndpointUrlSchema } from "../admin-inputs.js";
 import { ListenError } from "../listen-error.js";
 import { printLine } from "./cli-streams.js";
 import { jsonOption } from "./db-option.js";

@@ -71,7 +71,7 @@ describe("the admin API, checked against admin-openapi.json", () => {
       expect(anonymous.headers.get("allow"), `${method} ${path}`).toBeNull();
       expect(await anonymous.json()).toEqual({
         error: 401,
-        message: "Missing or wrong admin token (Authorization: Bearer <token>)",
+        message: "Missing or wrong token (Authorization: Bearer <token>)",
       });
     }
     // With the token, the same requests are told apart as before.
@@ -373,7 +373,7 @@ describe("the admin API, checked against admin-openapi.json", () => {
         expect(operation.responses["503"]?.headers?.["Retry-After"], `${method} ${path}`).toBeDefined();
         expectDocumented(method, path, 503, {
           error: 503,
-          message: "The store's database is unavailable (SQLITE_BUSY); try again",
+          message: "The database is unavailable (SQLITE_BUSY); try again",
         });
       }
     }
