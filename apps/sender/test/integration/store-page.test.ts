@@ -170,7 +170,7 @@ describe("the store page in headless Chromium", () => {
     expect(await page.inputValue("#subscribe-endpoint")).toBe(String(endpoint.id));
     await page.fill("#subscribe-types", "orderCreated");
     await page.click("#subscribe-button");
-    await page.locator("#notice", { hasText: "matches none of the store's event types (newPlant" }).waitFor();
+    await page.locator("#notice", { hasText: "matches none of this API's event types (newPlant" }).waitFor();
     await page.fill("#subscribe-types", "newPlant, new*");
     await page.click("#subscribe-button");
     await types.filter({ hasText: "newPlant, new*" }).waitFor();

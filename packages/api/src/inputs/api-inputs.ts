@@ -113,10 +113,10 @@ export function endpointInputs(catalog?: readonly string[]) {
         : STORE_EVENT_TYPES.includes(entry);
   const isStoreEventType = (type: string) =>
     STORE_EVENT_TYPES === undefined ? EVENT_TYPE_TEXT.test(type) : STORE_EVENT_TYPES.includes(type);
-  const known =
+  const problem =
     STORE_EVENT_TYPES === undefined
-      ? "letters, digits and _ . : / - only"
-      : `this API's event types: ${storeEventTypes}`;
+      ? "is not an event type (letters, digits and _ . : / - only"
+      : `matches none of this API's event types (${storeEventTypes}`;
 
   /**
    * An endpoint's subscriptions: the store's event types it receives (a trailing `*` matches a prefix), or
@@ -130,7 +130,7 @@ export function endpointInputs(catalog?: readonly string[]) {
         .string()
         .max(201)
         .refine(matchesStoreWebhook, {
-          message: `matches none of the event types (${known}; a trailing * matches a prefix)`,
+          message: `${problem}; a trailing * matches a prefix)`,
         }),
     )
     .min(1, "list at least one event type, or null for every one")
@@ -139,7 +139,10 @@ export function endpointInputs(catalog?: readonly string[]) {
 
   /** One of the store's event types, exactly (a filter of the deliveries list). */
   const EventTypeSchema = z.string().refine(isStoreEventType, {
-    message: `must be an event type (${known})`,
+    message:
+      STORE_EVENT_TYPES === undefined
+        ? "must be an event type (letters, digits and _ . : / - only)"
+        : `must be one of this API's event types (${storeEventTypes})`,
   });
 
   const AddEndpointInputSchema = z.strictObject({
