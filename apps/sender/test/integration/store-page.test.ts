@@ -188,7 +188,7 @@ describe("the store page in headless Chromium", () => {
       .locator("#notice", { hasText: `Replay queued 1 deliveries to endpoint ${endpoint.id}` })
       .waitFor();
     await page
-      .locator(`tr[data-delivery-id][data-status="delivered"]:has(td:nth-child(4):text-is("${endpoint.id}"))`)
+      .locator(`tr[data-delivery-id][data-status="delivered"]:has(td:nth-child(3):text-is("${endpoint.id}"))`)
       .waitFor();
     // The deliveries list filtered by event type: the page asks the store for that type only.
     const filtered = page.waitForRequest((request) => request.url().includes("eventType=newPlant"));

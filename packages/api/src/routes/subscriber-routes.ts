@@ -1,6 +1,7 @@
 import type { Outbox } from "@plant-store/sender";
 import { principalOf } from "../access/principal.js";
 import type { RouteTable } from "../access/route-table.js";
+import { mountPointOf } from "../adapters/mount-prefix.js";
 import { notFound } from "../errors.js";
 import { AddSubscriberInputSchema, IdSchema, PortalLinkInputSchema } from "../inputs/api-inputs.js";
 import { BODY, parseInput } from "../inputs/parse-input.js";
@@ -106,7 +107,7 @@ export function subscriberRoutes(options: { outbox: Outbox; portal?: PortalAcces
         ctx.status = 201;
         // Koa 3's ctx.origin is the Origin header; the link is for this store as the operator reached it.
         ctx.body = {
-          url: `${ctx.protocol}://${ctx.host}/portal#${credential}`,
+          url: `${ctx.protocol}://${ctx.host}${mountPointOf(ctx.req).prefix}/portal#${credential}`,
           expiresAt: expiresAt.toISOString(),
         };
       },
