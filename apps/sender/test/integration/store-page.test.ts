@@ -135,7 +135,7 @@ describe("the store page in headless Chromium", () => {
     await page.locator("#login").waitFor();
     await page.fill("#token", "not-the-admin-token");
     await page.click('#login button[type="submit"]');
-    await page.locator("#login-message", { hasText: "admin token is wrong" }).waitFor();
+    await page.locator("#login-message", { hasText: "operator token is wrong" }).waitFor();
     await page.fill("#token", adminToken);
     await page.click('#login button[type="submit"]');
 
@@ -244,7 +244,7 @@ describe("the store page in headless Chromium", () => {
     const legacy = await context.newPage();
     await legacy.goto(`${store.url}/#token=${adminToken}`);
     await legacy
-      .locator("#login-message", { hasText: "Links carrying the admin token are refused" })
+      .locator("#login-message", { hasText: "Links carrying the operator token are refused" })
       .waitFor();
     expect(legacy.url()).toBe(`${store.url}/`);
     expect(await legacy.locator("#main").isHidden()).toBe(true);

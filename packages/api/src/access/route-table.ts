@@ -4,7 +4,7 @@ import type { RouterMiddleware } from "@koa/router";
  * Who may call a route:
  * - `public`: anyone, without a credential (the pages, health, signing in, and `listen`'s relay, which
  *   checks the temporary endpoint's own bearer token);
- * - `operator`: the admin token or a store page's session; a subscriber's credential is answered 404,
+ * - `operator`: the operator token or a store page's session; a subscriber's credential is answered 404,
  *   as for a path that does not exist, so it cannot even map what it may not use;
  * - `subscriber-or-operator`: those, or a subscriber's token or portal session (each handler then
  *   answers only that subscriber's objects).

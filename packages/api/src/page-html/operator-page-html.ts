@@ -72,7 +72,7 @@ const body = (title: string, EVENT_TYPES: readonly string[], listed: string) => 
 <h1>${title}</h1>
 <p id="status" data-state="signed-out"></p>
 <form id="login" hidden>
-  <label>Admin token <input id="token" type="password" autocomplete="off" required></label>
+  <label>Operator token <input id="token" type="password" autocomplete="off" required></label>
   <button type="submit">Open</button>
   <span id="login-message" class="muted"></span>
   <p class="muted">The token is exchanged for a session of this tab (kept in sessionStorage, sent as <code>Authorization: Bearer</code>); the token itself is not kept.</p>

@@ -1,5 +1,5 @@
 /**
- * The store page's script. It holds no data of its own, and never keeps the admin token: it exchanges
+ * The store page's script. It holds no data of its own, and never keeps the operator token: it exchanges
  * a single-use sign-in code from a `#code=` link (a fragment, which browsers never send to the server),
  * or the token typed into its form, for a session (`POST /sessions`), keeps the session in this tab's
  * sessionStorage, and polls the admin JSON API with `Authorization: Bearer <session>`. Rows are keyed by
@@ -291,7 +291,7 @@ setInterval(refreshAlerts, POLL_MS);
 // ---- End of the alerts block. ----
 
 // A sign-in link (#code=…): the code is taken off the address bar at once and spent on a session.
-// A link carrying the admin token itself is refused: the browser's history has kept it already.
+// A link carrying the operator token itself is refused: the browser's history has kept it already.
 const fragment = new URLSearchParams(location.hash.slice(1));
 if (location.hash) history.replaceState(null, "", location.pathname + location.search);
 const code = fragment.get("code");
@@ -299,13 +299,13 @@ const kept = session.get();
 if (code) {
   exchange(`${BASE}/sessions`, { code }).then(signIn, (error: Error) => {
     signOut(
-      `This sign-in link cannot be used (${error.message}); ask for a new one or enter the admin token.`,
+      `This sign-in link cannot be used (${error.message}); ask for a new one or enter the operator token.`,
       false,
     );
   });
 } else if (fragment.get("token")) {
   signOut(
-    "Links carrying the admin token are refused: a browser keeps them in its history. Enter the token here, or open a sign-in link (POST /login-codes).",
+    "Links carrying the operator token are refused: a browser keeps them in its history. Enter the token here, or open a sign-in link (POST /login-codes).",
     false,
   );
 } else if (kept) signIn(kept);
