@@ -26,6 +26,7 @@ import type { Principal } from "./principal.js";
 import { deliveryRoutes } from "./routes/delivery-routes.js";
 import { endpointRoutes } from "./routes/endpoint-routes.js";
 import { listenRoutes } from "./routes/listen-routes.js";
+import { messageRoutes } from "./routes/message-routes.js";
 import { monitoringRoutes } from "./routes/monitoring-routes.js";
 import { mountRouteTables } from "./routes/mount-route-tables.js";
 import { pageRoutes } from "./routes/page-routes.js";
@@ -165,6 +166,7 @@ export function createAdminApi(options: AdminAppOptions): { app: Koa; routes: re
     monitoring: monitoringRoutes({ outbox, registry: options.registry }),
     sessions: sessionRoutes({ sessions, throttle, acceptsToken, credential: "admin token" }),
     plants: plantRoutes({ plants, wake }),
+    messages: messageRoutes({ outbox, wake }),
     endpoints: endpointRoutes({
       outbox,
       wake,
