@@ -138,11 +138,13 @@ export async function listen(options: ListenOptions): Promise<void> {
       `${capitalised(name)} refused to open a listen session: ${response.status} ${message}${hint}`,
     );
   }
-  const lines = createInterface({
-    // The global fetch's stream type and node:stream/web's describe the same object.
-    input: Readable.fromWeb(response.body as WebReadableStream<Uint8Array>),
-    crlfDelay: Number.POSITIVE_INFINITY,
-  });
+  // The global fetch's stream type and node:stream/web's describe the same object.
+  const input = Readable.fromWeb(response.body as WebReadableStream<Uint8Array>);
+  // Errors reach the loop below through `lines` while it reads; after it (the session refused its event
+  // types), the aborted connection's error would have no listener left: an uncaught exception.
+  input.on("error", () => undefined);
+  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+  lines.on("error", () => undefined);
   let session: z.output<typeof SessionLineSchema> | undefined;
   let stopping = false;
 
