@@ -10,7 +10,7 @@ import { waitFor } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli, startCli } from "../fixtures/cli-in-process.js";
-import { type RunningApi, startApi } from "../fixtures/start-api.js";
+import { type RunningApi, startApi, startApiProcess } from "../fixtures/start-api.js";
 
 // `plant-webhooks listen` against the webhook API mounted under /webhooks, embedded: the worker that
 // delivers to the relay is the service's own (`createWorker` in this process, with the guard an
@@ -311,5 +311,61 @@ describe("plant-webhooks listen, the worker embedded in the service", () => {
         "",
       ].join("\n"),
     });
+  });
+});
+
+describe("plant-webhooks listen, the worker in the API's own process", () => {
+  it("forwards what that process's worker delivers, a message sent with messages send, and removes its endpoint", async () => {
+    const served = await startApiProcess();
+    try {
+      const as = ["--api", served.url, "--token", served.operatorToken];
+      const listening = startCli(
+        "listen",
+        ...as,
+        "--forward-to",
+        receiverUrl,
+        "--receiver-token",
+        receiverToken,
+        "--receiver-secret",
+        secret,
+        "--json",
+      );
+      const ready = JSON.parse(await listening.line((l) => l.includes('"listen.ready"'))) as Line;
+      expect(ready.endpointUrl).toBe(`${served.url}/relay/${ready.session}`);
+      const sent = await cli(
+        "messages",
+        "send",
+        ...as,
+        "--event-type",
+        "newPlant",
+        "--payload",
+        '{"id":5,"name":"Ficus lyrata"}',
+        "--json",
+      );
+      expect(sent.code).toBe(0);
+      const { webhookId } = (JSON.parse(sent.out) as { message: { webhookId: string } }).message;
+      const line = JSON.parse(await listening.line((l) => l.includes(webhookId))) as Line;
+      expect(line).toMatchObject({
+        event: "listen.delivery",
+        webhookId,
+        eventType: "newPlant",
+        status: 200,
+        error: null,
+      });
+      expect(handled).toContain(webhookId);
+      const shown = await waitFor(async () => {
+        const run = await cli("deliveries", "list", ...as, "--endpoint", String(ready.endpointId), "--json");
+        const { deliveries } = JSON.parse(run.out) as {
+          deliveries: Array<{ status: string; lastStatus: number }>;
+        };
+        return deliveries[0]?.status === "delivered" ? deliveries : undefined;
+      });
+      expect(shown.map((d) => [d.status, d.lastStatus])).toStrictEqual([["delivered", 200]]);
+      expect((await listening.stop()).code).toBe(0);
+      const { out } = await cli("endpoints", "list", ...as);
+      expect(out).toBe("No endpoints.\n");
+    } finally {
+      await served.close();
+    }
   });
 });
