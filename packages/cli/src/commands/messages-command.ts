@@ -77,10 +77,11 @@ export function messagesCommand(context: CommandContext): Command {
       const { message, queued } = answer.body as Sent;
       const replayed = answer.headers.get("idempotency-replayed") === "true";
       const ordering = message.orderingKey === null ? "" : `, ordering key ${message.orderingKey}`;
+      const deliveries = `${queued} ${queued === 1 ? "delivery" : "deliveries"}`;
       printer(context, flags.json).answer(answer.body, () =>
         replayed
-          ? `Already sent with this idempotency key: ${message.webhookId} (${message.eventType}${ordering}), ${queued} deliveries; nothing new queued`
-          : `Queued ${message.webhookId} (${message.eventType}${ordering}): ${queued} ${queued === 1 ? "delivery" : "deliveries"}`,
+          ? `Already sent with this idempotency key: ${message.webhookId} (${message.eventType}${ordering}), ${deliveries}; nothing new queued`
+          : `Queued ${message.webhookId} (${message.eventType}${ordering}): ${deliveries}`,
       );
     }),
   );

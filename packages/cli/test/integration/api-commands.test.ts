@@ -231,7 +231,7 @@ describe("plant-webhooks messages send and deliveries", () => {
       "greenhouse-1",
     );
     expect(again.out).toBe(
-      `Already sent with this idempotency key: ${webhookId} (newPlant, ordering key greenhouse-1), 1 deliveries; nothing new queued\n`,
+      `Already sent with this idempotency key: ${webhookId} (newPlant, ordering key greenhouse-1), 1 delivery; nothing new queued\n`,
     );
     // From a file, as JSON.
     const file = join(dir, "plant.json");
