@@ -273,6 +273,35 @@ describe("plant-webhooks listen, the worker embedded in the service", () => {
     expect(await endpointIds()).not.toContain(endpointId);
   });
 
+  it("subscribes its endpoint to the event types asked for only: a message of another type is not queued for it", async () => {
+    const listening = startCli(
+      "listen",
+      "--api",
+      api.url,
+      "--token",
+      api.operatorToken,
+      "--forward-to",
+      receiverUrl,
+      "--event-type",
+      "endpoint.*",
+      "--json",
+    );
+    const ready = JSON.parse(await listening.line((l) => l.includes('"listen.ready"'))) as Line;
+    expect(ready.eventTypes).toStrictEqual(["endpoint.*"]);
+    // Another endpoint receives every type, so the message is queued for someone; the outbox fans a
+    // message out when it is queued, so no delivery for the listen endpoint now means none ever.
+    const other = await api.outbox.addEndpoint({ url: receiverUrl, token: receiverToken, secrets: [secret] });
+    const { webhookId } = await api.outbox.enqueue({
+      eventType: "newPlant",
+      payload: { id: 6, name: "Hoya" },
+    });
+    const queuedFor = (await api.outbox.listDeliveries({})).filter((d) => d.webhookId === webhookId);
+    expect(queuedFor.length).toBeGreaterThan(0);
+    expect(queuedFor.map((d) => d.endpointId)).toStrictEqual([other.id]);
+    expect((await listening.stop()).code).toBe(0);
+    await api.outbox.removeEndpoint(other.id);
+  });
+
   it("says why it cannot listen: a wrong token, a subscriber's token, a URL without the prefix, event types the API refuses", async () => {
     const listen = (apiUrl: string, token: string, ...more: string[]) =>
       cli("listen", "--api", apiUrl, "--token", token, "--forward-to", receiverUrl, ...more);
