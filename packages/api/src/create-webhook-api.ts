@@ -167,6 +167,7 @@ const QUEUE_ERROR_STATUS: Readonly<Record<string, number>> = {
   // The schemas refuse what the queue does first; this keeps any later rule of the queue's a 400, not a 500.
   ERR_INVALID_SUBSCRIBER: 400,
   ERR_INVALID_MESSAGE: 400,
+  ERR_INVALID_PAYLOAD: 400,
   ERR_IDEMPOTENCY_CONFLICT: 409,
 };
 

@@ -81,8 +81,13 @@ export const PortalLinkInputSchema = z.strictObject({
 
 /** `POST /messages`: one message, fanned out to every endpoint subscribed to its event type. */
 export const SendMessageInputSchema = z.strictObject({
-  eventType: z.string().min(1).max(255),
-  payload: z.record(z.string(), z.unknown()),
+  eventType: z
+    .string()
+    .regex(
+      /^[A-Za-z0-9_.:/-]{1,200}$/,
+      "must be 1 to 200 letters, digits or _ . : / - (an operationId, say)",
+    ),
+  payload: z.record(z.string(), z.unknown(), { error: "must be a JSON object" }),
   idempotencyKey: IdempotencyKeySchema.optional(),
   orderingKey: IdempotencyKeySchema.optional(),
   /** Addressed to one subscriber's endpoints only. */
