@@ -19,6 +19,7 @@ const inProcess = [
   "test/integration/final-statuses.test.ts",
   "test/integration/handshake-limits.test.ts",
   "test/integration/listen-routes.test.ts",
+  "test/integration/message-routes.test.ts",
   "test/integration/subscribers-api.test.ts",
 ];
 

@@ -1,5 +1,5 @@
+import { formatZodError } from "@plant-store/api";
 import { type NewPlant, NewPlantSchema } from "@plant-store/types";
-import { formatZodError } from "./format-zod-error.js";
 import { InvalidPlantError } from "./invalid-plant-error.js";
 
 /**

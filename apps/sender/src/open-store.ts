@@ -1,7 +1,7 @@
+import type { PortalCredentialRows } from "@plant-store/api";
 import type { Outbox, SecretsCipher } from "@plant-store/sender";
 import { PLANT_STORE_WEBHOOKS } from "@plant-store/types";
 import type { PlantCatalog } from "./plant-catalog.js";
-import type { PortalCredentialRows } from "./portal-credential-rows.js";
 import { preparePrivateSqliteFile } from "./prepare-private-sqlite-file.js";
 
 export const isPostgresUrl = (target: string) => /^postgres(ql)?:\/\//.test(target);
@@ -52,7 +52,7 @@ export async function openStore(target: string, options: OpenStoreOptions = {}):
         ...(secretsCipher ? { secretsCipher } : {}),
       });
       const plants = await createPostgresPlantCatalog(pool, outbox);
-      const { createPostgresPortalCredentials } = await import("./create-postgres-portal-credentials.js");
+      const { createPostgresPortalCredentials } = await import("@plant-store/api/postgres");
       const portalCredentials = await createPostgresPortalCredentials(pool);
       return {
         outbox,
@@ -72,7 +72,7 @@ export async function openStore(target: string, options: OpenStoreOptions = {}):
   preparePrivateSqliteFile(target);
   const { createSqliteOutbox } = await import("@plant-store/sender/sqlite");
   const { createSqlitePlantCatalog } = await import("./create-sqlite-plant-catalog.js");
-  const { createSqlitePortalCredentials } = await import("./create-sqlite-portal-credentials.js");
+  const { createSqlitePortalCredentials } = await import("@plant-store/api");
   const outbox = createSqliteOutbox(target, {
     catalog: PLANT_STORE_WEBHOOKS,
     ...(secretsCipher ? { secretsCipher } : {}),

@@ -1,4 +1,5 @@
 import type { AddressInfo } from "node:net";
+import { createPortalAccess } from "@plant-store/api";
 import {
   type AlertRaised,
   createHttpServer,
@@ -13,10 +14,8 @@ import {
   verifyEndpoint,
 } from "@plant-store/sender";
 import type { Logger } from "pino";
-import { createAdminApp } from "./create-admin-app.js";
-import { createListenRelay } from "./create-listen-relay.js";
+import { createAdminApi } from "./create-admin-app.js";
 import { createMetrics } from "./create-metrics.js";
-import { createPortalAccess } from "./create-portal-access.js";
 import { isPostgresUrl, openStore } from "./open-store.js";
 import { ENCRYPTION_KEY_ENV, resolveSecretsCipher } from "./resolve-secrets-cipher.js";
 import type { ServeConfig } from "./serve-config.js";
@@ -46,7 +45,6 @@ export async function runServe(config: ServeConfig, logger: Logger): Promise<Run
       "endpoint tokens and signing secrets are stored unencrypted: give an encryption key to encrypt them at rest",
     );
   const metrics = createMetrics();
-  const relay = createListenRelay({ outbox, timeoutMs: config.timeout, logger });
   const ssrfGuard = createSsrfGuard({
     // Per owner (issue 37): the operator's flag covers the operator's endpoints, subscribers have their
     // own; a check that names no endpoint gets what both allow.
@@ -56,13 +54,33 @@ export async function runServe(config: ServeConfig, logger: Logger): Promise<Run
         : endpoint.subscriberId === null
           ? config.allowPrivateTargets
           : config.allowPrivateTargetsForSubscribers,
-    // The one private target always allowed: this store's own `listen` relay, for the endpoint id its
-    // session was opened with, at the URL it made (an operator's endpoint; never a URL alone).
-    isTrustedTarget: (url, endpoint) =>
-      endpoint?.id !== undefined && endpoint.subscriberId === null && relay.grants(endpoint.id, url),
   });
   // As many kept-alive sockets per host as attempts in flight: fewer would queue attempts in the agent.
   const client = createDeliveryClient({ timeoutMs: config.timeout, maxSockets: config.concurrency });
+  const api = createAdminApi({
+    outbox,
+    plants,
+    adminToken: config.adminToken,
+    registry: metrics.registry,
+    logger,
+    ssrfGuard,
+    // The handshake goes out as deliveries do: same client, same guard, asked for this endpoint.
+    verifyEndpoint: (endpoint) =>
+      verifyEndpoint(endpoint, {
+        client,
+        ssrfGuard: {
+          check: (url, options) =>
+            api.ssrfGuard.check(url, {
+              ...options,
+              endpoint: { id: endpoint.id, subscriberId: endpoint.subscriberId },
+            }),
+        },
+      }),
+    wake: () => worker.wake(),
+    endpointCaps: { subscriber: { endpoints: config.maxSubscriberEndpoints } },
+    portal,
+    timeoutMs: config.timeout,
+  });
   const worker = createWorker({
     outbox,
     client,
@@ -72,7 +90,9 @@ export async function runServe(config: ServeConfig, logger: Logger): Promise<Run
       ...(config.alertAfter === undefined ? {} : { alertAfterMs: config.alertAfter }),
       finalStatuses: config.finalStatuses,
     }),
-    ssrfGuard,
+    // The guard plus `listen`'s relay: the one private target always allowed, for the endpoint id a
+    // session was opened with, at the URL it made (never a URL alone).
+    ssrfGuard: api.ssrfGuard,
     concurrency: config.concurrency,
     perEndpointConcurrency: config.perEndpointConcurrency,
     leaseMs: config.lease,
@@ -94,31 +114,7 @@ export async function runServe(config: ServeConfig, logger: Logger): Promise<Run
       logger.warn(event, alert.type);
     },
   });
-  const app = createAdminApp({
-    outbox,
-    plants,
-    adminToken: config.adminToken,
-    registry: metrics.registry,
-    logger,
-    checkTarget: (url, endpoint) => ssrfGuard.check(url, { endpoint }),
-    // The handshake goes out as deliveries do: same client, same guard, asked for this endpoint.
-    verifyEndpoint: (endpoint) =>
-      verifyEndpoint(endpoint, {
-        client,
-        ssrfGuard: {
-          check: (url, options) =>
-            ssrfGuard.check(url, {
-              ...options,
-              endpoint: { id: endpoint.id, subscriberId: endpoint.subscriberId },
-            }),
-        },
-      }),
-    wake: () => worker.wake(),
-    endpointCaps: { subscriber: { endpoints: config.maxSubscriberEndpoints } },
-    portal,
-    listen: { relay, timeoutMs: config.timeout },
-  });
-  const server = createHttpServer(app, {
+  const server = createHttpServer(api.koa, {
     headersTimeoutMs: config.headersTimeout,
     requestTimeoutMs: config.requestTimeout,
     maxConnectionsPerClient: config.maxConnectionsPerClient,
@@ -133,11 +129,11 @@ export async function runServe(config: ServeConfig, logger: Logger): Promise<Run
   const host = address.includes(":") ? `[${address}]` : address;
   const url = `http://${host}:${port}`;
   // The worker reaches the relay on loopback when the admin API listens on every address.
-  relay.setOrigin(
+  api.listenRelay.setOrigin(
     address === "0.0.0.0" ? `http://127.0.0.1:${port}` : address === "::" ? `http://[::1]:${port}` : url,
   );
   // Before the worker starts: deliveries to a listen endpoint a stopped store left must not go out.
-  await relay
+  await api.listenRelay
     .removeStale()
     .catch((error: unknown) =>
       logger.warn({ err: error }, "could not look for listen endpoints left by a stopped store"),
@@ -152,8 +148,8 @@ export async function runServe(config: ServeConfig, logger: Logger): Promise<Run
     async stop() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Listen streams never end by themselves: end them (and remove their endpoints) so close() can.
-      await relay
-        .closeAll()
+      await api
+        .close()
         .catch((error: unknown) => logger.warn({ err: error }, "could not close every listen session"));
       server.closeIdleConnections();
       await worker.stop();

@@ -1,10 +1,9 @@
+import { MAX_ENDPOINTS, SUBSCRIBER_ENDPOINT_CAPS } from "@plant-store/api";
 import { durationSetting } from "@plant-store/app-shell";
 import { createRetrySchedule } from "@plant-store/sender";
 import { DELIVERY_TIMEOUT_MS } from "@plant-store/types";
 import { z } from "zod";
 import { BooleanSetting } from "./boolean-setting.js";
-import { SUBSCRIBER_ENDPOINT_CAPS } from "./endpoint-caps.js";
-import { MAX_ENDPOINTS } from "./max-endpoints.js";
 
 const duration = durationSetting();
 

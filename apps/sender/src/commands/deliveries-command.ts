@@ -1,8 +1,9 @@
+import { IdSchema, presentAttempt, ReplayInputSchema } from "@plant-store/api";
 import { Argument, Command, Option } from "commander";
 import { z } from "zod";
-import { IdSchema, ListDeliveriesQuerySchema, ReplayInputSchema } from "../admin-inputs.js";
 import { parseConfig } from "../parse-config.js";
-import { presentAttempt, presentDeliveries } from "../present.js";
+import { presentDeliveriesWithPlants } from "../present-plant.js";
+import { ListDeliveriesQuerySchema } from "../store-inputs.js";
 import { dbOption, encryptionKeyFileOption, jsonOption } from "./db-option.js";
 import { NotFoundError, print, withStore } from "./with-store.js";
 
@@ -29,7 +30,7 @@ export function deliveriesCommand(): Command {
           limit: opts.limit,
         });
         await withStore(opts, async ({ outbox, plants }) => {
-          const list = await presentDeliveries(
+          const list = await presentDeliveriesWithPlants(
             plants,
             await outbox.listDeliveries({
               limit: query.limit,
@@ -63,7 +64,7 @@ export function deliveriesCommand(): Command {
         const delivery = await outbox.getDelivery(deliveryId);
         if (!delivery) throw new NotFoundError(`No delivery ${id}`);
         const attempts = (await outbox.listAttempts(deliveryId)).map(presentAttempt);
-        const [shown] = await presentDeliveries(plants, [delivery]);
+        const [shown] = await presentDeliveriesWithPlants(plants, [delivery]);
         if (!shown) throw new NotFoundError(`No delivery ${id}`);
         print(
           opts.json,
@@ -88,7 +89,7 @@ export function deliveriesCommand(): Command {
       await withStore(opts, async ({ outbox, plants }) => {
         const delivery = await outbox.retryDelivery(parseConfig(IdSchema, id));
         if (!delivery) throw new NotFoundError(`No delivery ${id}`);
-        const [shown] = await presentDeliveries(plants, [delivery]);
+        const [shown] = await presentDeliveriesWithPlants(plants, [delivery]);
         print(opts.json, { delivery: shown }, `Delivery #${delivery.id} queued again`);
       });
     });

@@ -1,18 +1,17 @@
+import { IdSchema, MAX_ENDPOINTS, presentEndpoint, RateLimitSchema } from "@plant-store/api";
 import { ConfigError, parseSettings } from "@plant-store/app-shell";
 import { MAX_ENDPOINT_SECRETS, SubscriberNotFoundError, TooManySecretsError } from "@plant-store/sender";
 import { generateWebhookSecret, WebhookSecretSchema } from "@plant-store/types";
 import { Argument, Command, Option } from "commander";
 import { z } from "zod";
-import { AddEndpointInputSchema, EventTypesSchema, IdSchema, RateLimitSchema } from "../admin-inputs.js";
 import { BooleanSetting } from "../boolean-setting.js";
-import { MAX_ENDPOINTS } from "../max-endpoints.js";
 import { parseConfig } from "../parse-config.js";
-import { presentEndpoint } from "../present.js";
 import {
   ENCRYPTION_KEY_ENV,
   ENCRYPTION_KEY_FILE_ENV,
   resolveSecretsCipher,
 } from "../resolve-secrets-cipher.js";
+import { AddEndpointInputSchema, EventTypesSchema } from "../store-inputs.js";
 import { dbOption, encryptionKeyFileOption, jsonOption } from "./db-option.js";
 import { flagOption } from "./flag-option.js";
 import { readFlag } from "./read-flag.js";

@@ -1,8 +1,9 @@
+import { IdempotencyKeySchema } from "@plant-store/api";
 import { Command, Option } from "commander";
 import { z } from "zod";
-import { AddPlantInputSchema, IdempotencyKeySchema } from "../admin-inputs.js";
 import { parseConfig } from "../parse-config.js";
-import { presentPlant } from "../present.js";
+import { presentPlant } from "../present-plant.js";
+import { AddPlantInputSchema } from "../store-inputs.js";
 import { dbOption, encryptionKeyFileOption, jsonOption } from "./db-option.js";
 import { print, withStore } from "./with-store.js";
 

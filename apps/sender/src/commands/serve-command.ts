@@ -1,3 +1,4 @@
+import { MAX_ENDPOINTS, SUBSCRIBER_ENDPOINT_CAPS } from "@plant-store/api";
 import {
   ConfigError,
   createLogger,
@@ -7,8 +8,6 @@ import {
 } from "@plant-store/app-shell";
 import { DELIVERY_TIMEOUT_MS } from "@plant-store/types";
 import { Command, Option } from "commander";
-import { SUBSCRIBER_ENDPOINT_CAPS } from "../endpoint-caps.js";
-import { MAX_ENDPOINTS } from "../max-endpoints.js";
 import { parseConfig } from "../parse-config.js";
 import { runServe } from "../run-serve.js";
 import { ADMIN_SERVER_DEFAULTS, ServeConfigSchema } from "../serve-config.js";

@@ -1,10 +1,8 @@
+import { AddSubscriberInputSchema, createPortalAccess, IdSchema, presentSubscriber } from "@plant-store/api";
 import { ConfigError } from "@plant-store/app-shell";
 import { InvalidSubscriberError } from "@plant-store/sender";
 import { Argument, Command, Option } from "commander";
-import { AddSubscriberInputSchema, IdSchema } from "../admin-inputs.js";
-import { createPortalAccess } from "../create-portal-access.js";
 import { parseConfig } from "../parse-config.js";
-import { presentSubscriber } from "../present.js";
 import { dbOption, encryptionKeyFileOption, jsonOption } from "./db-option.js";
 import { NotFoundError, print, withStore } from "./with-store.js";
 

@@ -71,7 +71,7 @@ describe("the admin API, checked against admin-openapi.json", () => {
       expect(anonymous.headers.get("allow"), `${method} ${path}`).toBeNull();
       expect(await anonymous.json()).toEqual({
         error: 401,
-        message: "Missing or wrong admin token (Authorization: Bearer <token>)",
+        message: "Missing or wrong token (Authorization: Bearer <token>)",
       });
     }
     // With the token, the same requests are told apart as before.
@@ -123,8 +123,8 @@ describe("the admin API, checked against admin-openapi.json", () => {
     // Another client is not slowed down by the first.
     expect((await getFrom("127.0.5.2", "/plants", adminToken)).status).toBe(200);
     const metrics = await registry.metrics();
-    expect(metrics).toContain('plant_store_admin_auth_refusals_total{outcome="wrong"} 20');
-    expect(metrics).toContain('plant_store_admin_auth_refusals_total{outcome="throttled"} 6');
+    expect(metrics).toContain('webhook_api_auth_refusals_total{outcome="wrong"} 20');
+    expect(metrics).toContain('webhook_api_auth_refusals_total{outcome="throttled"} 6');
   });
 
   it("signs a page in with a single-use code or the admin token, as documented, and the session works every route", async () => {
@@ -373,7 +373,7 @@ describe("the admin API, checked against admin-openapi.json", () => {
         expect(operation.responses["503"]?.headers?.["Retry-After"], `${method} ${path}`).toBeDefined();
         expectDocumented(method, path, 503, {
           error: 503,
-          message: "The store's database is unavailable (SQLITE_BUSY); try again",
+          message: "The database is unavailable (SQLITE_BUSY); try again",
         });
       }
     }
@@ -611,9 +611,9 @@ describe("the admin API, checked against admin-openapi.json", () => {
     for (const [eventTypes, message] of [
       [
         ["orderCreated"],
-        "eventTypes.0: matches none of the store's event types (newPlant, endpoint.failing, endpoint.disabled, endpoint.recovered, delivery.failed; a trailing * matches a prefix)",
+        "eventTypes.0: matches none of this API's event types (newPlant, endpoint.failing, endpoint.disabled, endpoint.recovered, delivery.failed; a trailing * matches a prefix)",
       ],
-      [["newPlant", "plant*"], "eventTypes.1: matches none of the store's event types"],
+      [["newPlant", "plant*"], "eventTypes.1: matches none of this API's event types"],
       [[], "eventTypes: list at least one event type, or null for every one"],
       ["newPlant", "eventTypes: Invalid input: expected array, received string"],
     ] as const) {
@@ -659,7 +659,7 @@ describe("the admin API, checked against admin-openapi.json", () => {
     expect(unknown.status).toBe(400);
     expectDocumented("get", "/deliveries", unknown.status, unknown.body);
     expect(unknown.body.message).toBe(
-      "Invalid query: eventType: must be one of the store's event types (newPlant, endpoint.failing, endpoint.disabled, endpoint.recovered, delivery.failed)",
+      "Invalid query: eventType: must be one of this API's event types (newPlant, endpoint.failing, endpoint.disabled, endpoint.recovered, delivery.failed)",
     );
     expect((await call("DELETE", `/endpoints/${id}`)).status).toBe(204);
   });

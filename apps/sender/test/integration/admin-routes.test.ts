@@ -4,11 +4,10 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type ApiRoute, createPortalAccess, type WebhookApi } from "@plant-store/api";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AdminRoute, createAdminApi } from "../../src/create-admin-app.js";
-import { createListenRelay, type ListenRelay } from "../../src/create-listen-relay.js";
-import { createPortalAccess } from "../../src/create-portal-access.js";
+import { createAdminApi } from "../../src/create-admin-app.js";
 import { openStore, type Store } from "../../src/open-store.js";
 import { callApi } from "../fixtures/call-api.js";
 import { adminSpec as spec } from "../fixtures/expect-documented.js";
@@ -17,35 +16,34 @@ import { adminSpec as spec } from "../fixtures/expect-documented.js";
 // tables, so a route added later is checked without a line here.
 const adminToken = "admin-token-route-tables-0123";
 const dir = mkdtempSync(join(tmpdir(), "plant-store-routes-"));
-const GUARD_MESSAGE = "Missing or wrong admin token (Authorization: Bearer <token>)";
+const GUARD_MESSAGE = "Missing or wrong token (Authorization: Bearer <token>)";
 let store: Store;
-let relay: ListenRelay;
+let api: WebhookApi;
 let server: Server;
 let base: string;
-let routes: readonly AdminRoute[];
+let routes: readonly ApiRoute[];
 let subscriberToken: string;
 
 beforeAll(async () => {
   store = await openStore(join(dir, "store.db"));
-  relay = createListenRelay({ outbox: store.outbox, timeoutMs: 1000 });
   // Every optional table on: the portal's and listen's routes are in the document too.
-  const api = createAdminApi({
+  api = createAdminApi({
     outbox: store.outbox,
     plants: store.plants,
     adminToken,
     registry: new Registry(),
     portal: createPortalAccess(store.portalCredentials),
-    listen: { relay, timeoutMs: 1000 },
+    timeoutMs: 1000,
   });
   routes = api.routes;
-  server = api.app.listen(0, "127.0.0.1");
+  server = api.koa.listen(0, "127.0.0.1");
   await once(server, "listening");
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   ({ token: subscriberToken } = await store.outbox.addSubscriber({ name: "Route prober" }));
 });
 
 afterAll(async () => {
-  await relay.closeAll();
+  await api.close();
   await new Promise((resolve) => server.close(resolve));
   await store.close();
   rmSync(dir, { recursive: true, force: true });
@@ -56,7 +54,7 @@ const documented = (path: string) => path.replace(/:(\w+)/g, "{$1}");
 /** A path to call for a row: every parameter a well-formed value that names nothing stored. */
 const concrete = (path: string) =>
   path.replace(/:(\w+)/g, (_, name: string) => (name === "session" ? `lst_${"0".repeat(32)}` : "999"));
-const named = (route: AdminRoute) => `${route.method} ${route.path} (${route.resource})`;
+const named = (route: ApiRoute) => `${route.method} ${route.path} (${route.resource})`;
 
 describe("the admin API's route tables", () => {
   it("hold every operation of admin-openapi.json, and the document every route of the tables", () => {
@@ -94,7 +92,7 @@ describe("the admin API's route tables", () => {
         continue;
       }
       expect(answer.status, named(route)).toBe(401);
-      expect(answer.headers.get("www-authenticate"), named(route)).toBe('Bearer realm="plant-store admin"');
+      expect(answer.headers.get("www-authenticate"), named(route)).toBe('Bearer realm="webhooks"');
       expect(answer.body, named(route)).toStrictEqual({ error: 401, message: GUARD_MESSAGE });
     }
   });

@@ -83,7 +83,7 @@ describe("plant-store endpoints: refused input", () => {
     ]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(
-      "--event-type (PLANT_STORE_EVENT_TYPE) (value 2): matches none of the store's event types (newPlant",
+      "--event-type (PLANT_STORE_EVENT_TYPE) (value 2): matches none of this API's event types (newPlant",
     );
     expect(await listed()).toBe(before);
     const added = await cliJson<{ endpoint: { eventTypes: string[] | null } }>([

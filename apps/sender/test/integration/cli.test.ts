@@ -230,7 +230,7 @@ describe("the built plant-store CLI against a real receiver", () => {
     const unknown = await runCli(["deliveries", "list", "--event-type", "orderCreated", "--db", db]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain(
-      "--event-type (PLANT_STORE_EVENT_TYPE): must be one of the store's event types (newPlant, endpoint.failing, endpoint.disabled, endpoint.recovered, delivery.failed)",
+      "--event-type (PLANT_STORE_EVENT_TYPE): must be one of this API's event types (newPlant, endpoint.failing, endpoint.disabled, endpoint.recovered, delivery.failed)",
     );
   });
 

@@ -28,7 +28,6 @@ interface Delivery {
   endpointId: number;
   status: string;
   webhookId: string;
-  plantId: number;
 }
 interface Attempt {
   attempt: number;
@@ -122,19 +121,19 @@ describe("plant-store listen", () => {
         ? deliveries
         : undefined;
     }, 20_000);
-    expect(delivered.map((d) => d.plantId).sort()).toStrictEqual(added.map((p) => p.id).sort());
+    expect(delivered.map((d) => d.webhookId).sort()).toStrictEqual(added.map((p) => p.webhookId).sort());
 
-    const attemptsOf = async (plantId: number) => {
-      const delivery = delivered.find((d) => d.plantId === plantId) as Delivery;
+    const attemptsOf = async (webhookId: string) => {
+      const delivery = delivered.find((d) => d.webhookId === webhookId) as Delivery;
       return (await admin<{ attempts: Attempt[] }>("GET", `/deliveries/${delivery.id}`)).body.attempts.map(
         (a) => [a.attempt, a.status, a.responseBody, a.outcome],
       );
     };
     // The local receiver's own answers, in the store's attempt log: its 500 and the retry's 200.
-    expect(await attemptsOf(added[0]?.id as number)).toStrictEqual([
+    expect(await attemptsOf(added[0]?.webhookId as string)).toStrictEqual([
       [1, 200, '{"received":true,"duplicate":false}', "delivered"],
     ]);
-    expect(await attemptsOf(added[1]?.id as number)).toStrictEqual([
+    expect(await attemptsOf(added[1]?.webhookId as string)).toStrictEqual([
       [1, 500, '{"error":500,"message":"Internal error"}', "retrying"],
       [2, 200, '{"received":true,"duplicate":false}', "delivered"],
     ]);

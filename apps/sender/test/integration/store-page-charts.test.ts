@@ -3,10 +3,10 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { DeliveryStats } from "@plant-store/api";
 import { launchChromium } from "@plant-store/testing";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { DeliveryStats } from "../../src/delivery-stats.js";
 import { expectDocumented } from "../fixtures/expect-documented.js";
 import { type StoreProcess, startStore } from "../fixtures/store-process.js";
 

@@ -135,7 +135,7 @@ describe("the store page in headless Chromium", () => {
     await page.locator("#login").waitFor();
     await page.fill("#token", "not-the-admin-token");
     await page.click('#login button[type="submit"]');
-    await page.locator("#login-message", { hasText: "admin token is wrong" }).waitFor();
+    await page.locator("#login-message", { hasText: "operator token is wrong" }).waitFor();
     await page.fill("#token", adminToken);
     await page.click('#login button[type="submit"]');
 
@@ -170,7 +170,7 @@ describe("the store page in headless Chromium", () => {
     expect(await page.inputValue("#subscribe-endpoint")).toBe(String(endpoint.id));
     await page.fill("#subscribe-types", "orderCreated");
     await page.click("#subscribe-button");
-    await page.locator("#notice", { hasText: "matches none of the store's event types (newPlant" }).waitFor();
+    await page.locator("#notice", { hasText: "matches none of this API's event types (newPlant" }).waitFor();
     await page.fill("#subscribe-types", "newPlant, new*");
     await page.click("#subscribe-button");
     await types.filter({ hasText: "newPlant, new*" }).waitFor();
@@ -188,7 +188,7 @@ describe("the store page in headless Chromium", () => {
       .locator("#notice", { hasText: `Replay queued 1 deliveries to endpoint ${endpoint.id}` })
       .waitFor();
     await page
-      .locator(`tr[data-delivery-id][data-status="delivered"]:has(td:nth-child(4):text-is("${endpoint.id}"))`)
+      .locator(`tr[data-delivery-id][data-status="delivered"]:has(td:nth-child(3):text-is("${endpoint.id}"))`)
       .waitFor();
     // The deliveries list filtered by event type: the page asks the store for that type only.
     const filtered = page.waitForRequest((request) => request.url().includes("eventType=newPlant"));
@@ -244,7 +244,7 @@ describe("the store page in headless Chromium", () => {
     const legacy = await context.newPage();
     await legacy.goto(`${store.url}/#token=${adminToken}`);
     await legacy
-      .locator("#login-message", { hasText: "Links carrying the admin token are refused" })
+      .locator("#login-message", { hasText: "Links carrying the operator token are refused" })
       .waitFor();
     expect(legacy.url()).toBe(`${store.url}/`);
     expect(await legacy.locator("#main").isHidden()).toBe(true);

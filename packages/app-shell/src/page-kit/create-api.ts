@@ -15,14 +15,17 @@ export function createApi(options: {
   onSignedOut: () => void;
   /** True once the page stopped asking: calls reject at once. */
   stopped?: () => boolean;
+  /** The path the API is mounted under ("" at the root): prefixed to every path. */
+  base?: string;
 }): Api {
+  const base = options.base ?? "";
   return async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     if (options.stopped?.()) throw new Error(SIGNED_OUT);
     const headers: Record<string, string> = { authorization: `Bearer ${options.session()}` };
     if (body !== undefined) headers["content-type"] = "application/json";
     const init: RequestInit = { method, headers };
     if (body !== undefined) init.body = JSON.stringify(body);
-    const response = await fetch(path, init);
+    const response = await fetch(`${base}${path}`, init);
     const data = await readJson(response);
     if (response.status === 401) {
       options.onSignedOut();

@@ -1,0 +1,24 @@
+import { WebhookSecretSchema } from "@plant-store/types";
+import { z } from "zod";
+import { EndpointTokenSchema } from "./api-inputs.js";
+
+/** `POST /listen`: the local receiver's token and secrets; each is generated when absent. */
+export const OpenListenInputSchema = z.strictObject({
+  token: EndpointTokenSchema.optional(),
+  secrets: z.array(WebhookSecretSchema).min(1).max(10).optional(),
+});
+
+/** `POST /listen/{session}/answers/{request}`: the local receiver's answer, or why there was none. */
+export const ListenAnswerInputSchema = z.union([
+  z.strictObject({
+    status: z.int().min(200).max(599),
+    headers: z.record(z.string(), z.string()).default({}),
+    body: z.string().max(64 * 1024),
+  }),
+  z.strictObject({
+    error: z.string().min(1).max(100),
+    message: z.string().max(500).optional(),
+  }),
+]);
+
+export const ListenSessionIdSchema = z.string().regex(/^lst_[0-9a-f]{32}$/, "is not a listen session id");

@@ -1,0 +1,1 @@
+export { createPostgresPortalCredentials } from "./portal/create-postgres-portal-credentials.js";
