@@ -36,16 +36,22 @@ interface Project {
 }
 
 let scratch: string;
-let browser: Browser;
+let browser: Browser | undefined;
+/** Chromium, launched while the projects install (awaited before afterAll closes it, whatever failed). */
+let launched: Promise<unknown> | undefined;
 const projects = new Map<Framework["name"], Project>();
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), "plant-store-embedded-api-"));
   expect(scratch.startsWith(workspaceRoot)).toBe(false);
-  const launched = launchChromium();
+  launched = launchChromium().then((started) => {
+    browser = started;
+  });
   const tarballs = await packPublishedPackages(scratch, ours);
-  // Both installs and compilations at once: each waits on npm, the registry and the disk more than it computes.
-  await Promise.all(
+  // Both installs and compilations at once: each waits on npm, the registry and the disk more than it
+  // computes. Both are awaited before any failure is thrown, so that the scratch folder is never
+  // removed under an install still running.
+  const settled = await Promise.allSettled(
     frameworks.map(async (framework) => {
       const dir = join(scratch, framework.name);
       await installEmbeddingProject(dir, framework, tarballs);
@@ -54,10 +60,12 @@ beforeAll(async () => {
       projects.set(framework.name, { dir, mount, tsc: await typeCheckConsumer(dir) });
     }),
   );
-  browser = await launched;
+  for (const result of settled) if (result.status === "rejected") throw result.reason;
+  await launched;
 }, 300_000);
 
 afterAll(async () => {
+  await launched?.catch(() => undefined);
   await browser?.close();
   if (scratch) await rm(scratch, { recursive: true, force: true });
 });
@@ -162,7 +170,7 @@ describe.each(frameworks)("@plant-store/api embedded in a fresh $name project", 
     const endpointToken = `receiver-token-${framework.name}`;
     const server = await startServer(project());
     const receiver = await startSubscriberReceiver(endpointToken);
-    const page = await browser.newPage();
+    const page = await (browser as Browser).newPage();
     const call = async (method: string, path: string, body?: unknown) => {
       const answer = await fetch(`${server.base}/webhooks${path}`, {
         method,
