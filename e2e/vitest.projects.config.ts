@@ -1,12 +1,13 @@
 import { configDefaults, type TestProjectInlineConfiguration } from "vitest/config";
 
 // Each file starts several processes (and some a PostgreSQL): one file at a time keeps a loaded 2-core
-// machine from starving them, with one exception. The two files that install our packages as a
-// stranger does (the tarballs; a release published to verdaccio) wait on npm, the registry and tsc
-// more than on each other, and hold no timing assertion: they run side by side, first, where these
-// tests always began. The others, the timing-sensitive reliability tests among them, run one at a
-// time after both. Here, not in vitest.config.ts, so that the root config runs the same two projects.
-const installing = ["test/packaging.test.ts", "test/registry-release.test.ts"];
+// machine from starving them, with one exception. The files that install our packages as a stranger
+// does (the tarballs; a release published to verdaccio; the embedded API's Express and Hono projects)
+// wait on npm, the registry and tsc more than on each other, and hold no timing assertion: they run
+// two at a time, first, where these tests always began. The others, the timing-sensitive reliability
+// tests among them, run one at a time after them. Here, not in vitest.config.ts, so that the root
+// config runs the same two projects.
+const installing = ["test/packaging.test.ts", "test/registry-release.test.ts", "test/embedded-api.test.ts"];
 
 const shared = {
   root: import.meta.dirname,
@@ -21,7 +22,7 @@ export const e2eProjects: TestProjectInlineConfiguration[] = [
       ...shared,
       name: "e2e-installs",
       include: installing,
-      // Vitest's default on 2 cores is one worker: both files at once needs saying.
+      // Vitest's default on 2 cores is one worker: two files at once needs saying.
       maxWorkers: 2,
       sequence: { groupOrder: 1 },
     },

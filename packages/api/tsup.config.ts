@@ -14,5 +14,11 @@ export default defineConfig({
   noExternal: ["@plant-store/app-shell"],
   // The pages' scripts (src/pages), bundled for the browser and inlined as text.
   esbuildPlugins: [pageScriptEsbuildPlugin],
-  dts: { entry: ["src/index.ts", "src/koa.ts", "src/postgres.ts"], resolve: ["@plant-store/app-shell"] },
+  // The shell's types (the throttle and sessions options take) are inlined too: a consumer cannot install
+  // it. Its subpath is mapped to the source, which tsup's own resolver (no `exports` support) cannot find.
+  dts: {
+    entry: ["src/index.ts", "src/koa.ts", "src/postgres.ts"],
+    resolve: [/^@plant-store\/app-shell/],
+    compilerOptions: { paths: { "@plant-store/app-shell/http": ["../app-shell/src/http.ts"] } },
+  },
 });

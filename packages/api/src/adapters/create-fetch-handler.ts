@@ -7,8 +7,11 @@ import { setMountPoint, stripPrefix } from "./mount-prefix.js";
 
 /** What the platform knows of the connection (Hono: `getConnInfo(c).remote.address`). */
 export interface FetchConnectionInfo {
-  /** The client's address: failed credentials are throttled per client, "unknown" otherwise. */
-  remoteAddress?: string;
+  /**
+   * The client's address: failed credentials are throttled per client, "unknown" otherwise. Undefined is
+   * taken as not known (what Hono's `getConnInfo(c).remote.address` may be).
+   */
+  remoteAddress?: string | undefined;
 }
 
 export type FetchHandler = (request: Request, connection?: FetchConnectionInfo) => Promise<Response>;

@@ -105,9 +105,12 @@ export function subscriberRoutes(options: { outbox: Outbox; portal?: PortalAcces
           input.expiresInSeconds * 1000,
         );
         ctx.status = 201;
-        // Koa 3's ctx.origin is the Origin header; the link is for this store as the operator reached it.
+        // Koa 3's ctx.origin is the Origin header; the link is for this store as the operator reached it:
+        // a fetch request's own URL (which may come with no Host header), and the path the API is mounted
+        // under, where the portal is served.
+        const mount = mountPointOf(ctx.req);
         ctx.body = {
-          url: `${ctx.protocol}://${ctx.host}${mountPointOf(ctx.req).prefix}/portal#${credential}`,
+          url: `${mount.origin ?? `${ctx.protocol}://${ctx.host}`}${mount.prefix}/portal#${credential}`,
           expiresAt: expiresAt.toISOString(),
         };
       },
