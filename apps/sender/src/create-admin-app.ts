@@ -25,6 +25,7 @@ import type { PlantCatalog } from "./plant-catalog.js";
 import type { Principal } from "./principal.js";
 import { deliveryRoutes } from "./routes/delivery-routes.js";
 import { endpointRoutes } from "./routes/endpoint-routes.js";
+import { eventRoutes } from "./routes/event-routes.js";
 import { listenRoutes } from "./routes/listen-routes.js";
 import { monitoringRoutes } from "./routes/monitoring-routes.js";
 import { mountRouteTables } from "./routes/mount-route-tables.js";
@@ -175,6 +176,7 @@ export function createAdminApi(options: AdminAppOptions): { app: Koa; routes: re
       endpointCaps: options.endpointCaps,
     }),
     deliveries: deliveryRoutes({ outbox, plants, wake }),
+    events: eventRoutes({ outbox, guard, throttle }),
     subscribers: subscriberRoutes({ outbox, portal }),
     ...(portal ? { portal: portalRoutes({ portal, throttle }) } : {}),
     ...(options.listen ? { listen: listenRoutes(options.listen) } : {}),
