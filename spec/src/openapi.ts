@@ -496,7 +496,7 @@ export const openapi = {
           },
           "headers": {
             "type": "object",
-            "description": "The headers a push of this event carries, lower-case, bar `Authorization` (the pull has its own credential).",
+            "description": "The headers a push of this event carries, lower-case, bar `Authorization` (the pull has its own credential): `webhook-id`, `webhook-timestamp` (when the page was signed), `webhook-signature`, and as text `webhook-event-type` (when the event has a type) and `content-type`.",
             "required": [
               "webhook-id",
               "webhook-timestamp",
@@ -510,27 +510,10 @@ export const openapi = {
                 "$ref": "#/components/schemas/WebhookId"
               },
               "webhook-timestamp": {
-                "type": "string",
-                "pattern": "^[0-9]{1,12}$",
-                "description": "Unix time in whole seconds when the page was signed.",
-                "examples": [
-                  "1767225600"
-                ]
+                "$ref": "#/components/schemas/WebhookTimestamp"
               },
               "webhook-signature": {
                 "$ref": "#/components/schemas/WebhookSignature"
-              },
-              "webhook-event-type": {
-                "type": "string",
-                "examples": [
-                  "newPlant"
-                ]
-              },
-              "content-type": {
-                "type": "string",
-                "examples": [
-                  "application/json"
-                ]
               }
             }
           },
@@ -581,7 +564,7 @@ export const openapi = {
         "additionalProperties": true,
         "properties": {
           "error": {
-            "type": "integer",
+            "type": "number",
             "const": 410
           },
           "message": {

@@ -1,3 +1,4 @@
+import { type PulledEvent, PulledEventSchema } from "@plant-store/types";
 import type { ReceiverOptions } from "./create-delivery-handler.js";
 import { createMemoryCursorStore } from "./create-memory-cursor-store.js";
 import type { WebhookReceiver } from "./create-webhook-receiver.js";
@@ -101,12 +102,6 @@ export interface CatchUp {
   state(): CatchUpState;
 }
 
-interface PulledEvent {
-  webhookId: string;
-  headers: Record<string, string>;
-  body: string;
-}
-
 const encoder = new TextEncoder();
 const silent: ReceiverLogger = { info() {}, warn() {}, error() {} };
 
@@ -116,14 +111,10 @@ function invalid(message: string): InvalidReceiverOptionsError {
 
 const isPositiveInteger = (value: unknown) => Number.isSafeInteger(value) && (value as number) > 0;
 
-/** An event as the API documents it; anything else is refused (and skipped) like a bad signature. */
+/** An event as the contract documents it (`PulledEvent`); anything else is refused (and skipped) like a bad signature. */
 function readEvent(value: unknown): PulledEvent | undefined {
-  if (typeof value !== "object" || value === null) return undefined;
-  const { webhookId, headers, body } = value as Record<string, unknown>;
-  if (typeof webhookId !== "string" || typeof body !== "string") return undefined;
-  if (typeof headers !== "object" || headers === null) return undefined;
-  if (!Object.values(headers).every((header) => typeof header === "string")) return undefined;
-  return { webhookId, headers: headers as Record<string, string>, body };
+  const parsed = PulledEventSchema.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
 }
 
 /**
@@ -240,7 +231,14 @@ export function createCatchUp(options: CatchUpOptions): CatchUp {
   /** One pulled event through the receiver: what became of it; throws when it must be taken again. */
   const handleEvent = async (value: unknown): Promise<CatchUpEvent> => {
     const event = readEvent(value);
-    if (event === undefined) return { webhookId: "", outcome: "refused", code: "ERR_INVALID_EVENT" };
+    if (event === undefined) {
+      const webhookId = (value as { webhookId?: unknown } | null)?.webhookId;
+      return {
+        webhookId: typeof webhookId === "string" ? webhookId : "",
+        outcome: "refused",
+        code: "ERR_INVALID_EVENT",
+      };
+    }
     const headers: IncomingHeaders = {};
     for (const [name, header] of Object.entries(event.headers)) headers[name.toLowerCase()] = header;
     const answer = await receiver[HANDLE_PULLED]({ headers, body: encoder.encode(event.body) });
