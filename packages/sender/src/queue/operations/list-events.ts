@@ -1,4 +1,4 @@
-import { signDelivery } from "../../delivery/sign-delivery.js";
+import { createDeliverySigner } from "../../delivery/sign-delivery.js";
 import { EventsExpiredError, InvalidCursorError } from "../../errors.js";
 import { type EventPage, type ListEventsOptions, MAX_EVENTS_PAGE } from "../../outbox.js";
 import { type Operation, row, rows } from "../operation.js";
@@ -79,15 +79,15 @@ export function* listEvents(
         WHERE d.endpoint_id = ${endpointId} AND ${from}
         ORDER BY d.message_id LIMIT ${limit}`,
   );
+  const sign = createDeliverySigner(endpoint.secrets);
   const events = found.map((event) => ({
     webhookId: event.webhook_id,
     eventType: event.event_type,
     timestamp: new Date(Number(event.created_at)),
-    headers: signDelivery({
+    headers: sign({
       webhookId: event.webhook_id,
       timestamp: signedAt,
       body: event.payload,
-      secrets: endpoint.secrets,
       eventType: event.event_type,
     }),
     body: event.payload,
