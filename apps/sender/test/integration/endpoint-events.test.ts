@@ -157,6 +157,19 @@ describe.each(targets)("GET /endpoints/{id}/events on %s", (_name, target) => {
     expect(plantIds(await get(ids.theirs, "", theirsToken))).toEqual([1, 2, 4]);
   });
 
+  it("answers a portal session of the endpoint's subscriber, and 404 to it on another's endpoint", async () => {
+    const mine = await outbox.listSubscribers().then((all) => all.find((s) => s.name === "mine"));
+    const issued = await callApi(base, "POST", `/subscribers/${mine?.id}/portal-links`, {
+      token: adminToken,
+    });
+    const link = new URL(issued.body.url).hash.slice(1);
+    const exchanged = await callApi(base, "POST", "/portal-sessions", { body: { link } });
+    expect(exchanged.status, exchanged.text).toBe(201);
+    const session = exchanged.body.session as string;
+    expect(plantIds(await get(ids.mine, "", session))).toEqual([1, 3, 4]);
+    expect((await get(ids.theirs, "", session)).status).toBe(404);
+  });
+
   it("answers 401 without a credential and to a wrong one", async () => {
     const none = await get(ids.mine, "", null);
     expect(none.status).toBe(401);
