@@ -13,6 +13,7 @@ import { senderDrain } from "./sender-drain.js";
 import { senderFairness } from "./sender-fairness.js";
 import { senderIngest } from "./sender-ingest.js";
 import { senderThroughput } from "./sender-throughput.js";
+import { storeEvents } from "./store-events.js";
 
 /** Every scenario, in the order the issue lists them. */
 export const scenarios: readonly Scenario[] = [
@@ -30,4 +31,5 @@ export const scenarios: readonly Scenario[] = [
   cliStart,
   senderFairness,
   claimIdleEndpoints,
+  storeEvents,
 ];
