@@ -76,6 +76,9 @@ CREATE INDEX IF NOT EXISTS webhook_deliveries_ordering ON webhook_deliveries (en
 -- pending, not how many endpoints exist (PostgreSQL's schema has the same index).
 CREATE INDEX IF NOT EXISTS webhook_deliveries_pending_due ON webhook_deliveries (endpoint_id, next_attempt_at, id)
   WHERE status = 'pending';
+-- An endpoint's deliveries in message order: its events, page by page from a cursor (listEvents), each
+-- page one range of this index instead of every row of the endpoint sorted again.
+CREATE INDEX IF NOT EXISTS webhook_deliveries_endpoint_message ON webhook_deliveries (endpoint_id, message_id);
 CREATE TABLE IF NOT EXISTS webhook_attempts (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   delivery_id INTEGER NOT NULL REFERENCES webhook_deliveries (id) ON DELETE CASCADE,
