@@ -36,7 +36,7 @@ export const openapi = {
       "post": {
         "operationId": "newPlant",
         "summary": "New Plant",
-        "description": "Information about a new plant added to the store.\n\nThe Plant Store POSTs this to every subscribed receiver URL (by convention ending in `/plant/webhook`). Every delivery carries a bearer token (`Authorization: Bearer <ACCESS_TOKEN>`) **and** a Standard Webhooks v1 signature (`webhook-id`, `webhook-timestamp`, `webhook-signature`); a receiver checks both. A delivery that does not get a 2xx answer is retried with the same `webhook-id` and body and a fresh timestamp and signature, so receivers de-duplicate by `webhook-id`.\n\nA subscriber's endpoint receives nothing until it has answered the Plant Store's verification request (`components.pathItems.WebhookVerification`): a POST to the same URL, authenticated and signed exactly like a delivery, with `webhook-event-type: webhook.verification` and the body `{\"type\":\"webhook.verification\",\"challenge\":\"...\"}`, which the endpoint answers 200 within 10 seconds with `{\"challenge\":\"<the same>\",\"response\":\"v1,<base64>\"}`, the response an HMAC-SHA256 of the challenge keyed with the endpoint's signing secret, so that only the secret's holder passes (an echo of the request does not). It is not a New Plant: receivers answer it after checking the token and the signature, and never hand it to their New Plant handler. Endpoints the store's operator adds need no verification.\n\nLimits: the request body is at most 1 MiB (1048576 bytes); `webhook-timestamp` must be within 300 seconds of the receiver's clock in either direction; the Plant Store waits at most 15 seconds for an answer per attempt; `webhook-id` is at most 256 and `webhook-signature` at most 4096 characters; a plant's `name` is at most 200 and its `tag` at most 100 characters (Unicode code points); a signing secret decodes to at least 16 bytes (the Plant Store generates 32).",
+        "description": "Information about a new plant added to the store.\n\nThe Plant Store POSTs this to every subscribed receiver URL (by convention ending in `/plant/webhook`). Every delivery carries a bearer token (`Authorization: Bearer <ACCESS_TOKEN>`) **and** a Standard Webhooks v1 signature (`webhook-id`, `webhook-timestamp`, `webhook-signature`); a receiver checks both. A delivery that does not get a 2xx answer is retried with the same `webhook-id` and body and a fresh timestamp and signature, so receivers de-duplicate by `webhook-id`.\n\nA subscriber's endpoint receives nothing until it has answered the Plant Store's verification request (`components.pathItems.WebhookVerification`): a POST to the same URL, authenticated and signed exactly like a delivery, with `webhook-event-type: webhook.verification` and the body `{\"type\":\"webhook.verification\",\"challenge\":\"...\"}`, which the endpoint answers 200 within 10 seconds with `{\"challenge\":\"<the same>\",\"response\":\"v1,<base64>\"}`, the response an HMAC-SHA256 of the challenge keyed with the endpoint's signing secret, so that only the secret's holder passes (an echo of the request does not). It is not a New Plant: receivers answer it after checking the token and the signature, and never hand it to their New Plant handler. Endpoints the store's operator adds need no verification.\n\nA receiver that was down longer than the store's retries can pull what it missed (`components.pathItems.EndpointEvents`): the same events, with the headers a push carries and the exact body they sign, so it verifies and de-duplicates a pulled event exactly as a pushed one.\n\nLimits: the request body is at most 1 MiB (1048576 bytes); `webhook-timestamp` must be within 300 seconds of the receiver's clock in either direction; the Plant Store waits at most 15 seconds for an answer per attempt; `webhook-id` is at most 256 and `webhook-signature` at most 4096 characters; a plant's `name` is at most 200 and its `tag` at most 100 characters (Unicode code points); a signing secret decodes to at least 16 bytes (the Plant Store generates 32).",
         "tags": [
           "Plant"
         ],
@@ -461,6 +461,122 @@ export const openapi = {
           }
         },
         "additionalProperties": true
+      },
+      "PulledEvent": {
+        "type": "object",
+        "description": "One event addressed to the endpoint, as a push carries it. `body` is the exact JSON text that is signed (and that a push sends as its body), `headers` the Standard Webhooks headers a push carries for it, signed when the page was answered with the endpoint's current secrets. A receiver verifies `headers` over `body` exactly as it verifies a push (the same `webhook-id`, a fresh `webhook-timestamp` within its tolerance, a `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<body>`), then parses `body`, checks it against the schema of its event type and runs its handler, de-duplicated by `webhook-id` with pushes: an event already handled by a push is a duplicate, and a push of an event already pulled is answered `duplicate: true`. An event whose signature does not verify is skipped, never handled.",
+        "required": [
+          "webhookId",
+          "eventType",
+          "timestamp",
+          "headers",
+          "body"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "webhookId": {
+            "$ref": "#/components/schemas/WebhookId"
+          },
+          "eventType": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The event's type (`newPlant`), what `webhook-event-type` says; null for an event queued without one.",
+            "examples": [
+              "newPlant"
+            ]
+          },
+          "timestamp": {
+            "type": "string",
+            "description": "When the store queued the event, an RFC 3339 date-time in UTC (not signed: `webhook-timestamp` is).",
+            "examples": [
+              "2026-01-01T00:00:00.000Z"
+            ]
+          },
+          "headers": {
+            "type": "object",
+            "description": "The headers a push of this event carries, lower-case, bar `Authorization` (the pull has its own credential): `webhook-id`, `webhook-timestamp` (when the page was signed), `webhook-signature`, and as text `webhook-event-type` (when the event has a type) and `content-type`.",
+            "required": [
+              "webhook-id",
+              "webhook-timestamp",
+              "webhook-signature"
+            ],
+            "additionalProperties": {
+              "type": "string"
+            },
+            "properties": {
+              "webhook-id": {
+                "$ref": "#/components/schemas/WebhookId"
+              },
+              "webhook-timestamp": {
+                "$ref": "#/components/schemas/WebhookTimestamp"
+              },
+              "webhook-signature": {
+                "$ref": "#/components/schemas/WebhookSignature"
+              }
+            }
+          },
+          "body": {
+            "type": "string",
+            "description": "The exact JSON text that is signed: verify these characters (UTF-8), not a re-serialisation.",
+            "examples": [
+              "{\"id\":1,\"name\":\"Monstera deliciosa\",\"tag\":\"tropical\"}"
+            ]
+          }
+        }
+      },
+      "EventPage": {
+        "type": "object",
+        "description": "A page of the endpoint's events, oldest first.",
+        "required": [
+          "events",
+          "next"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "events": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/PulledEvent"
+            }
+          },
+          "next": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The cursor after the page's last event: opaque (store it as given, compare it with nothing), passed as `after` for the next page. Store it once every event of the page was handled, skipped as a duplicate or refused. Null for an empty page: nothing after `after` yet; ask again later with the same cursor.",
+            "examples": [
+              "42"
+            ]
+          }
+        }
+      },
+      "EventsExpired": {
+        "type": "object",
+        "description": "The 410 answer: events after the cursor were deleted by the store's retention, so a listing from it would skip them. `oldestCursor` is the oldest cursor still served: list from it to go on with what is kept, and tell someone what was lost.",
+        "required": [
+          "error",
+          "message",
+          "oldestCursor"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "error": {
+            "type": "number",
+            "const": 410
+          },
+          "message": {
+            "type": "string"
+          },
+          "oldestCursor": {
+            "type": "string",
+            "examples": [
+              "40"
+            ]
+          }
+        }
       }
     },
     "pathItems": {
@@ -580,6 +696,147 @@ export const openapi = {
                   "example": {
                     "error": 401,
                     "message": "Missing or invalid bearer token"
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "EndpointEvents": {
+        "get": {
+          "operationId": "listEndpointEvents",
+          "summary": "Pull an endpoint's events",
+          "description": "The pull side of the webhook: a receiver that was down longer than the store's retry schedule asks the store for what it missed, instead of losing it. The store serves it on its own API at the endpoint's events URL, `GET /endpoints/<endpoint id>/events` (not on the receiver: this is a request the receiver makes, and the URL is what it is configured with), readable with the endpoint's own bearer token (the one its pushes carry), its subscriber's credential, or the operator's; an endpoint the credential may not read answers 404, as a missing one does.\n\nThe events are the messages addressed to the endpoint (those its event types let through when they were queued, and examples sent to it alone; never a verification handshake), oldest first, whatever became of their pushes (delivered, failed or still retrying). Each is what a push would carry: the headers and the exact body they sign (`PulledEvent`), signed when the page is answered with the endpoint's current secrets. A receiver verifies and handles a pulled event exactly as a pushed one and de-duplicates both by `webhook-id`; an event that does not verify is skipped, never handled, and reported.\n\nThe cursor: a first listing passes no `after` (from the oldest event the store retains, or from `since`), each later one the `next` of the page before; `next` is opaque. A receiver stores it once every event of its page was handled (or skipped), durably beside its de-duplication, and goes on from it after a restart; a page it could not finish is asked for again from the cursor before it, and what it had handled comes back as duplicates. Events are kept as long as the store retains their deliveries (30 days by default); a cursor older than that answers 410 with `oldestCursor`, the oldest cursor still served.",
+          "tags": [
+            "Plant"
+          ],
+          "security": [
+            {
+              "bearerAuth": []
+            }
+          ],
+          "parameters": [
+            {
+              "name": "after",
+              "in": "query",
+              "required": false,
+              "description": "A cursor a page answered (`next`), or a 410's `oldestCursor`.",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 32
+              }
+            },
+            {
+              "name": "since",
+              "in": "query",
+              "required": false,
+              "description": "Without `after`: only events queued at or after this time (a first listing), an RFC 3339 date-time (`2026-01-01T00:00:00Z`).",
+              "schema": {
+                "type": "string"
+              }
+            },
+            {
+              "name": "limit",
+              "in": "query",
+              "required": false,
+              "description": "Events per page.",
+              "schema": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 1000,
+                "default": 100
+              }
+            }
+          ],
+          "responses": {
+            "200": {
+              "description": "A page of events, oldest first.",
+              "content": {
+                "application/json": {
+                  "schema": {
+                    "$ref": "#/components/schemas/EventPage"
+                  },
+                  "examples": {
+                    "page": {
+                      "summary": "One New Plant signed with the secret `whsec_4LhSXqhTq/I3QcScrtBgluRP8fJOpMvGN2zR7PU+aJo=`",
+                      "value": {
+                        "events": [
+                          {
+                            "webhookId": "msg_2b9e1c0e-6a3f-4f4e-9d1a-3f0f4c8b7a21",
+                            "eventType": "newPlant",
+                            "timestamp": "2026-01-01T00:00:00.000Z",
+                            "headers": {
+                              "webhook-id": "msg_2b9e1c0e-6a3f-4f4e-9d1a-3f0f4c8b7a21",
+                              "webhook-timestamp": "1767225600",
+                              "webhook-signature": "v1,c0QpVE3xg5mnQQGvKLKtNnQ/7omKIZYXe2uSq+ayac4=",
+                              "webhook-event-type": "newPlant",
+                              "content-type": "application/json"
+                            },
+                            "body": "{\"id\":1,\"name\":\"Monstera deliciosa\",\"tag\":\"tropical\"}"
+                          }
+                        ],
+                        "next": "42"
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "400": {
+              "description": "The cursor is not one the store answered, or the query is invalid.",
+              "content": {
+                "application/json": {
+                  "schema": {
+                    "$ref": "#/components/schemas/Error"
+                  },
+                  "example": {
+                    "error": 400,
+                    "message": "Invalid query: after: Not a cursor of this store: abc"
+                  }
+                }
+              }
+            },
+            "401": {
+              "description": "No credential, or a wrong one.",
+              "content": {
+                "application/json": {
+                  "schema": {
+                    "$ref": "#/components/schemas/Error"
+                  },
+                  "example": {
+                    "error": 401,
+                    "message": "Missing token: the endpoint's, a subscriber's or the admin token (Authorization: Bearer <token>)"
+                  }
+                }
+              }
+            },
+            "404": {
+              "description": "No such endpoint, or not one this credential may read.",
+              "content": {
+                "application/json": {
+                  "schema": {
+                    "$ref": "#/components/schemas/Error"
+                  },
+                  "example": {
+                    "error": 404,
+                    "message": "Endpoint not found"
+                  }
+                }
+              }
+            },
+            "410": {
+              "description": "The cursor is older than what the store retains: events after it are gone.",
+              "content": {
+                "application/json": {
+                  "schema": {
+                    "$ref": "#/components/schemas/EventsExpired"
+                  },
+                  "example": {
+                    "error": 410,
+                    "message": "Events after cursor 3 are no longer retained; the oldest cursor served is 40",
+                    "oldestCursor": "40"
                   }
                 }
               }

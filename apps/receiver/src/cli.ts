@@ -14,6 +14,7 @@ import { createApp } from "./create-app.js";
 import { createPlantEvents } from "./create-plant-events.js";
 import {
   ConfigError,
+  DEFAULT_CATCH_UP_EVERY,
   DEFAULT_EVENT_STREAM_LIMITS,
   DEFAULT_SERVER,
   DEFAULT_TIMEOUTS,
@@ -117,6 +118,23 @@ const program = new Command("plant-receiver")
   )
   .addOption(
     new Option(
+      "--catch-up-from <url>",
+      "catch up on what pushes missed from the store's events API: the endpoint's events URL (https://store.example/endpoints/<id>/events); with --catch-up-token",
+    ).env("PLANT_RECEIVER_CATCH_UP_FROM"),
+  )
+  .addOption(
+    new Option(
+      "--catch-up-token <token>",
+      "the credential the events API takes: the endpoint's own bearer token (the one its pushes carry), its subscriber's token, or the store's admin token",
+    ).env("PLANT_RECEIVER_CATCH_UP_TOKEN"),
+  )
+  .addOption(
+    new Option("--catch-up-every <duration>", "how often to catch up (and on start); longer after failures")
+      .env("PLANT_RECEIVER_CATCH_UP_EVERY")
+      .default(DEFAULT_CATCH_UP_EVERY),
+  )
+  .addOption(
+    new Option(
       "--otel-endpoint <url>",
       "export OpenTelemetry spans over OTLP/HTTP to this collector base URL (/v1/traces is appended); service name from OTEL_SERVICE_NAME, default plant-receiver",
     ).env("OTEL_EXPORTER_OTLP_ENDPOINT"),
@@ -191,6 +209,16 @@ async function main(): Promise<void> {
     dedupStore: storage.dedupStore,
     events,
     logger,
+    ...(config.catchUpFrom !== undefined && config.catchUpToken !== undefined
+      ? {
+          catchUp: {
+            url: config.catchUpFrom,
+            token: config.catchUpToken,
+            intervalMs: config.catchUpEveryMs,
+            cursorStore: storage.cursorStore,
+          },
+        }
+      : {}),
   });
   const server = createHttpServer(app, {
     headersTimeoutMs: config.headersTimeoutMs,
@@ -205,6 +233,8 @@ async function main(): Promise<void> {
       server.close((error) => (error ? reject(error) : resolve())),
     );
     events.close();
+    // No new run; a run in flight finishes the event it is handling, before storage closes.
+    const caughtUp = app.catchUp?.stop();
     server.closeIdleConnections();
     const idle = setInterval(() => server.closeIdleConnections(), 100);
     const deadline = setTimeout(() => {
@@ -214,6 +244,7 @@ async function main(): Promise<void> {
     try {
       await closed;
     } finally {
+      await caughtUp;
       clearInterval(idle);
       clearTimeout(deadline);
       await storage
@@ -231,6 +262,7 @@ async function main(): Promise<void> {
     const { port } = server.address() as AddressInfo;
     const host = config.host.includes(":") ? `[${config.host}]` : config.host;
     logger.info({ url: `http://${host}:${port}`, storage: storage.kind }, "listening");
+    app.catchUp?.start();
   });
 }
 

@@ -1,14 +1,24 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { Router } from "@koa/router";
 import {
+  type CatchUpEventLogged,
   createErrorBoundary,
   mountRouter,
   type PlantStored,
   type WebhookHandled,
 } from "@plant-store/app-shell";
-import type { DedupStore, PlantWebhookOutcome, ReceiverLogger } from "@plant-store/receiver";
+import {
+  type CatchUp,
+  type CatchUpEvent,
+  type CursorStore,
+  createCatchUp,
+  createWebhookReceiver,
+  type DedupStore,
+  type PlantWebhookOutcome,
+  type ReceiverLogger,
+} from "@plant-store/receiver";
 import { createPlantWebhookMiddleware } from "@plant-store/receiver/koa";
-import { parseTraceparent } from "@plant-store/types";
+import { type Delivery, type NewPlant, PLANT_STORE_WEBHOOKS, parseTraceparent } from "@plant-store/types";
 import Koa from "koa";
 import { createDeliveryLog } from "./create-delivery-log.js";
 import { createMetrics } from "./create-metrics.js";
@@ -28,14 +38,22 @@ export interface AppDeps {
   events: PlantEvents;
   logger: ReceiverLogger;
   now?: () => Date;
+  /**
+   * Catching up from the store's events API (`--catch-up-from`): through the same receiver as pushes
+   * (handler, de-duplication). Made here, started and stopped by the caller (`app.catchUp`).
+   */
+  catchUp?: { url: string; token: string; intervalMs: number; cursorStore: CursorStore };
 }
+
+/** The most refused pulled events the page lists. */
+const RECENT_REFUSED = 20;
 
 /** The whole receiver as a Koa app; the caller listens (and owns shutdown). */
 export function createApp(
   config: Pick<ReceiverConfig, "tokens" | "secrets"> &
     Partial<Pick<ReceiverConfig, "bodyTimeoutMs" | "readTokens">>,
   deps: AppDeps,
-): Koa {
+): Koa & { catchUp: CatchUp | undefined } {
   const { plantStore, events, logger } = deps;
   /** Per webhook request: the storage error that makes its answer a 400 rather than a 500. */
   const notStorable = new AsyncLocalStorage<{ error?: PlantNotStorableError }>();
@@ -80,39 +98,72 @@ export function createApp(
   // The live page's per-delivery details (webhook id, attempt, duplicate, time to answer).
   app.use(deliveryLog.middleware);
 
-  const webhook = createPlantWebhookMiddleware({
-    path: WEBHOOK_PATH,
+  const onNewPlant = async (plant: NewPlant, delivery: Delivery): Promise<void> => {
+    let stored: Awaited<ReturnType<PlantStore["add"]>>;
+    try {
+      stored = await plantStore.add(plant, delivery.webhookId, deps.now?.() ?? new Date());
+    } catch (error) {
+      const slot = notStorable.getStore();
+      if (error instanceof PlantNotStorableError && slot !== undefined) slot.error = error;
+      throw error;
+    }
+    // Already stored: a redelivery after a crash between storing and acknowledging.
+    if (stored === undefined) return;
+    const traceId = parseTraceparent(delivery.traceparent)?.traceId;
+    const event: PlantStored = {
+      event: "plant.stored",
+      plantId: stored.id,
+      webhookId: stored.webhookId,
+      name: truncateForLog(stored.name),
+      ...(stored.tag === undefined ? {} : { tag: truncateForLog(stored.tag) }),
+      // The sender's trace, to find this delivery in a tracing backend.
+      ...(traceId === undefined ? {} : { traceId }),
+    };
+    logger.info(event, "plant received");
+    events.publish(stored);
+  };
+  // One receiver for pushes and for the catch-up's pulled events: one handler, one de-duplication.
+  const receiver = createWebhookReceiver({
+    catalog: PLANT_STORE_WEBHOOKS,
+    paths: { newPlant: WEBHOOK_PATH },
     tokens: config.tokens,
     secrets: config.secrets,
     dedupStore: deps.dedupStore,
     logger,
     ...(config.bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs: config.bodyTimeoutMs }),
     ...(deps.now === undefined ? {} : { now: deps.now }),
-    onNewPlant: async (plant, delivery) => {
-      let stored: Awaited<ReturnType<PlantStore["add"]>>;
-      try {
-        stored = await plantStore.add(plant, delivery.webhookId, deps.now?.() ?? new Date());
-      } catch (error) {
-        const slot = notStorable.getStore();
-        if (error instanceof PlantNotStorableError && slot !== undefined) slot.error = error;
-        throw error;
-      }
-      // Already stored: a redelivery after a crash between storing and acknowledging.
-      if (stored === undefined) return;
-      const traceId = parseTraceparent(delivery.traceparent)?.traceId;
-      const event: PlantStored = {
-        event: "plant.stored",
-        plantId: stored.id,
-        webhookId: stored.webhookId,
-        name: truncateForLog(stored.name),
-        ...(stored.tag === undefined ? {} : { tag: truncateForLog(stored.tag) }),
-        // The sender's trace, to find this delivery in a tracing backend.
-        ...(traceId === undefined ? {} : { traceId }),
-      };
-      logger.info(event, "plant received");
-      events.publish(stored);
+    handlers: {
+      newPlant: (plant, { webhookId, timestamp, traceparent }) =>
+        onNewPlant(plant, { webhookId, timestamp, traceparent }),
     },
   });
+  const webhook = createPlantWebhookMiddleware(receiver);
+
+  const refusedPulls: Array<CatchUpEvent & { at: string }> = [];
+  const catchUp =
+    deps.catchUp &&
+    createCatchUp({
+      url: deps.catchUp.url,
+      token: deps.catchUp.token,
+      receiver,
+      cursorStore: deps.catchUp.cursorStore,
+      intervalMs: deps.catchUp.intervalMs,
+      logger,
+      onEvent: (pulled) => {
+        metrics.catchUpEvents.inc({ outcome: pulled.outcome });
+        const event: CatchUpEventLogged = {
+          event: "catch-up.event",
+          outcome: pulled.outcome,
+          webhookId: pulled.webhookId,
+          ...(pulled.code === undefined ? {} : { code: pulled.code }),
+        };
+        if (pulled.outcome === "refused") {
+          logger.warn(event, "pulled event refused, skipped");
+          refusedPulls.unshift({ ...pulled, at: new Date().toISOString() });
+          refusedPulls.length = Math.min(refusedPulls.length, RECENT_REFUSED);
+        } else logger.info(event, "pulled event handled");
+      },
+    });
 
   // The webhook router answers 500 to any error its handler throws, so that the sender retries. A
   // plant the database refuses for its values would fail the same way on every retry: answered 400
@@ -153,6 +204,22 @@ export function createApp(
   });
   pages.get("/deliveries", readAccess.guard, async (ctx) => {
     ctx.body = await deliveryLog.snapshot();
+  });
+  // The catch-up's state for the page: where it is, how its last run went, what it refused.
+  pages.get("/catch-up", readAccess.guard, (ctx) => {
+    if (!catchUp || !deps.catchUp) {
+      ctx.body = { enabled: false };
+      return;
+    }
+    const url = new URL(deps.catchUp.url);
+    ctx.body = {
+      enabled: true,
+      // Origin and path only: a URL's user info or query could hold a credential.
+      from: `${url.origin}${url.pathname}`,
+      intervalMs: deps.catchUp.intervalMs,
+      ...catchUp.state(),
+      refusedEvents: refusedPulls,
+    };
   });
   pages.get("/healthz", async (ctx) => {
     try {
@@ -212,5 +279,5 @@ export function createApp(
   // A wrong method on a page is a 405 with Allow, a path nobody serves a 404: never koa-router's 501
   // (a 5xx tells the sender to retry), and always the spec's Error body.
   mountRouter(app, pages);
-  return app;
+  return Object.assign(app, { catchUp });
 }

@@ -7,6 +7,8 @@ export interface Metrics {
   duration: Histogram<"outcome">;
   /** Read-side requests refused for their credential: wrong (401), or from a client slowed down (429). */
   readRefusals: Counter<"outcome">;
+  /** Events the catch-up pulled from the store, by what became of them (received, duplicate, refused). */
+  catchUpEvents: Counter<"outcome">;
 }
 
 /** The receiver's webhook and read-side metrics, in a registry of its own. */
@@ -30,6 +32,12 @@ export function createMetrics(): Metrics {
     readRefusals: new Counter({
       name: "plant_receiver_read_auth_refusals_total",
       help: "Read-side requests refused for their credential: wrong (401) or from a client slowed down (429).",
+      labelNames: ["outcome"],
+      registers: [registry],
+    }),
+    catchUpEvents: new Counter({
+      name: "plant_receiver_catch_up_events_total",
+      help: "Events the catch-up pulled from the store's events API, by outcome (received, duplicate, refused: failed verification, skipped).",
       labelNames: ["outcome"],
       registers: [registry],
     }),

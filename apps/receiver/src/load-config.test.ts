@@ -20,7 +20,45 @@ describe("loadConfig", () => {
       dbBusyTimeoutMs: 5000,
       maxEventStreams: 100,
       maxEventStreamsPerClient: 10,
+      catchUpEveryMs: 60_000,
     });
+  });
+
+  it("takes the catch-up's events URL and token together, and how often (default 1m)", () => {
+    const url = "https://store.example/endpoints/7/events";
+    expect(
+      loadConfig({
+        token: ["t"],
+        secret: [secret],
+        catchUpFrom: url,
+        catchUpToken: "t",
+        catchUpEvery: "30s",
+      }),
+    ).toMatchObject({ catchUpFrom: url, catchUpToken: "t", catchUpEveryMs: 30_000 });
+    const problems = (raw: Parameters<typeof loadConfig>[0]) => {
+      try {
+        loadConfig(raw);
+      } catch (error) {
+        return (error as ConfigError).problems;
+      }
+      return [];
+    };
+    expect(problems({ token: ["t"], secret: [secret], catchUpFrom: url })).toEqual([
+      "--catch-up-token (PLANT_RECEIVER_CATCH_UP_TOKEN): --catch-up-from and --catch-up-token go together: the events URL and the credential it takes",
+    ]);
+    expect(problems({ token: ["t"], secret: [secret], catchUpToken: "t" })).toHaveLength(1);
+    expect(
+      problems({
+        token: ["t"],
+        secret: [secret],
+        catchUpFrom: "ftp://store/e",
+        catchUpToken: "t",
+        catchUpEvery: "1ms",
+      }),
+    ).toEqual([
+      expect.stringMatching(/^--catch-up-from \(PLANT_RECEIVER_CATCH_UP_FROM\): must be an http\(s\) URL/),
+      expect.stringMatching(/^--catch-up-every \(PLANT_RECEIVER_CATCH_UP_EVERY\): must be at least/),
+    ]);
   });
 
   it("takes timeouts in milliseconds and refuses a headers timeout longer than the request timeout", () => {

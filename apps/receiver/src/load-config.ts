@@ -22,7 +22,13 @@ export const CONFIG_SOURCES = {
     flag: "--max-event-streams-per-client",
     env: "PLANT_RECEIVER_MAX_EVENT_STREAMS_PER_CLIENT",
   },
+  catchUpFrom: { flag: "--catch-up-from", env: "PLANT_RECEIVER_CATCH_UP_FROM" },
+  catchUpToken: { flag: "--catch-up-token", env: "PLANT_RECEIVER_CATCH_UP_TOKEN" },
+  catchUpEveryMs: { flag: "--catch-up-every", env: "PLANT_RECEIVER_CATCH_UP_EVERY" },
 } as const;
+
+/** How often the catch-up asks the store's events API for what pushes missed, by default. */
+export const DEFAULT_CATCH_UP_EVERY = "1m";
 
 /** Caps on open `/events` streams; each holds a connection, so a file descriptor. */
 export const DEFAULT_EVENT_STREAM_LIMITS = {
@@ -71,6 +77,9 @@ export interface RawReceiverOptions {
   dbBusyTimeout?: string | undefined;
   maxEventStreams?: string | undefined;
   maxEventStreamsPerClient?: string | undefined;
+  catchUpFrom?: string | undefined;
+  catchUpToken?: string | undefined;
+  catchUpEvery?: string | undefined;
 }
 
 const milliseconds = durationSetting({ min: 1, max: 3_600_000 });
@@ -128,6 +137,17 @@ const ConfigSchema = z
     dbBusyTimeoutMs: milliseconds,
     maxEventStreams: streamCount,
     maxEventStreamsPerClient: streamCount,
+    // The endpoint's events URL on the store (GET /endpoints/{id}/events): off without one.
+    catchUpFrom: z
+      .url({ protocol: /^https?$/, error: "must be an http(s) URL: the endpoint's events URL on the store" })
+      .optional(),
+    catchUpToken: TOKEN.optional(),
+    catchUpEveryMs: durationSetting({ min: 100, max: 86_400_000 }),
+  })
+  .refine((c) => (c.catchUpFrom === undefined) === (c.catchUpToken === undefined), {
+    path: ["catchUpToken"],
+    message: "--catch-up-from and --catch-up-token go together: the events URL and the credential it takes",
+    when: ({ value }) => typeof value === "object" && value !== null,
   })
   // Node refuses a headers timeout longer than the whole-request timeout.
   .refine((c) => c.headersTimeoutMs <= c.requestTimeoutMs, {
@@ -161,6 +181,9 @@ export function loadConfig(raw: RawReceiverOptions): ReceiverConfig {
       maxEventStreams: raw.maxEventStreams ?? DEFAULT_EVENT_STREAM_LIMITS.maxEventStreams,
       maxEventStreamsPerClient:
         raw.maxEventStreamsPerClient ?? DEFAULT_EVENT_STREAM_LIMITS.maxEventStreamsPerClient,
+      catchUpFrom: raw.catchUpFrom,
+      catchUpToken: raw.catchUpToken,
+      catchUpEveryMs: raw.catchUpEvery ?? DEFAULT_CATCH_UP_EVERY,
     },
     (key) => CONFIG_SOURCES[key as keyof typeof CONFIG_SOURCES],
   );

@@ -1,8 +1,8 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
-import type { DedupStore } from "@plant-store/receiver";
-import { createPostgresDedupStore } from "@plant-store/receiver/postgres";
-import { createSqliteDedupStore } from "@plant-store/receiver/sqlite";
+import type { CursorStore, DedupStore } from "@plant-store/receiver";
+import { createPostgresCursorStore, createPostgresDedupStore } from "@plant-store/receiver/postgres";
+import { createSqliteCursorStore, createSqliteDedupStore } from "@plant-store/receiver/sqlite";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { createPostgresPlantStore } from "./create-postgres-plant-store.js";
@@ -13,6 +13,8 @@ export interface Storage {
   kind: "sqlite" | "memory" | "postgres";
   plantStore: PlantStore;
   dedupStore: DedupStore;
+  /** The catch-up's cursor, beside the webhook ids it de-duplicates against (`--catch-up-from`). */
+  cursorStore: CursorStore;
   close(): Promise<void>;
 }
 
@@ -63,6 +65,7 @@ export async function openStorage(db: string, options: StorageOptions = {}): Pro
         kind: "postgres",
         plantStore,
         dedupStore: createPostgresDedupStore({ pool }),
+        cursorStore: createPostgresCursorStore({ pool }),
         close: () => pool.end(),
       };
     } catch (error) {
@@ -79,6 +82,7 @@ export async function openStorage(db: string, options: StorageOptions = {}): Pro
     kind: memory ? "memory" : "sqlite",
     plantStore: createSqlitePlantStore(database),
     dedupStore: createSqliteDedupStore({ database }),
+    cursorStore: createSqliteCursorStore({ database }),
     close: async () => {
       database.close();
     },

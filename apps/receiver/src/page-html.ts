@@ -42,6 +42,9 @@ const BODY = `
 <h2>Refused requests</h2>
 <p id="no-refused">None.</p>
 <ul id="refused"></ul>
+<h2>Catch-up</h2>
+<p id="catch-up" data-status="off">Off: start with --catch-up-from and --catch-up-token to pull what pushes missed.</p>
+<ul id="catch-up-refused"></ul>
 </div>
 `;
 

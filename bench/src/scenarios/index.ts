@@ -14,6 +14,7 @@ import { senderDrainOneProcess } from "./sender-drain-one-process.js";
 import { senderFairness } from "./sender-fairness.js";
 import { senderIngest } from "./sender-ingest.js";
 import { senderThroughput } from "./sender-throughput.js";
+import { storeEvents } from "./store-events.js";
 
 /** Every scenario, in the order the issue lists them. */
 export const scenarios: readonly Scenario[] = [
@@ -32,4 +33,5 @@ export const scenarios: readonly Scenario[] = [
   cliStart,
   senderFairness,
   claimIdleEndpoints,
+  storeEvents,
 ];

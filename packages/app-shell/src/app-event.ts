@@ -62,11 +62,21 @@ const PlantStoredSchema = z.object({
   traceId: z.string().optional(),
 });
 
+/** The receiver's catch-up pulled one event from the store's events API: what became of it. */
+const CatchUpEventSchema = z.object({
+  event: z.literal("catch-up.event"),
+  /** `refused`: it failed verification (or its payload its schema): skipped, never handled. */
+  outcome: z.enum(["received", "duplicate", "refused"]),
+  webhookId: z.string(),
+  code: z.string().optional(),
+});
+
 const AppEventSchema = z.discriminatedUnion("event", [
   DeliveryAttemptedSchema,
   AlertRaisedSchema,
   WebhookHandledSchema,
   PlantStoredSchema,
+  CatchUpEventSchema,
 ]);
 
 /** The store finished one delivery attempt (what the worker's `onAttempt` carries). */
@@ -77,6 +87,8 @@ export type AlertRaised = z.infer<typeof AlertRaisedSchema>;
 export type WebhookHandled = z.infer<typeof WebhookHandledSchema>;
 /** The receiver stored a plant it had not stored before. */
 export type PlantStored = z.infer<typeof PlantStoredSchema>;
+/** The receiver's catch-up pulled one event (see `CatchUpEventSchema`). */
+export type CatchUpEventLogged = z.infer<typeof CatchUpEventSchema>;
 export type AppEvent = z.infer<typeof AppEventSchema>;
 
 /**

@@ -2,6 +2,7 @@ export { addSessionRoutes, type SessionRoutesOptions } from "./add-session-route
 export {
   type AlertRaised,
   type AppEvent,
+  type CatchUpEventLogged,
   type DeliveryAttempted,
   type PlantStored,
   readAppEvent,

@@ -20,10 +20,12 @@ import type { DedupStore } from "./dedup-store.js";
 import { InternalReceiverError } from "./errors/internal-receiver-error.js";
 import { InvalidReceiverOptionsError } from "./errors/invalid-receiver-options-error.js";
 import { MethodNotAllowedError } from "./errors/method-not-allowed-error.js";
+import { PayloadTooLargeError } from "./errors/payload-too-large-error.js";
 import { UnhandledWebhookEventError } from "./errors/unhandled-webhook-event-error.js";
 import { UnknownWebhookEventError } from "./errors/unknown-webhook-event-error.js";
 import { headerValue, type IncomingHeaders } from "./header-value.js";
 import type { Maybe } from "./maybe.js";
+import { HANDLE_PULLED, type PulledDelivery } from "./pulled-delivery.js";
 import { type ReceivedTraceparent, readTraceparent } from "./read-traceparent.js";
 import type { ReceiverLogger } from "./receiver-logger.js";
 import { WebhookError } from "./webhook-error.js";
@@ -155,6 +157,8 @@ export interface WebhookReceiver<EventType extends string = string> {
    * otherwise); never throws or rejects.
    */
   handle(request: DeliveryRequest, route: WebhookRoute): Maybe<DeliveryAnswer>;
+  /** An event pulled from the store's events API (`createCatchUp`): the same path, bar the bearer token. */
+  readonly [HANDLE_PULLED]: (pulled: PulledDelivery) => Promise<DeliveryAnswer>;
 }
 
 /** Whether an adapter was given a receiver (rather than the New Plant options). */
@@ -342,7 +346,9 @@ export function createWebhookReceiver<Events extends Record<string, unknown>>(
    */
   const toEvent = ({ json, delivery }: VerifiedBody, headers: IncomingHeaders, route: WebhookRoute) => {
     const { eventType, schema, handler } = resolve(headers, route);
-    if (tokenFree.size > 0 && !tokenFree.has(eventType)) steps.requireToken(headers);
+    // A pulled event's request carried the catch-up's credential, not a push's token.
+    if (tokenFree.size > 0 && !tokenFree.has(eventType) && route !== PULLED_ROUTE)
+      steps.requireToken(headers);
     const payload = checkPayload(schema, json, eventType);
     if (handler === undefined) throw new UnhandledWebhookEventError(eventType);
     const context: WebhookContext = {
@@ -461,10 +467,28 @@ export function createWebhookReceiver<Events extends Record<string, unknown>>(
       : handleBody(raw, spans, request, route, traceparent);
   };
 
+  // A pulled event names its webhook by its header; without one, it is the receiver's only webhook.
+  const only = routes.length === 1 ? routes[0]?.eventType : undefined;
+  const PULLED_ROUTE: WebhookRoute = { path: "(pulled)", eventType: only };
+  /**
+   * The receive path from the signature on: no bearer token (the events API took the catch-up's own
+   * credential) and no content type (the body is the event's JSON text); the same size limit,
+   * signature, timestamp, handshake rule, catalog, schema, de-duplication and handler as a push.
+   */
+  const handlePulled = async ({ headers, body }: PulledDelivery): Promise<DeliveryAnswer> => {
+    const traceparent = readTraceparent(headers);
+    const spans = createReceiveSpans(traceparent);
+    const request: DeliveryRequest = { method: "POST", headers, hasBody: true, readBody: () => body };
+    if (body.length > steps.maxBodyBytes)
+      return fail(new PayloadTooLargeError(steps.maxBodyBytes), spans, request, false);
+    return handleBody(body, spans, request, PULLED_ROUTE, traceparent);
+  };
+
   return {
     [RECEIVER]: true,
     eventTypes: catalog.eventTypes as ReadonlyArray<EventTypeOf<Events>>,
     routes,
     handle,
+    [HANDLE_PULLED]: handlePulled,
   };
 }

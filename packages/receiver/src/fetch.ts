@@ -1,12 +1,22 @@
 // `@plant-store/receiver/fetch`: the fetch handler and what it needs, with no Node built-in (and no
 // Koa) on the import path, for Workers, Deno, Bun, Next.js and Hono.
 export { checkContentType } from "./check-content-type.js";
+export {
+  type CatchUp,
+  type CatchUpEvent,
+  type CatchUpOptions,
+  type CatchUpRunResult,
+  type CatchUpState,
+  type CatchUpStatus,
+  createCatchUp,
+} from "./create-catch-up.js";
 export type { PlantWebhookOutcome, ReceiverOptions } from "./create-delivery-handler.js";
 export {
   createFetchHandler,
   type FetchAdapterOptions,
   type FetchHandlerOptions,
 } from "./create-fetch-handler.js";
+export { createMemoryCursorStore } from "./create-memory-cursor-store.js";
 export {
   createMemoryDedupStore,
   type MemoryDedupStoreOptions,
@@ -24,6 +34,7 @@ export {
   type WebhookReceiverOptions,
   type WebhookRoute,
 } from "./create-webhook-receiver.js";
+export type { CursorStore } from "./cursor-store.js";
 export {
   type ClaimResult,
   DEFAULT_DEDUP_LEASE_MS,
@@ -32,6 +43,8 @@ export {
   type DedupStoreOptions,
 } from "./dedup-store.js";
 export { BodyAlreadyConsumedError } from "./errors/body-already-consumed-error.js";
+export { CatchUpHandlerError } from "./errors/catch-up-handler-error.js";
+export { CatchUpRequestError } from "./errors/catch-up-request-error.js";
 export { DedupStoreFullError } from "./errors/dedup-store-full-error.js";
 export { DeliveryInProgressError } from "./errors/delivery-in-progress-error.js";
 export { HandlerFailedError } from "./errors/handler-failed-error.js";

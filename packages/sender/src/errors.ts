@@ -176,6 +176,29 @@ export class DeliveryClientNotLoadedError extends Error {
   override readonly name = "DeliveryClientNotLoadedError";
 }
 
+// --- Thrown by `listEvents`.
+
+/** A cursor `listEvents` never answered (not a cursor at all): nothing was read. */
+export class InvalidCursorError extends Error {
+  readonly code = "ERR_INVALID_CURSOR";
+  override readonly name = "InvalidCursorError";
+}
+
+/**
+ * The cursor is older than what retention kept: events after it were deleted, so a listing from it would
+ * skip them silently. `oldestCursor` is the oldest cursor still served (an HTTP API answers 410 with it).
+ */
+export class EventsExpiredError extends Error {
+  readonly code = "ERR_EVENTS_EXPIRED";
+  override readonly name = "EventsExpiredError";
+  constructor(
+    message: string,
+    readonly oldestCursor: string,
+  ) {
+    super(message);
+  }
+}
+
 // --- Internal: never leaves the package.
 
 /** A row a record read without locks changed before its write: the record runs again under locks. */

@@ -347,6 +347,41 @@ export interface ListDeliveriesOptions {
   limit?: number;
 }
 
+/** What `listEvents` takes: where to start and how many. */
+export interface ListEventsOptions {
+  /** A cursor a page answered (`next`, or an `EventsExpiredError`'s `oldestCursor`); absent: from the oldest retained event. */
+  after?: string;
+  /** Without `after`: only the messages queued at or after this time. */
+  since?: Date;
+  /** At most this many events, 1 to `MAX_EVENTS_PAGE`; default 100. */
+  limit?: number;
+  /** Only an endpoint of this subscriber's: another's answers as a missing one. */
+  scope?: SubscriberScope;
+}
+
+/** The most events one `listEvents` page holds. */
+export const MAX_EVENTS_PAGE = 1000;
+
+/**
+ * One message addressed to an endpoint, as a push would carry it: `headers` are the Standard Webhooks
+ * headers signed now with the endpoint's current keys over `body`, the exact text that is signed.
+ */
+export interface EndpointEvent {
+  webhookId: string;
+  eventType: string | null;
+  /** When the message was queued. */
+  timestamp: Date;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** A page of an endpoint's events, oldest first. */
+export interface EventPage {
+  events: EndpointEvent[];
+  /** The cursor after this page's last event; null when the page is empty (ask again later from the same cursor). */
+  next: string | null;
+}
+
 /** What a worker claims: at most `limit` due deliveries, leased to it for `leaseMs`. */
 export interface ClaimRequest {
   workerId: string;
@@ -515,6 +550,13 @@ export interface Outbox<Events extends EventMap = EventMap> {
    * attempt only counts when recorded).
    */
   replay(endpointId: number, since: Date, scope?: SubscriberScope): Promise<number>;
+  /**
+   * The messages addressed to one endpoint (its deliveries, whatever became of them), oldest first, each
+   * signed now as a push would be. `undefined` for a missing endpoint (or one outside `scope`); throws
+   * `EventsExpiredError` for a cursor older than what retention kept, and `InvalidCursorError` for one
+   * that is not a cursor.
+   */
+  listEvents(endpointId: number, options?: ListEventsOptions): Promise<EventPage | undefined>;
   /**
    * Retention: deletes one batch of finished deliveries older than `olderThanMs` with their attempts,
    * and messages that old with no delivery left. A pending delivery (due or retrying) is never deleted,

@@ -14,6 +14,15 @@ export type {
 export { type Delivery, DeliverySchema, NEW_PLANT_EVENT, type PlantStoreEvents } from "./delivery.js";
 export { equalAt } from "./equal-at.js";
 export { type ErrorBody, ErrorBodySchema } from "./error-body.js";
+export {
+  type EventPage,
+  EventPageSchema,
+  type EventsExpired,
+  EventsExpiredSchema,
+  type PulledEvent,
+  PulledEventHeadersSchema,
+  PulledEventSchema,
+} from "./event-page.js";
 export { formatDuration } from "./format-duration.js";
 export { InvalidSignInputError } from "./invalid-sign-input-error.js";
 export { InvalidTraceparentError } from "./invalid-traceparent-error.js";

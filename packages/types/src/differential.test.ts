@@ -91,6 +91,23 @@ const response = fc
   .array(fc.stringMatching(/^v1,[A-Za-z0-9+/]{43}=$/), { minLength: 1, maxLength: 5 })
   .map((parts) => parts.join(" "));
 
+/** A pulled event of the events API (issue 40): headers a push carries over its exact body. */
+const pulledEvent = fc.record({
+  webhookId: fc.stringMatching(/^[\x21-\x7e]{1,256}$/),
+  eventType: fc.option(fc.string(), { nil: null }),
+  timestamp: fc.string(),
+  headers: fc.record(
+    {
+      "webhook-id": fc.stringMatching(/^[\x21-\x7e]{1,256}$/),
+      "webhook-timestamp": fc.stringMatching(/^[0-9]{1,15}$/),
+      "webhook-signature": fc.stringMatching(/^v1,[A-Za-z0-9+/]{43}=$/),
+      "webhook-event-type": fc.string(),
+    },
+    { requiredKeys: ["webhook-id", "webhook-timestamp", "webhook-signature"] },
+  ),
+  body: fc.string(),
+});
+
 /** Values that satisfy each schema, built by hand from the contract (not from either validator). */
 const validValues: Record<ComponentSchemaName, fc.Arbitrary<unknown>> = {
   Plant: fc.record(
@@ -112,6 +129,12 @@ const validValues: Record<ComponentSchemaName, fc.Arbitrary<unknown>> = {
   VerificationResponse: response,
   WebhookVerification: fc.record({ type: fc.constant("webhook.verification"), challenge }),
   WebhookVerificationAnswer: fc.record({ challenge, response }),
+  PulledEvent: pulledEvent,
+  EventPage: fc.record({
+    events: fc.array(pulledEvent, { maxLength: 3 }),
+    next: fc.option(fc.string(), { nil: null }),
+  }),
+  EventsExpired: fc.record({ error: fc.constant(410), message: fc.string(), oldestCursor: fc.string() }),
 };
 
 /** A valid value, then damaged: a field dropped, retyped or added, or the whole value replaced. */

@@ -2,6 +2,7 @@ import type { ComponentSchemaName } from "@plant-store/spec";
 import type { z } from "zod";
 import { AckSchema } from "../src/ack.js";
 import { ErrorBodySchema } from "../src/error-body.js";
+import { EventPageSchema, EventsExpiredSchema, PulledEventSchema } from "../src/event-page.js";
 import { NewPlantSchema } from "../src/new-plant.js";
 import { PlantSchema } from "../src/plant.js";
 import { WebhookIdSchema, WebhookSignatureSchema, WebhookTimestampSchema } from "../src/webhook-headers.js";
@@ -25,4 +26,7 @@ export const contractSchemas: ReadonlyArray<readonly [ComponentSchemaName, z.Zod
   ["VerificationResponse", VerificationResponseSchema],
   ["WebhookVerification", WebhookVerificationSchema],
   ["WebhookVerificationAnswer", WebhookVerificationAnswerSchema],
+  ["PulledEvent", PulledEventSchema],
+  ["EventPage", EventPageSchema],
+  ["EventsExpired", EventsExpiredSchema],
 ];

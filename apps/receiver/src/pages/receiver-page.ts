@@ -11,7 +11,8 @@
  * placed by arrival time, newest first, whichever way they come. Text goes in through `textContent`
  * only, after `show()` makes control, bidirectional and invisible characters visible: plant names are
  * untrusted. Below the plants, each recent delivery's details and the refused requests by status code
- * come from `/deliveries`, polled every 2 s and after every plant event.
+ * come from `/deliveries`, polled every 2 s and after every plant event, and the catch-up's state
+ * (where it is in the store's events, its last run, the pulled events it refused) from `/catch-up`.
  */
 import {
   byId,
@@ -40,6 +41,22 @@ interface Delivery {
   status: number;
   handledMs: number;
   handledAt: string;
+}
+
+interface CatchUpView {
+  enabled: boolean;
+  from?: string;
+  status?: string;
+  cursor?: string | null;
+  lastRunAt?: string | null;
+  lastError?: string | null;
+  failures?: number;
+  nextRunAt?: string | null;
+  received?: number;
+  duplicates?: number;
+  refused?: number;
+  refusedEvents?: Array<{ webhookId: string; code?: string; at: string }>;
+  expired?: { at: string; cursor: string; oldestCursor: string } | null;
 }
 
 const session = tabSession("plant-receiver-session");
@@ -124,9 +141,49 @@ function deliveryRow(entry: Delivery): HTMLElement {
   return row;
 }
 
+function catchUpLine(view: CatchUpView): string {
+  if (!view.enabled) return byId("catch-up").textContent ?? "";
+  const time = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleTimeString() : "never");
+  const parts = [
+    `${view.status} · from ${view.from}`,
+    `last run ${time(view.lastRunAt)}, next ${time(view.nextRunAt)}`,
+    `pulled: ${view.received} handled, ${view.duplicates} already handled, ${view.refused} refused`,
+  ];
+  if (view.lastError) parts.push(`last run failed (${view.failures} in a row): ${view.lastError}`);
+  if (view.expired)
+    parts.push(
+      `the store no longer had the events after cursor ${view.expired.cursor} (retention); went on from ${view.expired.oldestCursor}`,
+    );
+  return parts.join(" — ");
+}
+
+function catchUp(): void {
+  authorized("/catch-up")
+    .then((response) => response.json() as Promise<CatchUpView>)
+    .then((view) => {
+      const line = byId("catch-up");
+      line.dataset.status = view.enabled ? (view.status ?? "") : "off";
+      line.textContent = showLine(catchUpLine(view));
+      byId("catch-up-refused").replaceChildren(
+        ...(view.refusedEvents ?? []).map((entry) => {
+          const item = el("li", { text: "" });
+          item.textContent = showLine(
+            `${entry.webhookId}: ${entry.code ?? "refused"} at ${new Date(entry.at).toLocaleTimeString()}`,
+          );
+          item.dataset.webhookId = entry.webhookId;
+          return item;
+        }),
+      );
+    })
+    .catch(() => {
+      // The plants' status line tells about the connection.
+    });
+}
+
 function details(): void {
   if (polling || !session.get()) return;
   polling = true;
+  catchUp();
   authorized("/deliveries")
     .then(
       (response) => response.json() as Promise<{ deliveries: Delivery[]; refused: Record<string, number> }>,

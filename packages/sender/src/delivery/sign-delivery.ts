@@ -52,18 +52,27 @@ function signerFor(secrets: readonly string[]): Signer {
  * `InvalidSignInputError` for an id, timestamp or key it must not sign.
  */
 export function signDelivery(input: SignDeliveryInput): DeliveryHeaders {
-  const timestamp = input.timestamp ?? Math.floor(Date.now() / 1000);
-  const headers: DeliveryHeaders = {
-    "content-type": "application/json",
-    [WEBHOOK_ID_HEADER]: input.webhookId,
-    [WEBHOOK_TIMESTAMP_HEADER]: String(timestamp),
-    [WEBHOOK_SIGNATURE_HEADER]: signerFor(input.secrets)({
-      id: input.webhookId,
-      timestamp,
-      body: input.body,
-    }),
+  return createDeliverySigner(input.secrets)(input);
+}
+
+/**
+ * `signDelivery` for many messages with the same keys: the keys are read once (decoding a key cost
+ * about as much as the HMAC itself; the events API signs a whole page with one endpoint's keys).
+ */
+export function createDeliverySigner(
+  secrets: readonly string[],
+): (input: Omit<SignDeliveryInput, "secrets">) => DeliveryHeaders {
+  const sign = signerFor(secrets);
+  return (input) => {
+    const timestamp = input.timestamp ?? Math.floor(Date.now() / 1000);
+    const headers: DeliveryHeaders = {
+      "content-type": "application/json",
+      [WEBHOOK_ID_HEADER]: input.webhookId,
+      [WEBHOOK_TIMESTAMP_HEADER]: String(timestamp),
+      [WEBHOOK_SIGNATURE_HEADER]: sign({ id: input.webhookId, timestamp, body: input.body }),
+    };
+    if (input.token !== undefined) headers.authorization = `Bearer ${input.token}`;
+    if (input.eventType) headers[WEBHOOK_EVENT_TYPE_HEADER] = input.eventType;
+    return headers;
   };
-  if (input.token !== undefined) headers.authorization = `Bearer ${input.token}`;
-  if (input.eventType) headers[WEBHOOK_EVENT_TYPE_HEADER] = input.eventType;
-  return headers;
 }

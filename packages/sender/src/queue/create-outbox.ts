@@ -22,6 +22,7 @@ import { listAlerts } from "./operations/list-alerts.js";
 import { listAttempts } from "./operations/list-attempts.js";
 import { listDeliveries } from "./operations/list-deliveries.js";
 import { listEndpoints } from "./operations/list-endpoints.js";
+import { listEvents } from "./operations/list-events.js";
 import { listSubscribers } from "./operations/list-subscribers.js";
 import { markEndpointVerified } from "./operations/mark-endpoint-verified.js";
 import { recordAttempts } from "./operations/record-attempts.js";
@@ -137,6 +138,9 @@ export function createOutbox<Join>(
     endpointStats: (since, scope) => read(() => endpointStats(since, scope)),
     listAlerts: (since, limit, scope) => read(() => listAlerts(since, limit, scope)),
     retryDelivery: (id, scope) => write((ctx) => retryDelivery(ctx, id, scope)),
+    // Signed at the time of the listing, as a push is at its attempt's: a receiver's tolerance applies alike.
+    listEvents: (endpointId, options = {}) =>
+      read((ctx) => listEvents(ctx, endpointId, options, Math.floor(Date.now() / 1000))),
     replay: (endpointId, since, scope) => write((ctx) => replayMessages(ctx, endpointId, since, scope)),
     sweep: (options) => write((ctx) => sweepFinished(ctx, options)),
     onWork: (listener) => driver.onWork(listener),

@@ -80,6 +80,9 @@ CREATE INDEX IF NOT EXISTS webhook_deliveries_pending_due ON webhook_deliveries 
 -- from the pending keyed rows only (unkeyed and finished rows are not in it).
 CREATE INDEX IF NOT EXISTS webhook_deliveries_ordering ON webhook_deliveries (endpoint_id, ordering_key, id)
   WHERE ordering_key IS NOT NULL AND status = 'pending';`,
+    endpointMessage: `-- An endpoint's deliveries in message order: its events, page by page from a cursor (listEvents), each
+-- page one range of this index instead of every row of the endpoint sorted again.
+CREATE INDEX IF NOT EXISTS webhook_deliveries_endpoint_message ON webhook_deliveries (endpoint_id, message_id);`,
     version: "CREATE TABLE IF NOT EXISTS webhook_schema (version INTEGER NOT NULL);",
   };
 }

@@ -13,6 +13,7 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createRetryPolicy, createSsrfGuard, createWorker, type Outbox } from "../../src/index.js";
 import { createPostgresOutbox } from "../../src/postgres.js";
+import { SCHEMA_VERSION } from "../../src/queue/operations/migrate-schema.js";
 import { createSqliteOutbox } from "../../src/sqlite.js";
 import { describeAlerts } from "../fixtures/alerts-suite.js";
 import { describeAttemptTimeline } from "../fixtures/attempt-timeline-suite.js";
@@ -68,7 +69,7 @@ describe("PostgreSQL outbox made at schema version 2 (event types)", () => {
       const outbox = await createPostgresOutbox(url);
       try {
         const version = await pool.query("SELECT version FROM webhook_schema");
-        expect(version.rows).toEqual([{ version: 5 }]);
+        expect(version.rows).toEqual([{ version: SCHEMA_VERSION }]);
         expect(await outbox.getEndpoint(1)).toMatchObject({
           subscriberId: null,
           verified: true,

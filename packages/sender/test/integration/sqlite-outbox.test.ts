@@ -5,6 +5,7 @@ import { startTestReceiver, waitFor } from "@plant-store/testing";
 import { generateWebhookSecret, parseTraceparent } from "@plant-store/types";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
+import { SCHEMA_VERSION } from "../../src/queue/operations/migrate-schema.js";
 import { createSqliteOutbox } from "../../src/sqlite.js";
 import { describeAlerts } from "../fixtures/alerts-suite.js";
 import { describeAttemptTimeline } from "../fixtures/attempt-timeline-suite.js";
@@ -49,7 +50,7 @@ describe("SQLite outbox made at schema version 2 (event types)", () => {
       const outbox = createSqliteOutbox(file);
       try {
         const version = outbox.db.prepare("SELECT version FROM webhook_schema").pluck().all();
-        expect(version).toEqual([5]);
+        expect(version).toEqual([SCHEMA_VERSION]);
         expect(await outbox.getEndpoint(1)).toMatchObject({
           subscriberId: null,
           verified: true,

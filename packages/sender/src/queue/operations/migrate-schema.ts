@@ -15,8 +15,10 @@ import { raw, sql } from "../sql.js";
  * 5: fair claims: an endpoint's run of timeouts and its slow lane (`timeouts`, `slow_until`), its rate
  *    limit's schedule (`rate_next_at`), and the pending rows' index on SQLite (a claim walks only the
  *    endpoints that have pending work).
+ * 6: an endpoint's deliveries in message order (`webhook_deliveries_endpoint_message`): its events,
+ *    listed page by page (`listEvents`).
  */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /**
  * Columns added since the first schema, each added to a database that lacks it. The schema files

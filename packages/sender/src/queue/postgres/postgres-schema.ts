@@ -24,6 +24,7 @@ ${tables.endpoints}
 ${tables.deliveries} WITH (fillfactor = 70);
 ${tables.oneDeliveryPerEndpoint}
 ${tables.pendingDue}
+${tables.endpointMessage}
 CREATE INDEX IF NOT EXISTS webhook_deliveries_finished_at ON webhook_deliveries (updated_at)
   WHERE status IN ('delivered', 'failed');
 ${tables.ordering}

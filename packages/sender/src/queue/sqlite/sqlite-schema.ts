@@ -21,6 +21,7 @@ CREATE INDEX IF NOT EXISTS webhook_deliveries_endpoint_due ON webhook_deliveries
 CREATE INDEX IF NOT EXISTS webhook_deliveries_finished ON webhook_deliveries (status, updated_at);
 ${tables.ordering}
 ${tables.pendingDue}
+${tables.endpointMessage}
 CREATE TABLE IF NOT EXISTS webhook_attempts (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   delivery_id INTEGER NOT NULL REFERENCES webhook_deliveries (id) ON DELETE CASCADE,

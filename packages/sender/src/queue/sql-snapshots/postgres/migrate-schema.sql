@@ -165,6 +165,8 @@ CREATE UNIQUE INDEX IF NOT EXISTS webhook_deliveries_message_endpoint ON webhook
 CREATE INDEX IF NOT EXISTS webhook_deliveries_pending_due ON webhook_deliveries (endpoint_id, next_attempt_at, id)
   WHERE status = 'pending';
 
+CREATE INDEX IF NOT EXISTS webhook_deliveries_endpoint_message ON webhook_deliveries (endpoint_id, message_id);
+
 CREATE INDEX IF NOT EXISTS webhook_deliveries_finished_at ON webhook_deliveries (updated_at)
   WHERE status IN ('delivered', 'failed');
 
