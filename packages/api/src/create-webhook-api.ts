@@ -45,6 +45,7 @@ import { createSqlitePortalCredentials } from "./portal/create-sqlite-portal-cre
 import type { PortalCredentialRows } from "./portal/portal-credential-rows.js";
 import { deliveryRoutes } from "./routes/delivery-routes.js";
 import { endpointRoutes } from "./routes/endpoint-routes.js";
+import { eventRoutes } from "./routes/event-routes.js";
 import { listenRoutes } from "./routes/listen-routes.js";
 import { messageRoutes } from "./routes/message-routes.js";
 import { monitoringRoutes } from "./routes/monitoring-routes.js";
@@ -330,6 +331,7 @@ export function createWebhookApi(options: WebhookApiOptions): WebhookApi {
       },
     }),
     deliveries: deliveryRoutes({ outbox, wake, inputs }),
+    events: eventRoutes({ outbox, guard, throttle }),
     subscribers: subscriberRoutes({ outbox, portal }),
     ...(portal ? { portal: portalRoutes({ portal, throttle }) } : {}),
     listen: listenRoutes({ relay, timeoutMs, learnOrigin: (origin) => learnOrigin(origin) }),

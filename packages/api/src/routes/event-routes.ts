@@ -76,7 +76,11 @@ export function eventRoutes(options: EventRoutesOptions): RouteTable {
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       if (code === "ERR_INVALID_CURSOR")
-        throw new WebhookApiError(400, "ERR_INVALID_INPUT", `Invalid query: after: ${(error as Error).message}`);
+        throw new WebhookApiError(
+          400,
+          "ERR_INVALID_INPUT",
+          `Invalid query: after: ${(error as Error).message}`,
+        );
       if (code === "ERR_EVENTS_EXPIRED") {
         const oldestCursor = (error as { oldestCursor: string }).oldestCursor;
         ctx.status = 410;
