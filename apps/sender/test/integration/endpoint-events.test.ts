@@ -3,13 +3,13 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createPortalAccess } from "@plant-store/api";
 import { createRetryPolicy, type Outbox } from "@plant-store/sender";
 import { startPostgres, type TestPostgres } from "@plant-store/testing";
 import { createWebhookVerifier, generateWebhookSecret, NEW_PLANT_EVENT } from "@plant-store/types";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdminApp } from "../../src/create-admin-app.js";
-import { createPortalAccess } from "../../src/create-portal-access.js";
 import { openStore, type Store } from "../../src/open-store.js";
 import { type ApiAnswer, callApi } from "../fixtures/call-api.js";
 import { expectDocumented } from "../fixtures/expect-documented.js";
@@ -173,7 +173,7 @@ describe.each(targets)("GET /endpoints/{id}/events on %s", (_name, target) => {
   it("answers 401 without a credential and to a wrong one", async () => {
     const none = await get(ids.mine, "", null);
     expect(none.status).toBe(401);
-    expect(none.headers.get("www-authenticate")).toBe('Bearer realm="plant-store admin"');
+    expect(none.headers.get("www-authenticate")).toBe('Bearer realm="webhooks"');
     expect((await get(ids.mine, "", "not-a-token-of-anything")).status).toBe(401);
   });
 
