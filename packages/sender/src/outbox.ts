@@ -1,4 +1,4 @@
-import type { OperationalEvent } from "@plant-store/types";
+import type { OperationalEvent, SignatureHeaderStyle } from "@plant-store/types";
 import type { AttemptResult } from "./attempt-result.js";
 import type { AttemptOutcome, RetryPolicy } from "./retry-policy.js";
 
@@ -40,6 +40,18 @@ export interface Endpoint {
    * unverified endpoint gets no fan-out and none of its queued deliveries are claimed.
    */
   verified: boolean;
+  /**
+   * The names its signature headers go under: `standard` (`webhook-id`, `webhook-timestamp`,
+   * `webhook-signature`) or `svix` (`svix-id`, ...: a receiver verifying with the `svix` library). The
+   * signature is the same Standard Webhooks one either way.
+   */
+  signatureHeaders: SignatureHeaderStyle;
+  /**
+   * Static headers sent with every attempt, the verification handshake included (an API key for the
+   * subscriber's gateway): name → value, at most `MAX_ENDPOINT_HEADERS`. The values are secrets:
+   * encrypted at rest with the token and signing secrets, never logged; show them masked.
+   */
+  headers: Record<string, string>;
   createdAt: Date;
 }
 
@@ -293,6 +305,10 @@ export interface AddEndpointInput {
   subscriberId?: number | null;
   /** Deliveries a second at most (1 to `MAX_RATE_LIMIT`), across every worker; absent or null: none. */
   rateLimit?: number | null;
+  /** `standard` (default) or `svix`: the names its signature headers go under. */
+  signatureHeaders?: SignatureHeaderStyle;
+  /** Static headers sent with every attempt (`checkStaticHeaders`' rules); absent: none. */
+  headers?: Record<string, string>;
 }
 
 /** One owner's endpoints, as `countEndpoints` counts them for its caps. */
@@ -328,6 +344,10 @@ export interface EndpointChanges {
   secrets?: string[];
   /** Its new rate limit (the burst starts full again); null: none. */
   rateLimit?: number | null;
+  /** The names its signature headers go under from the next attempt on. */
+  signatureHeaders?: SignatureHeaderStyle;
+  /** Replaces all of its static headers (`{}`: none). */
+  headers?: Record<string, string>;
 }
 
 /** What `rotateEndpointSecret` did. */

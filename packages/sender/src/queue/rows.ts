@@ -46,6 +46,8 @@ export interface EndpointRow {
   slow_until?: NullableNum;
   subscriber_id?: NullableNum;
   verified_at?: NullableNum;
+  signature_headers?: string | null;
+  headers?: string | null;
   created_at: Num;
 }
 
@@ -111,6 +113,8 @@ export const CLAIMED_ENDPOINT_COLUMNS = [
   "rate_limit",
   "subscriber_id",
   "verified_at",
+  "signature_headers",
+  "headers",
   "created_at",
 ] as const satisfies ReadonlyArray<keyof EndpointRow>;
 
@@ -170,6 +174,9 @@ export function toEndpoint(row: EndpointRow, open: (stored: string) => string = 
     verifiedAt: verifiedAt === null ? null : date(verifiedAt),
     // The same rule as the fan-out's and the claim's (ENDPOINT_RECEIVES).
     verified: subscriberId === null || verifiedAt !== null,
+    signatureHeaders: row.signature_headers === "svix" ? "svix" : "standard",
+    // Sealed like the secrets: a JSON object of name → value once opened.
+    headers: row.headers ? (JSON.parse(open(row.headers)) as Record<string, string>) : {},
     createdAt: date(row.created_at),
   };
 }

@@ -13,10 +13,12 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createRetryPolicy, createSsrfGuard, createWorker, type Outbox } from "../../src/index.js";
 import { createPostgresOutbox } from "../../src/postgres.js";
+import { SCHEMA_VERSION } from "../../src/queue/operations/migrate-schema.js";
 import { createSqliteOutbox } from "../../src/sqlite.js";
 import { describeAlerts } from "../fixtures/alerts-suite.js";
 import { describeAttemptTimeline } from "../fixtures/attempt-timeline-suite.js";
 import { describeDeliveryControl } from "../fixtures/delivery-control-suite.js";
+import { describeEndpointOptions } from "../fixtures/endpoint-options-suite.js";
 import { enqueuePlant } from "../fixtures/enqueue-plant.js";
 import { expectMigratedOutbox } from "../fixtures/expect-migrated-outbox.js";
 import { LEGACY_POSTGRES_SCHEMA, legacyRows } from "../fixtures/legacy-outbox.js";
@@ -50,6 +52,7 @@ describeSubscribers("PostgreSQL", postgresFactory);
 describeDeliveryControl("PostgreSQL", postgresFactory);
 describeAttemptTimeline("PostgreSQL", postgresFactory);
 describeAlerts("PostgreSQL", postgresFactory);
+describeEndpointOptions("PostgreSQL", postgresFactory);
 
 describe("PostgreSQL outbox made at schema version 2 (event types)", () => {
   it("gains subscribers on open: every endpoint and message is the operator's and everyone's, and keeps working", async () => {
@@ -68,7 +71,7 @@ describe("PostgreSQL outbox made at schema version 2 (event types)", () => {
       const outbox = await createPostgresOutbox(url);
       try {
         const version = await pool.query("SELECT version FROM webhook_schema");
-        expect(version.rows).toEqual([{ version: 5 }]);
+        expect(version.rows).toEqual([{ version: SCHEMA_VERSION }]);
         expect(await outbox.getEndpoint(1)).toMatchObject({
           subscriberId: null,
           verified: true,

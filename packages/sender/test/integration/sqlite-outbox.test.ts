@@ -5,10 +5,12 @@ import { startTestReceiver, waitFor } from "@plant-store/testing";
 import { generateWebhookSecret, parseTraceparent } from "@plant-store/types";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
+import { SCHEMA_VERSION } from "../../src/queue/operations/migrate-schema.js";
 import { createSqliteOutbox } from "../../src/sqlite.js";
 import { describeAlerts } from "../fixtures/alerts-suite.js";
 import { describeAttemptTimeline } from "../fixtures/attempt-timeline-suite.js";
 import { describeDeliveryControl } from "../fixtures/delivery-control-suite.js";
+import { describeEndpointOptions } from "../fixtures/endpoint-options-suite.js";
 import { enqueuePlant } from "../fixtures/enqueue-plant.js";
 import { expectMigratedOutbox } from "../fixtures/expect-migrated-outbox.js";
 import { LEGACY_SQLITE_SCHEMA, legacyRows } from "../fixtures/legacy-outbox.js";
@@ -32,6 +34,7 @@ describeSubscribers("SQLite", sqlite);
 describeDeliveryControl("SQLite", sqlite);
 describeAttemptTimeline("SQLite", sqlite);
 describeAlerts("SQLite", sqlite);
+describeEndpointOptions("SQLite", sqlite);
 
 describe("SQLite outbox made at schema version 2 (event types)", () => {
   it("gains subscribers on open: every endpoint and message is the operator's and everyone's, and keeps working", async () => {
@@ -49,7 +52,7 @@ describe("SQLite outbox made at schema version 2 (event types)", () => {
       const outbox = createSqliteOutbox(file);
       try {
         const version = outbox.db.prepare("SELECT version FROM webhook_schema").pluck().all();
-        expect(version).toEqual([5]);
+        expect(version).toEqual([SCHEMA_VERSION]);
         expect(await outbox.getEndpoint(1)).toMatchObject({
           subscriberId: null,
           verified: true,

@@ -1,6 +1,8 @@
 import {
   BearerTokenSchema,
+  EndpointHeadersSchema,
   OPERATIONAL_EVENT_TYPES,
+  SignatureHeaderStyleSchema,
   type WebhookCatalog,
   WebhookSecretSchema,
 } from "@plant-store/types";
@@ -95,6 +97,19 @@ function checkValues<C extends EndpointChanges>(changes: C): C {
     throw new InvalidEndpointError("url must be an absolute URL");
   if (typeof changes.token === "string" && !BearerTokenSchema.safeParse(changes.token).success)
     throw new InvalidEndpointError("token must be visible ASCII characters without spaces (a bearer token)");
+  if (
+    changes.signatureHeaders !== undefined &&
+    !SignatureHeaderStyleSchema.safeParse(changes.signatureHeaders).success
+  )
+    throw new InvalidEndpointError('signatureHeaders must be "standard" or "svix"');
+  if (changes.headers !== undefined) {
+    const headers = EndpointHeadersSchema.safeParse(changes.headers);
+    if (!headers.success)
+      // The issues name headers and rules, never a value: the values are secrets.
+      throw new InvalidEndpointError(
+        `headers: ${headers.error.issues.map((issue) => issue.message).join("; ")}`,
+      );
+  }
   if (changes.secrets === undefined) return changes;
   const secrets = [...new Set(changes.secrets)];
   if (secrets.length === 0 || secrets.length > MAX_ENDPOINT_SECRETS)

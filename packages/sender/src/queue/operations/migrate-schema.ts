@@ -15,8 +15,10 @@ import { raw, sql } from "../sql.js";
  * 5: fair claims: an endpoint's run of timeouts and its slow lane (`timeouts`, `slow_until`), its rate
  *    limit's schedule (`rate_next_at`), and the pending rows' index on SQLite (a claim walks only the
  *    endpoints that have pending work).
+ * 6: subscriptions that fit: an endpoint's signature header names (`signature_headers`) and static
+ *    headers (`headers`, sealed like its secrets).
  */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /**
  * Columns added since the first schema, each added to a database that lacks it. The schema files
@@ -49,6 +51,9 @@ const ADDED_COLUMNS: ReadonlyArray<readonly [table: string, column: string, type
   ["webhook_endpoints", "timeouts", "INTEGER NOT NULL DEFAULT 0"],
   ["webhook_endpoints", "slow_until", "BIGINT"],
   ["webhook_endpoints", "rate_next_at", "DOUBLE PRECISION"],
+  // 6: endpoints made before sign under the standard names (NULL) and send no static headers (NULL).
+  ["webhook_endpoints", "signature_headers", "TEXT"],
+  ["webhook_endpoints", "headers", "TEXT"],
 ];
 
 /** The schema's statements, each with the comment lines above it left out. */

@@ -8,7 +8,7 @@ import { checkEndpointInput, requireTokenWhereNeeded } from "./check-endpoint-in
 import { sealEndpointValues } from "./seal-endpoint-values.js";
 
 /**
- * URL, token and secrets changed in one statement; the next attempt, even one already queued, uses them.
+ * URL, token, secrets, signature header names and static headers changed in one statement; the next attempt, even one already queued, uses them.
  * A subscriber's endpoint given another URL is unverified again: the new URL's owner has not asked for
  * anything, and what it has queued waits until it is verified.
  */
@@ -36,6 +36,8 @@ export function* updateEndpoint(
   // null is a change too (every message again): only an absent list leaves it as it is.
   const { eventTypes, rateLimit } = checked;
   const limitChanged = rateLimit === undefined ? 0 : 1;
+  const style = checked.signatureHeaders;
+  const headersChanged = sealed.headers === undefined ? 0 : 1;
   const updated = yield* row<EndpointRow>(
     sql`UPDATE webhook_endpoints SET
           verified_at = CASE WHEN ${param(checked.url ?? null, "text")} IS NULL OR ${
@@ -48,7 +50,11 @@ export function* updateEndpoint(
           } ELSE event_types END,
           rate_limit = CASE WHEN ${limitChanged} = 1 THEN ${param(rateLimit ?? null, "int")} ELSE rate_limit END,
           rate_tokens = CASE WHEN ${limitChanged} = 1 THEN NULL ELSE rate_tokens END,
-          rate_at = CASE WHEN ${limitChanged} = 1 THEN NULL ELSE rate_at END
+          rate_at = CASE WHEN ${limitChanged} = 1 THEN NULL ELSE rate_at END,
+          signature_headers = CASE WHEN ${style === undefined ? 0 : 1} = 1 THEN ${
+            style === "svix" ? "svix" : null
+          } ELSE signature_headers END,
+          headers = CASE WHEN ${headersChanged} = 1 THEN ${sealed.headers ?? null} ELSE headers END
         WHERE id = ${id} AND ${ownedBy(raw("subscriber_id"), scope)} RETURNING *`,
   );
   return updated ? toEndpoint(updated, ctx.codec.open) : undefined;

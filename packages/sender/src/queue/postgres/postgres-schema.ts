@@ -50,7 +50,9 @@ CREATE TABLE IF NOT EXISTS webhook_endpoints (
   rate_at BIGINT,
   timeouts INTEGER NOT NULL DEFAULT 0,
   slow_until BIGINT,
-  rate_next_at DOUBLE PRECISION
+  rate_next_at DOUBLE PRECISION,
+  signature_headers TEXT,
+  headers TEXT
 );
 CREATE INDEX IF NOT EXISTS webhook_endpoints_url ON webhook_endpoints (url);
 CREATE TABLE IF NOT EXISTS webhook_deliveries (

@@ -43,7 +43,9 @@ CREATE TABLE IF NOT EXISTS webhook_endpoints (
   rate_at BIGINT,
   timeouts INTEGER NOT NULL DEFAULT 0,
   slow_until BIGINT,
-  rate_next_at DOUBLE PRECISION
+  rate_next_at DOUBLE PRECISION,
+  signature_headers TEXT,
+  headers TEXT
 );
 
 CREATE TABLE IF NOT EXISTS webhook_deliveries (
@@ -155,6 +157,16 @@ SELECT 1 AS found FROM pg_attribute WHERE attrelid = to_regclass($1::text)
             AND attname = $2::text AND NOT attisdropped;
 
 ALTER TABLE webhook_endpoints ADD COLUMN rate_next_at DOUBLE PRECISION;
+
+SELECT 1 AS found FROM pg_attribute WHERE attrelid = to_regclass($1::text)
+            AND attname = $2::text AND NOT attisdropped;
+
+ALTER TABLE webhook_endpoints ADD COLUMN signature_headers TEXT;
+
+SELECT 1 AS found FROM pg_attribute WHERE attrelid = to_regclass($1::text)
+            AND attname = $2::text AND NOT attisdropped;
+
+ALTER TABLE webhook_endpoints ADD COLUMN headers TEXT;
 
 CREATE INDEX IF NOT EXISTS webhook_messages_created_at ON webhook_messages (created_at);
 
