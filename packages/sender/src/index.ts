@@ -16,7 +16,12 @@ export {
   type SsrfGuardOptions,
   type SsrfTargetEndpoint,
 } from "./delivery/create-ssrf-guard.js";
-export { type DeliveryHeaders, type SignDeliveryInput, signDelivery } from "./delivery/sign-delivery.js";
+export {
+  type DeliveryHeaders,
+  type SignDeliveryInput,
+  type SvixDeliveryHeaders,
+  signDelivery,
+} from "./delivery/sign-delivery.js";
 export {
   type EndpointVerification,
   type VerifiableEndpoint,
@@ -29,9 +34,11 @@ export {
   DnsTimeoutError,
   EncryptionKeyRequiredError,
   EndpointNotFoundError,
+  type FilterPosition,
   IdempotencyConflictError,
   InvalidEncryptionKeyError,
   InvalidEndpointError,
+  InvalidEndpointFilterError,
   InvalidMessageError,
   InvalidPayloadError,
   InvalidRetentionError,
@@ -47,6 +54,11 @@ export {
   TooManySecretsError,
   WebhookIdTakenError,
 } from "./errors.js";
+export {
+  type CompiledFilter,
+  compileEndpointFilter,
+  type FilterInput,
+} from "./filter/compile-endpoint-filter.js";
 export { newWebhookId } from "./new-webhook-id.js";
 export type { AttemptMinute, AttemptTimeline, EndpointLatency } from "./outbox.js";
 export {

@@ -52,6 +52,14 @@ export interface Endpoint {
    * encrypted at rest with the token and signing secrets, never logged; show them masked.
    */
   headers: Record<string, string>;
+  /**
+   * A CEL expression over `{ eventType, payload }` a message must make `true` to be delivered to it
+   * (`payload.tag == "tropical"`); null: every message it subscribes to. Evaluated once per message at
+   * enqueue, in the enqueue's transaction; an expression that errors on a message excludes it.
+   */
+  filter: string | null;
+  /** Messages its filter excluded (counted at enqueue; the messages it subscribes to and was addressed). */
+  filteredCount: number;
   createdAt: Date;
 }
 
@@ -307,8 +315,13 @@ export interface AddEndpointInput {
   rateLimit?: number | null;
   /** `standard` (default) or `svix`: the names its signature headers go under. */
   signatureHeaders?: SignatureHeaderStyle;
-  /** Static headers sent with every attempt (`checkStaticHeaders`' rules); absent: none. */
+  /** Static headers sent with every attempt (`EndpointHeadersSchema`'s rules); absent: none. */
   headers?: Record<string, string>;
+  /**
+   * A CEL filter over `{ eventType, payload }` (`compileEndpointFilter`'s rules: at most 4,096
+   * characters, no loops); absent or null: none. `InvalidEndpointFilterError` names a problem's place.
+   */
+  filter?: string | null;
 }
 
 /** One owner's endpoints, as `countEndpoints` counts them for its caps. */
@@ -348,6 +361,8 @@ export interface EndpointChanges {
   signatureHeaders?: SignatureHeaderStyle;
   /** Replaces all of its static headers (`{}`: none). */
   headers?: Record<string, string>;
+  /** Its new filter, applied from the next enqueue on; null: none. */
+  filter?: string | null;
 }
 
 /** What `rotateEndpointSecret` did. */

@@ -57,7 +57,7 @@ describe("signDelivery", () => {
       token: "tok",
       headers: { "x-api-key": "k", "content-type": "text/plain", "webhook-id": "msg_forged" },
     });
-    expect(headers["x-api-key"]).toBe("k");
+    expect((headers as Record<string, string>)["x-api-key"]).toBe("k");
     expect(headers["content-type"]).toBe("application/json");
     expect(headers["webhook-id"]).toBe("msg_static");
     expect(() => new Webhook(secret).verify(body, headers)).not.toThrow();

@@ -48,6 +48,8 @@ export interface EndpointRow {
   verified_at?: NullableNum;
   signature_headers?: string | null;
   headers?: string | null;
+  filter?: string | null;
+  filtered_count?: Num;
   created_at: Num;
 }
 
@@ -115,6 +117,8 @@ export const CLAIMED_ENDPOINT_COLUMNS = [
   "verified_at",
   "signature_headers",
   "headers",
+  "filter",
+  "filtered_count",
   "created_at",
 ] as const satisfies ReadonlyArray<keyof EndpointRow>;
 
@@ -177,6 +181,8 @@ export function toEndpoint(row: EndpointRow, open: (stored: string) => string = 
     signatureHeaders: row.signature_headers === "svix" ? "svix" : "standard",
     // Sealed like the secrets: a JSON object of name → value once opened.
     headers: row.headers ? (JSON.parse(open(row.headers)) as Record<string, string>) : {},
+    filter: row.filter ?? null,
+    filteredCount: Number(row.filtered_count ?? 0),
     createdAt: date(row.created_at),
   };
 }

@@ -7,6 +7,7 @@ import {
   WebhookSecretSchema,
 } from "@plant-store/types";
 import { InvalidEndpointError } from "../../errors.js";
+import { compileEndpointFilter } from "../../filter/compile-endpoint-filter.js";
 import { type EndpointChanges, MAX_ENDPOINT_SECRETS, MAX_RATE_LIMIT } from "../../outbox.js";
 import { EVENT_TYPE_PATTERN } from "../event-type-pattern.js";
 
@@ -110,6 +111,8 @@ function checkValues<C extends EndpointChanges>(changes: C): C {
         `headers: ${headers.error.issues.map((issue) => issue.message).join("; ")}`,
       );
   }
+  // Compiled now so a filter that could never run is refused with where its problem is, not stored.
+  if (changes.filter !== undefined && changes.filter !== null) compileEndpointFilter(changes.filter);
   if (changes.secrets === undefined) return changes;
   const secrets = [...new Set(changes.secrets)];
   if (secrets.length === 0 || secrets.length > MAX_ENDPOINT_SECRETS)

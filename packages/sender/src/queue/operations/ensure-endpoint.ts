@@ -39,7 +39,8 @@ export function* ensureEndpoint(ctx: QueueContext, input: AddEndpointInput): Ope
     sameList(endpoint.secrets, checked.secrets) &&
     sameList(endpoint.eventTypes, eventTypes) &&
     endpoint.signatureHeaders === signatureHeaders &&
-    sameHeaders(endpoint.headers, headers);
+    sameHeaders(endpoint.headers, headers) &&
+    endpoint.filter === (checked.filter ?? null);
   if (same) return { endpoint, created: false, updated: false };
   const updated = yield* updateEndpoint(ctx, endpoint.id, {
     token: checked.token ?? null,
@@ -47,6 +48,7 @@ export function* ensureEndpoint(ctx: QueueContext, input: AddEndpointInput): Ope
     eventTypes,
     signatureHeaders,
     headers,
+    filter: checked.filter ?? null,
   });
   return { endpoint: updated ?? endpoint, created: false, updated: true };
 }

@@ -15,8 +15,9 @@ import { raw, sql } from "../sql.js";
  * 5: fair claims: an endpoint's run of timeouts and its slow lane (`timeouts`, `slow_until`), its rate
  *    limit's schedule (`rate_next_at`), and the pending rows' index on SQLite (a claim walks only the
  *    endpoints that have pending work).
- * 6: subscriptions that fit: an endpoint's signature header names (`signature_headers`) and static
- *    headers (`headers`, sealed like its secrets).
+ * 6: subscriptions that fit: an endpoint's signature header names (`signature_headers`), static
+ *    headers (`headers`, sealed like its secrets), filter (`filter`, with the messages it excluded,
+ *    `filtered_count`, and the index every enqueue finds the filtered endpoints by).
  */
 export const SCHEMA_VERSION = 6;
 
@@ -54,6 +55,9 @@ const ADDED_COLUMNS: ReadonlyArray<readonly [table: string, column: string, type
   // 6: endpoints made before sign under the standard names (NULL) and send no static headers (NULL).
   ["webhook_endpoints", "signature_headers", "TEXT"],
   ["webhook_endpoints", "headers", "TEXT"],
+  // 6: endpoints made before have no filter (NULL) and have excluded nothing (0).
+  ["webhook_endpoints", "filter", "TEXT"],
+  ["webhook_endpoints", "filtered_count", "BIGINT NOT NULL DEFAULT 0"],
 ];
 
 /** The schema's statements, each with the comment lines above it left out. */

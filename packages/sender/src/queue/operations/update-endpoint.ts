@@ -8,7 +8,7 @@ import { checkEndpointInput, requireTokenWhereNeeded } from "./check-endpoint-in
 import { sealEndpointValues } from "./seal-endpoint-values.js";
 
 /**
- * URL, token, secrets, signature header names and static headers changed in one statement; the next attempt, even one already queued, uses them.
+ * URL, token, secrets, signature header names, static headers and filter changed in one statement; the next attempt, even one already queued, uses them.
  * A subscriber's endpoint given another URL is unverified again: the new URL's owner has not asked for
  * anything, and what it has queued waits until it is verified.
  */
@@ -54,7 +54,8 @@ export function* updateEndpoint(
           signature_headers = CASE WHEN ${style === undefined ? 0 : 1} = 1 THEN ${
             style === "svix" ? "svix" : null
           } ELSE signature_headers END,
-          headers = CASE WHEN ${headersChanged} = 1 THEN ${sealed.headers ?? null} ELSE headers END
+          headers = CASE WHEN ${headersChanged} = 1 THEN ${sealed.headers ?? null} ELSE headers END,
+          filter = CASE WHEN ${checked.filter === undefined ? 0 : 1} = 1 THEN ${checked.filter ?? null} ELSE filter END
         WHERE id = ${id} AND ${ownedBy(raw("subscriber_id"), scope)} RETURNING *`,
   );
   return updated ? toEndpoint(updated, ctx.codec.open) : undefined;

@@ -6,5 +6,5 @@ SELECT 1 AS found FROM webhook_endpoints
              OR (substr(headers, 1, 4) = 'enc:' AND substr(headers, 1, 10) <> 'enc:plain:')
           LIMIT 1;
 
-INSERT INTO webhook_endpoints (url, token, secrets, event_types, subscriber_id, rate_limit, signature_headers, headers, created_at)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, (extract(epoch FROM statement_timestamp()) * 1000)::bigint) RETURNING *;
+INSERT INTO webhook_endpoints (url, token, secrets, event_types, subscriber_id, rate_limit, signature_headers, headers, filter, created_at)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, (extract(epoch FROM statement_timestamp()) * 1000)::bigint) RETURNING *;

@@ -15,5 +15,6 @@ UPDATE webhook_endpoints SET
           rate_tokens = CASE WHEN $10 = 1 THEN NULL ELSE rate_tokens END,
           rate_at = CASE WHEN $11 = 1 THEN NULL ELSE rate_at END,
           signature_headers = CASE WHEN $12 = 1 THEN $13 ELSE signature_headers END,
-          headers = CASE WHEN $14 = 1 THEN $15 ELSE headers END
-        WHERE id = $16 AND subscriber_id = $17 RETURNING *;
+          headers = CASE WHEN $14 = 1 THEN $15 ELSE headers END,
+          filter = CASE WHEN $16 = 1 THEN $17 ELSE filter END
+        WHERE id = $18 AND subscriber_id = $19 RETURNING *;

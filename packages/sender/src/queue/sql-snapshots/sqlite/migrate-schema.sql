@@ -34,7 +34,9 @@ CREATE TABLE IF NOT EXISTS webhook_endpoints (
   slow_until BIGINT,
   rate_next_at DOUBLE PRECISION,
   signature_headers TEXT,
-  headers TEXT
+  headers TEXT,
+  filter TEXT,
+  filtered_count BIGINT NOT NULL DEFAULT 0
 );
 
 CREATE TABLE IF NOT EXISTS webhook_subscribers (
@@ -146,9 +148,19 @@ SELECT 1 AS found FROM pragma_table_info(?) WHERE name = ?;
 
 ALTER TABLE webhook_endpoints ADD COLUMN headers TEXT;
 
+SELECT 1 AS found FROM pragma_table_info(?) WHERE name = ?;
+
+ALTER TABLE webhook_endpoints ADD COLUMN filter TEXT;
+
+SELECT 1 AS found FROM pragma_table_info(?) WHERE name = ?;
+
+ALTER TABLE webhook_endpoints ADD COLUMN filtered_count BIGINT NOT NULL DEFAULT 0;
+
 CREATE INDEX IF NOT EXISTS webhook_messages_created_at ON webhook_messages (created_at);
 
 CREATE INDEX IF NOT EXISTS webhook_endpoints_url ON webhook_endpoints (url);
+
+CREATE INDEX IF NOT EXISTS webhook_endpoints_filtered ON webhook_endpoints (id) WHERE filter IS NOT NULL;
 
 CREATE UNIQUE INDEX IF NOT EXISTS webhook_deliveries_message_endpoint ON webhook_deliveries (message_id, endpoint_id);
 

@@ -15,5 +15,6 @@ UPDATE webhook_endpoints SET
           rate_tokens = CASE WHEN ? = 1 THEN NULL ELSE rate_tokens END,
           rate_at = CASE WHEN ? = 1 THEN NULL ELSE rate_at END,
           signature_headers = CASE WHEN ? = 1 THEN ? ELSE signature_headers END,
-          headers = CASE WHEN ? = 1 THEN ? ELSE headers END
+          headers = CASE WHEN ? = 1 THEN ? ELSE headers END,
+          filter = CASE WHEN ? = 1 THEN ? ELSE filter END
         WHERE id = ? AND subscriber_id = ? RETURNING *;
