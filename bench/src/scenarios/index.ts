@@ -11,6 +11,7 @@ import { receiverThroughput } from "./receiver-throughput.js";
 import { receiverVerify } from "./receiver-verify.js";
 import { senderDrain } from "./sender-drain.js";
 import { senderFairness } from "./sender-fairness.js";
+import { senderFilter } from "./sender-filter.js";
 import { senderIngest } from "./sender-ingest.js";
 import { senderThroughput } from "./sender-throughput.js";
 
@@ -30,4 +31,5 @@ export const scenarios: readonly Scenario[] = [
   cliStart,
   senderFairness,
   claimIdleEndpoints,
+  senderFilter,
 ];
