@@ -1,3 +1,4 @@
+import { PLANT_STORE_WEBHOOKS } from "@plant-store/types";
 import { describe, expect, it } from "vitest";
 import { InvalidEndpointFilterError } from "../errors.js";
 import { compiledFilter, compileEndpointFilter } from "./compile-endpoint-filter.js";
@@ -69,6 +70,32 @@ describe("compileEndpointFilter", () => {
       `payload.tags.filter(t, t == "big").size() > 0`,
     ])
       expect(refusal(source).message).toMatch(/macros that loop .* are refused/);
+  });
+
+  it("refuses, given the payload schemas, a comparison of a declared field with a constant of another type, where the constant is", () => {
+    const payloadSchemas = [PLANT_STORE_WEBHOOKS.get("newPlant").schema];
+    let error: unknown;
+    try {
+      compileEndpointFilter(`payload.tag == "tropical" && payload.id == "x"`, { payloadSchemas });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(InvalidEndpointFilterError);
+    expect((error as Error).message).toBe(
+      "filter: payload.id is a number in the payload schema of the event types this endpoint receives, compared with a string (at 1:44)",
+    );
+    expect(() => compileEndpointFilter(`"x" != payload.name && payload.tag > 3`, { payloadSchemas })).toThrow(
+      /payload\.tag is a string .* compared with a number/,
+    );
+    // Fields of the right type, fields the schema does not declare, null: accepted.
+    for (const source of [
+      `payload.id == 7 && payload.name.startsWith("M") && payload.tag == "tropical"`,
+      `payload.colour == "green"`,
+      "payload.tag != null",
+    ])
+      expect(() => compileEndpointFilter(source, { payloadSchemas })).not.toThrow();
+    // Without the schemas (an endpoint receiving every message): accepted, and false at run time.
+    expect(compileEndpointFilter(`payload.id == "x"`).matches(monstera)).toBe(false);
   });
 
   it("refuses an empty filter and one over 4,096 characters", () => {

@@ -36,6 +36,108 @@ const BUILT_IN_CALLS = new Set([
   "__not_strictly_false__",
 ]);
 
+/** The comparisons whose operands' types are checked against a declared payload (`checkComparison`). */
+const COMPARISONS = new Set(["_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_"]);
+
+/** What a filter may be checked against: the payload schemas of the event types its endpoint lists. */
+export interface FilterCheckOptions {
+  /**
+   * The payload schemas (zod, as a `WebhookCatalog` holds them) of every event type the endpoint
+   * receives; a comparison of a field every one of them declares with a constant of a type none of them
+   * gives it is refused. Absent or empty: no such check (an endpoint without a list, or no catalog).
+   */
+  payloadSchemas?: readonly unknown[];
+}
+
+type Kind = "string" | "number" | "bool";
+
+/** A zod schema's definition, as much of it as the check reads (zod 4's `def`). */
+interface SchemaDef {
+  type?: string;
+  shape?: Record<string, { def?: SchemaDef }>;
+  innerType?: { def?: SchemaDef };
+  in?: { def?: SchemaDef };
+  options?: Array<{ def?: SchemaDef }>;
+}
+
+/**
+ * The kinds a field at `path` may have in a schema; undefined when the schema does not say (an
+ * unknown field, `any`, a shape the check does not read): no verdict then.
+ */
+function kindsAt(schema: unknown, path: readonly string[]): Set<Kind> | undefined {
+  const def = (schema as { def?: SchemaDef } | undefined)?.def;
+  if (def === undefined) return undefined;
+  switch (def.type) {
+    case "optional":
+    case "nullable":
+    case "default":
+    case "readonly":
+    case "catch":
+      return kindsAt(def.innerType, path);
+    case "pipe":
+      return kindsAt(def.in, path);
+    case "union": {
+      const kinds = new Set<Kind>();
+      for (const option of def.options ?? []) {
+        const found = kindsAt(option, path);
+        if (found === undefined) return undefined;
+        for (const kind of found) kinds.add(kind);
+      }
+      return kinds;
+    }
+    case "object": {
+      const [head, ...rest] = path;
+      if (head === undefined) return undefined;
+      const field = def.shape?.[head];
+      return field === undefined ? undefined : kindsAt(field, rest);
+    }
+    case "string":
+    case "enum":
+      return path.length === 0 ? new Set(["string"]) : undefined;
+    case "number":
+    case "int":
+    case "bigint":
+      return path.length === 0 ? new Set(["number"]) : undefined;
+    case "boolean":
+      return path.length === 0 ? new Set(["bool"]) : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** The kind of a constant, or undefined for one any field may be compared with (null). */
+function constantKind(expr: Expr): Kind | undefined {
+  if (expr.exprKind.case !== "constExpr") return undefined;
+  switch (expr.exprKind.value.constantKind.case) {
+    case "stringValue":
+      return "string";
+    case "int64Value":
+    case "uint64Value":
+    case "doubleValue":
+      return "number";
+    case "boolValue":
+      return "bool";
+    default:
+      return undefined;
+  }
+}
+
+/** The field path of `payload.a.b` (a plain select chain from `payload`), or undefined. */
+function payloadPath(expr: Expr): string[] | undefined {
+  const path: string[] = [];
+  let current: Expr | undefined = expr;
+  while (current?.exprKind.case === "selectExpr") {
+    if (current.exprKind.value.testOnly) return undefined;
+    path.unshift(current.exprKind.value.field);
+    current = current.exprKind.value.operand;
+  }
+  return current?.exprKind.case === "identExpr" &&
+    current.exprKind.value.name === "payload" &&
+    path.length > 0
+    ? path
+    : undefined;
+}
+
 /** The standard environment: CEL's standard functions only, no extensions. */
 const env = celEnv();
 
@@ -57,7 +159,7 @@ function positionOf(source: string, offset: number): FilterPosition {
  *   filter's cost is bounded by its length times its payload's size (no loop runs once per element,
  *   nor one inside another). Membership is `"tropical" in payload.tags`.
  */
-function checkExpression(parsed: ParsedExpr, source: string): void {
+function checkExpression(parsed: ParsedExpr, source: string, payloadSchemas: readonly unknown[]): void {
   const positions = parsed.sourceInfo?.positions ?? {};
   const at = (expr: Expr) => {
     const offset = positions[String(expr.id)];
@@ -81,6 +183,24 @@ function checkExpression(parsed: ParsedExpr, source: string): void {
         const call = kind.value;
         if (!BUILT_IN_CALLS.has(call.function) && env.funcs.find(call.function) === undefined)
           throw new InvalidEndpointFilterError(`unknown function ${call.function}`, at(expr));
+        if (COMPARISONS.has(call.function) && payloadSchemas.length > 0 && call.args.length === 2) {
+          const [left, right] = call.args as [Expr, Expr];
+          for (const [field, constant] of [
+            [left, right],
+            [right, left],
+          ] as const) {
+            const path = payloadPath(field);
+            const kind = constantKind(constant);
+            if (path === undefined || kind === undefined) continue;
+            const declared = payloadSchemas.map((schema) => kindsAt(schema, path));
+            if (declared.some((kinds) => kinds === undefined || kinds.has(kind))) continue;
+            const types = [...new Set(declared.flatMap((kinds) => [...(kinds ?? [])]))].join(" or ");
+            throw new InvalidEndpointFilterError(
+              `payload.${path.join(".")} is a ${types} in the payload schema of the event types this endpoint receives, compared with a ${kind}`,
+              at(constant),
+            );
+          }
+        }
         walk(call.target, scope);
         for (const arg of call.args) walk(arg, scope);
         return;
@@ -112,11 +232,12 @@ function checkExpression(parsed: ParsedExpr, source: string): void {
  * is: over `MAX_ENDPOINT_FILTER_LENGTH` characters, a syntax error, an unknown function or variable, a
  * loop (`checkExpression`). `@bufbuild/cel` parses and runs it (never `eval`, no parser of our own).
  *
- * Types are not checked against the event types' payload schemas: `@bufbuild/cel` 0.6 keeps its type
- * checker out of its public API, so a comparison of a declared field with a value of another type
- * (`payload.id == "x"`) is accepted, and is false for every message.
+ * Given the payload schemas of the event types the endpoint receives (`options.payloadSchemas`), a
+ * comparison of a declared field with a constant of another type (`payload.id == "x"`, `id` a number) is
+ * refused too. That check is ours, over the parsed expression, and narrow (a field of `payload` against
+ * a literal): `@bufbuild/cel` 0.6 keeps its type checker out of its public API.
  */
-export function compileEndpointFilter(source: string): CompiledFilter {
+export function compileEndpointFilter(source: string, options: FilterCheckOptions = {}): CompiledFilter {
   if (source.length === 0) throw new InvalidEndpointFilterError("must not be empty (null: no filter)");
   if (source.length > MAX_ENDPOINT_FILTER_LENGTH)
     throw new InvalidEndpointFilterError(
@@ -137,7 +258,7 @@ export function compileEndpointFilter(source: string): CompiledFilter {
       offset === undefined ? undefined : positionOf(source, offset),
     );
   }
-  checkExpression(parsed, source);
+  checkExpression(parsed, source, options.payloadSchemas ?? []);
   let run: ReturnType<typeof plan>;
   try {
     run = plan(env, parsed);

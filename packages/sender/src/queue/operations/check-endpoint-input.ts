@@ -52,7 +52,36 @@ export function checkEndpointInput<C extends EndpointChanges>(changes: C, catalo
       );
     checked = { ...changes, eventTypes };
   }
-  return checkValues(checked);
+  const values = checkValues(checked);
+  // Against the payloads of the types it lists, when this change says which (else `updateEndpoint`
+  // checks it against the types it has).
+  if (typeof values.filter === "string" && values.eventTypes !== undefined)
+    checkFilterTypes(values.filter, values.eventTypes, catalog);
+  return values;
+}
+
+/**
+ * Checks a filter's comparisons of payload fields against the payload schemas of the event types
+ * `eventTypes` lists (each entry, or prefix, matched in the catalog): nothing to check against without a
+ * catalog, or for an endpoint that receives every message (null).
+ */
+export function checkFilterTypes(
+  filter: string,
+  eventTypes: readonly string[] | null,
+  catalog: WebhookCatalog | undefined,
+): void {
+  if (!catalog || eventTypes === null) return;
+  const received = catalog.eventTypes.filter((type) =>
+    eventTypes.some((entry) => (entry.endsWith("*") ? type.startsWith(entry.slice(0, -1)) : type === entry)),
+  );
+  // An operational event type listed beside them has a payload of its own, which the catalog lacks.
+  const operational = eventTypes.some((entry) =>
+    OPERATIONAL_EVENT_TYPES.some((type) =>
+      entry.endsWith("*") ? type.startsWith(entry.slice(0, -1)) : type === entry,
+    ),
+  );
+  if (received.length === 0 || operational) return;
+  compileEndpointFilter(filter, { payloadSchemas: received.map((type) => catalog.get(type).schema) });
 }
 
 /**

@@ -4,7 +4,7 @@ import type { QueueContext } from "../queue-context.js";
 import { type EndpointRow, toEndpoint } from "../rows.js";
 import { param, raw, sql } from "../sql.js";
 import { ownedBy } from "../subscriber-scope.js";
-import { checkEndpointInput, requireTokenWhereNeeded } from "./check-endpoint-input.js";
+import { checkEndpointInput, checkFilterTypes, requireTokenWhereNeeded } from "./check-endpoint-input.js";
 import { sealEndpointValues } from "./seal-endpoint-values.js";
 
 /**
@@ -19,6 +19,16 @@ export function* updateEndpoint(
   scope?: SubscriberScope,
 ): Operation<Endpoint | undefined> {
   const checked = checkEndpointInput(changes, ctx.catalog);
+  if (typeof checked.filter === "string" && checked.eventTypes === undefined && ctx.catalog) {
+    // A new filter checked against the payloads of the types the endpoint already lists.
+    const current = yield* row<EndpointRow>(
+      sql`SELECT * FROM webhook_endpoints WHERE id = ${id} AND ${ownedBy(raw("subscriber_id"), scope)}`,
+    );
+    if (!current) return undefined;
+    // Read from the column: the row's sealed values are not opened for this.
+    const listed = current.event_types ? (JSON.parse(current.event_types) as string[]) : null;
+    checkFilterTypes(checked.filter, listed, ctx.catalog);
+  }
   if (checked.token === null || checked.eventTypes !== undefined) {
     // Without a token after this change: what it will receive must need none.
     const current = yield* row<EndpointRow>(
