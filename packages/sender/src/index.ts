@@ -58,6 +58,7 @@ export {
   type CompiledFilter,
   compileEndpointFilter,
   type FilterInput,
+  toFilterInput,
 } from "./filter/compile-endpoint-filter.js";
 export { newWebhookId } from "./new-webhook-id.js";
 export type { AttemptMinute, AttemptTimeline, EndpointLatency } from "./outbox.js";

@@ -1,14 +1,11 @@
 import { PLANT_STORE_WEBHOOKS } from "@plant-store/types";
 import { describe, expect, it } from "vitest";
 import { InvalidEndpointFilterError } from "../errors.js";
-import { compiledFilter, compileEndpointFilter } from "./compile-endpoint-filter.js";
+import { compiledFilter, compileEndpointFilter, toFilterInput } from "./compile-endpoint-filter.js";
 
-const monstera = {
-  eventType: "newPlant",
-  payload: { id: 1, name: "Monstera", tag: "tropical", tags: ["big"] },
-};
-const cactus = { eventType: "newPlant", payload: { id: 2, name: "Mammillaria", tag: "desert" } };
-const untagged = { eventType: "newPlant", payload: { id: 3, name: "Moss" } };
+const monstera = toFilterInput("newPlant", { id: 1, name: "Monstera", tag: "tropical", tags: ["big"] });
+const cactus = toFilterInput("newPlant", { id: 2, name: "Mammillaria", tag: "desert" });
+const untagged = toFilterInput("newPlant", { id: 3, name: "Moss" });
 
 /** The error a filter is refused with. */
 function refusal(source: string): InvalidEndpointFilterError {
@@ -104,6 +101,22 @@ describe("compileEndpointFilter", () => {
     expect(long.length).toBeGreaterThan(4096);
     expect(refusal(long).message).toMatch(/over the 4096 a filter may have/);
     expect(() => compileEndpointFilter(`payload.name == "${"x".repeat(4000)}"`)).not.toThrow();
+  });
+
+  it("judges a payload given as plain objects as it judges one made by toFilterInput", () => {
+    const nested = { id: 4, name: "Monstera", tag: "tropical", care: { light: "bright", tags: ["x"] } };
+    for (const source of [
+      `payload.care.light == "bright"`,
+      `has(payload.care.water)`,
+      `"x" in payload.care.tags`,
+      `payload.care.water == "daily"`,
+    ]) {
+      const filter = compileEndpointFilter(source);
+      expect(filter.matches({ eventType: null, payload: nested }), source).toBe(
+        filter.matches(toFilterInput(null, nested)),
+      );
+    }
+    expect(compileEndpointFilter(`"x" in payload.care.tags`).matches(toFilterInput(null, nested))).toBe(true);
   });
 
   it("compiles each expression once however often it is asked for", () => {

@@ -2,10 +2,30 @@ import { celEnv, parse, plan } from "@bufbuild/cel";
 import { MAX_ENDPOINT_FILTER_LENGTH } from "@plant-store/types";
 import { type FilterPosition, InvalidEndpointFilterError } from "../errors.js";
 
-/** What a filter sees of a message: its event type (null when it has none) and its payload as JSON. */
+/**
+ * What a filter sees of a message: its event type (null when it has none) and its payload as parsed
+ * JSON, best made once per message with `toFilterInput`.
+ */
 export interface FilterInput {
   eventType: string | null;
   payload: unknown;
+}
+
+/** Parsed JSON with its objects as `Map`s, the input `@bufbuild/cel` documents for a CEL map. */
+function toCelValue(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(toCelValue);
+  if (value !== null && typeof value === "object")
+    return new Map(Object.entries(value).map(([key, field]) => [key, toCelValue(field)]));
+  return value;
+}
+
+/**
+ * A message's input to every filter, made once: its objects become `Map`s (what `@bufbuild/cel`'s
+ * documented inputs include for a map; a plain object is read too, by reflection at every access, about
+ * twice as slowly).
+ */
+export function toFilterInput(eventType: string | null, payload: unknown): FilterInput {
+  return { eventType, payload: toCelValue(payload) };
 }
 
 /** A filter checked and planned once, run for every message. */

@@ -1,4 +1,4 @@
-import { compiledFilter } from "../filter/compile-endpoint-filter.js";
+import { compiledFilter, type FilterInput, toFilterInput } from "../filter/compile-endpoint-filter.js";
 import { ADDRESSED_TO_ENDPOINT, ENDPOINT_RECEIVES } from "./endpoint-receives.js";
 import { count, type Operation, rows } from "./operation.js";
 import type { PreparedMessage } from "./prepare-message.js";
@@ -38,14 +38,14 @@ export function* excludedByFilters(
   const byId = new Map(messages.map((message) => [message.webhookId, message]));
   // What each message's filters see, parsed from the bytes that are sent (once per message), and each
   // distinct expression's verdict on it.
-  const inputs = new Map<string, { eventType: string | null; payload: unknown }>();
+  const inputs = new Map<string, FilterInput>();
   const verdicts = new Map<string, boolean>();
   for (const candidate of candidates) {
     const message = byId.get(candidate.webhook_id);
     if (message === undefined) continue;
     let filterInput = inputs.get(message.webhookId);
     if (filterInput === undefined) {
-      filterInput = { eventType: message.eventType, payload: JSON.parse(message.payload) };
+      filterInput = toFilterInput(message.eventType, JSON.parse(message.payload));
       inputs.set(message.webhookId, filterInput);
     }
     const key = `${message.webhookId}\n${candidate.filter}`;
@@ -66,7 +66,7 @@ export function* excludedByFilters(
  * A stored filter's verdict. One stored before the rules it was checked by changed (or written into the
  * table by hand) may no longer compile: it excludes, as an expression that errors does.
  */
-function passesFilter(source: string, input: { eventType: string | null; payload: unknown }): boolean {
+function passesFilter(source: string, input: FilterInput): boolean {
   try {
     return compiledFilter(source).matches(input);
   } catch {
