@@ -12,6 +12,7 @@ import { receiverVerify } from "./receiver-verify.js";
 import { senderDrain } from "./sender-drain.js";
 import { senderDrainOneProcess } from "./sender-drain-one-process.js";
 import { senderFairness } from "./sender-fairness.js";
+import { senderFilter } from "./sender-filter.js";
 import { senderIngest } from "./sender-ingest.js";
 import { senderThroughput } from "./sender-throughput.js";
 import { storeEvents } from "./store-events.js";
@@ -34,4 +35,5 @@ export const scenarios: readonly Scenario[] = [
   senderFairness,
   claimIdleEndpoints,
   storeEvents,
+  senderFilter,
 ];

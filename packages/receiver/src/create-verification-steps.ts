@@ -4,11 +4,10 @@ import {
   type Delivery,
   MAX_BODY_BYTES,
   parseWebhookKey,
+  SIGNATURE_HEADER_NAMES,
   type SignedWebhook,
   TIMESTAMP_TOLERANCE_SECONDS,
-  WEBHOOK_ID_HEADER,
   WEBHOOK_SIGNATURE_HEADER,
-  WEBHOOK_TIMESTAMP_HEADER,
   WebhookVerificationError,
 } from "@plant-store/types";
 import { checkContentType } from "./check-content-type.js";
@@ -73,6 +72,18 @@ function requireHeader(headers: IncomingHeaders, name: string): string {
   // Stryker disable next-line StringLiteral: equivalent: the error says "Malformed" for anything but "missing"
   if (value === "duplicate") throw new InvalidWebhookHeadersError(name, "malformed");
   return value;
+}
+
+/**
+ * The names the request's signature headers go under: Standard Webhooks' (`webhook-*`), or Svix's
+ * (`svix-*`, a sender set to sign under them) when it has no `webhook-signature` but a `svix-signature`.
+ * Never a mix: a request with both sets is read under the standard names alone.
+ */
+function signatureHeaderNames(headers: IncomingHeaders) {
+  return headerValue(headers, WEBHOOK_SIGNATURE_HEADER) === undefined &&
+    headerValue(headers, SIGNATURE_HEADER_NAMES.svix.signature) !== undefined
+    ? SIGNATURE_HEADER_NAMES.svix
+    : SIGNATURE_HEADER_NAMES.standard;
 }
 
 /** The core's verdicts as the receiver's HTTP errors (all 401). */
@@ -169,10 +180,11 @@ export function createVerificationSteps(
     checkBody(rawBody, headers, traceparent) {
       let signed: Maybe<SignedWebhook>;
       try {
+        const names = signatureHeaderNames(headers);
         signed = verifySignature(rawBody, {
-          id: requireHeader(headers, WEBHOOK_ID_HEADER),
-          timestamp: requireHeader(headers, WEBHOOK_TIMESTAMP_HEADER),
-          signature: requireHeader(headers, WEBHOOK_SIGNATURE_HEADER),
+          id: requireHeader(headers, names.id),
+          timestamp: requireHeader(headers, names.timestamp),
+          signature: requireHeader(headers, names.signature),
         });
       } catch (error) {
         throw toWebhookError(error, toleranceSeconds);

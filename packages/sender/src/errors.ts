@@ -64,7 +64,27 @@ export class SubscriberNotFoundError extends Error {
 /** Thrown before anything is written when an endpoint's URL, token or secrets cannot be stored as given. */
 export class InvalidEndpointError extends Error {
   readonly code = "ERR_INVALID_ENDPOINT";
-  override readonly name = "InvalidEndpointError";
+  override readonly name: string = "InvalidEndpointError";
+}
+
+/** Where in a filter its problem is: 0-based `offset`, 1-based `line` and `column`. */
+export interface FilterPosition {
+  offset: number;
+  line: number;
+  column: number;
+}
+
+/**
+ * An endpoint's filter refused when it is set: not CEL, a function or variable it does not have, a
+ * loop whose cost the sender cannot bound, or too long. `position` says where, when it is one place.
+ */
+export class InvalidEndpointFilterError extends InvalidEndpointError {
+  override readonly name: string = "InvalidEndpointFilterError";
+  readonly position: FilterPosition | undefined;
+  constructor(message: string, position?: FilterPosition) {
+    super(position ? `filter: ${message} (at ${position.line}:${position.column})` : `filter: ${message}`);
+    this.position = position;
+  }
 }
 
 /** Thrown when a store operation names an endpoint that does not exist. */

@@ -16,7 +16,12 @@ export {
   type SsrfGuardOptions,
   type SsrfTargetEndpoint,
 } from "./delivery/create-ssrf-guard.js";
-export { type DeliveryHeaders, type SignDeliveryInput, signDelivery } from "./delivery/sign-delivery.js";
+export {
+  type DeliveryHeaders,
+  type SignDeliveryInput,
+  type SvixDeliveryHeaders,
+  signDelivery,
+} from "./delivery/sign-delivery.js";
 export {
   type EndpointVerification,
   type VerifiableEndpoint,
@@ -30,10 +35,12 @@ export {
   EncryptionKeyRequiredError,
   EndpointNotFoundError,
   EventsExpiredError,
+  type FilterPosition,
   IdempotencyConflictError,
   InvalidCursorError,
   InvalidEncryptionKeyError,
   InvalidEndpointError,
+  InvalidEndpointFilterError,
   InvalidMessageError,
   InvalidPayloadError,
   InvalidRetentionError,
@@ -49,6 +56,12 @@ export {
   TooManySecretsError,
   WebhookIdTakenError,
 } from "./errors.js";
+export {
+  type CompiledFilter,
+  compileEndpointFilter,
+  type FilterInput,
+  toFilterInput,
+} from "./filter/compile-endpoint-filter.js";
 export { newWebhookId } from "./new-webhook-id.js";
 export type { AttemptMinute, AttemptTimeline, EndpointLatency } from "./outbox.js";
 export {

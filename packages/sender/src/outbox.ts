@@ -1,4 +1,4 @@
-import type { OperationalEvent } from "@plant-store/types";
+import type { OperationalEvent, SignatureHeaderStyle } from "@plant-store/types";
 import type { AttemptResult } from "./attempt-result.js";
 import type { AttemptOutcome, RetryPolicy } from "./retry-policy.js";
 
@@ -40,6 +40,26 @@ export interface Endpoint {
    * unverified endpoint gets no fan-out and none of its queued deliveries are claimed.
    */
   verified: boolean;
+  /**
+   * The names its signature headers go under: `standard` (`webhook-id`, `webhook-timestamp`,
+   * `webhook-signature`) or `svix` (`svix-id`, ...: a receiver verifying with the `svix` library). The
+   * signature is the same Standard Webhooks one either way.
+   */
+  signatureHeaders: SignatureHeaderStyle;
+  /**
+   * Static headers sent with every attempt, the verification handshake included (an API key for the
+   * subscriber's gateway): name → value, at most `MAX_ENDPOINT_HEADERS`. The values are secrets:
+   * encrypted at rest with the token and signing secrets, never logged; show them masked.
+   */
+  headers: Record<string, string>;
+  /**
+   * A CEL expression over `{ eventType, payload }` a message must make `true` to be delivered to it
+   * (`payload.tag == "tropical"`); null: every message it subscribes to. Evaluated once per message at
+   * enqueue, in the enqueue's transaction; an expression that errors on a message excludes it.
+   */
+  filter: string | null;
+  /** Messages its filter excluded (counted at enqueue; the messages it subscribes to and was addressed). */
+  filteredCount: number;
   createdAt: Date;
 }
 
@@ -293,6 +313,15 @@ export interface AddEndpointInput {
   subscriberId?: number | null;
   /** Deliveries a second at most (1 to `MAX_RATE_LIMIT`), across every worker; absent or null: none. */
   rateLimit?: number | null;
+  /** `standard` (default) or `svix`: the names its signature headers go under. */
+  signatureHeaders?: SignatureHeaderStyle;
+  /** Static headers sent with every attempt (`EndpointHeadersSchema`'s rules); absent: none. */
+  headers?: Record<string, string>;
+  /**
+   * A CEL filter over `{ eventType, payload }` (`compileEndpointFilter`'s rules: at most 4,096
+   * characters, no loops); absent or null: none. `InvalidEndpointFilterError` names a problem's place.
+   */
+  filter?: string | null;
 }
 
 /** One owner's endpoints, as `countEndpoints` counts them for its caps. */
@@ -328,6 +357,12 @@ export interface EndpointChanges {
   secrets?: string[];
   /** Its new rate limit (the burst starts full again); null: none. */
   rateLimit?: number | null;
+  /** The names its signature headers go under from the next attempt on. */
+  signatureHeaders?: SignatureHeaderStyle;
+  /** Replaces all of its static headers (`{}`: none). */
+  headers?: Record<string, string>;
+  /** Its new filter, applied from the next enqueue on; null: none. */
+  filter?: string | null;
 }
 
 /** What `rotateEndpointSecret` did. */

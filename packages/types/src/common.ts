@@ -12,6 +12,16 @@ export type {
   WebhookVerifierOptions,
 } from "./create-signing-core.js";
 export { type Delivery, DeliverySchema, NEW_PLANT_EVENT, type PlantStoreEvents } from "./delivery.js";
+export {
+  EndpointFilterSchema,
+  EndpointHeadersSchema,
+  MAX_ENDPOINT_FILTER_LENGTH,
+  MAX_ENDPOINT_HEADER_NAME_LENGTH,
+  MAX_ENDPOINT_HEADER_VALUE_LENGTH,
+  MAX_ENDPOINT_HEADERS,
+  refusedHeaderName,
+  SignatureHeaderStyleSchema,
+} from "./endpoint-options-schema.js";
 export { equalAt } from "./equal-at.js";
 export { type ErrorBody, ErrorBodySchema } from "./error-body.js";
 export {
@@ -81,6 +91,12 @@ export {
 export type { SignedBody } from "./webhook-crypto.js";
 export { webhookHeaderChecks } from "./webhook-header-checks.js";
 export {
+  SIGNATURE_HEADER_NAMES,
+  SIGNATURE_HEADER_STYLES,
+  type SignatureHeaderStyle,
+  SVIX_ID_HEADER,
+  SVIX_SIGNATURE_HEADER,
+  SVIX_TIMESTAMP_HEADER,
   WEBHOOK_EVENT_TYPE_HEADER,
   WEBHOOK_ID_HEADER,
   WEBHOOK_SIGNATURE_HEADER,

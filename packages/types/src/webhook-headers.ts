@@ -32,3 +32,26 @@ export const WebhookHeadersSchema = z.object({
 });
 
 export type WebhookHeaders = z.infer<typeof WebhookHeadersSchema>;
+
+/**
+ * The same three headers under Svix's names: what a receiver written with the `svix` library reads
+ * (`svix-id`, `svix-timestamp`, `svix-signature`). The signature is the Standard Webhooks one, byte
+ * for byte; only the names differ. An endpoint asks for them with `signatureHeaders: "svix"`.
+ */
+export const SVIX_ID_HEADER = "svix-id";
+export const SVIX_TIMESTAMP_HEADER = "svix-timestamp";
+export const SVIX_SIGNATURE_HEADER = "svix-signature";
+
+/** Which names an endpoint's signature headers go under: `standard` (`webhook-*`, the default) or `svix` (`svix-*`). */
+export const SIGNATURE_HEADER_STYLES = ["standard", "svix"] as const;
+export type SignatureHeaderStyle = (typeof SIGNATURE_HEADER_STYLES)[number];
+
+/** The id, timestamp and signature headers' names in each style. */
+export const SIGNATURE_HEADER_NAMES = {
+  standard: {
+    id: WEBHOOK_ID_HEADER,
+    timestamp: WEBHOOK_TIMESTAMP_HEADER,
+    signature: WEBHOOK_SIGNATURE_HEADER,
+  },
+  svix: { id: SVIX_ID_HEADER, timestamp: SVIX_TIMESTAMP_HEADER, signature: SVIX_SIGNATURE_HEADER },
+} as const satisfies Record<SignatureHeaderStyle, { id: string; timestamp: string; signature: string }>;

@@ -58,6 +58,8 @@ async function attempt(
       secrets: delivery.endpoint.secrets,
       token: delivery.endpoint.token,
       eventType: delivery.eventType,
+      signatureHeaders: delivery.endpoint.signatureHeaders,
+      headers: delivery.endpoint.headers,
     });
     const result = await deliver(client, delivery.endpoint.url, {
       body: delivery.body,

@@ -5,11 +5,11 @@ import type { DeliveryClient } from "./create-delivery-client.js";
 import type { ResolvedTarget } from "./create-ssrf-guard.js";
 import { parseRetryAfter } from "./parse-retry-after.js";
 import { responseExcerpt } from "./response-excerpt.js";
-import type { DeliveryHeaders } from "./sign-delivery.js";
+import type { DeliveryHeaders, SvixDeliveryHeaders } from "./sign-delivery.js";
 
 export interface DeliveryMessage {
   body: string;
-  headers: DeliveryHeaders;
+  headers: DeliveryHeaders | SvixDeliveryHeaders;
   /** The W3C `traceparent` header to send beside the signed ones (not covered by the signature). */
   traceparent?: string;
   /** Connect to this address instead of resolving the host again (set by the SSRF guard). */

@@ -6,6 +6,7 @@ import {
   InvalidSignInputError,
 } from "@plant-store/types";
 import { Webhook } from "standardwebhooks";
+import { Webhook as SvixWebhook } from "svix";
 import { describe, expect, it } from "vitest";
 import { signDelivery } from "./sign-delivery.js";
 
@@ -18,6 +19,48 @@ describe("signDelivery", () => {
     expect(new Webhook(secret).verify(body, headers)).toEqual({ id: 7, name: "Monstera" });
     expect(headers.authorization).toBe("Bearer tok");
     expect(headers["content-type"]).toBe("application/json");
+  });
+
+  it("signs under svix-* names when asked, the same signature the svix library verifies, with no webhook-* signature headers", () => {
+    const secret = generateWebhookSecret();
+    const timestamp = Math.floor(Date.now() / 1000);
+    const input = { webhookId: "msg_svix", body, secrets: [secret], token: "tok", timestamp };
+    const svix = signDelivery({ ...input, signatureHeaders: "svix" });
+    const standard = signDelivery(input);
+    expect(svix["svix-signature"]).toBe(standard["webhook-signature"]);
+    expect(svix["svix-id"]).toBe("msg_svix");
+    expect(svix["svix-timestamp"]).toBe(String(timestamp));
+    expect(Object.keys(svix).sort()).toEqual([
+      "authorization",
+      "content-type",
+      "svix-id",
+      "svix-signature",
+      "svix-timestamp",
+    ]);
+    expect(() => new SvixWebhook(secret).verify(body, svix)).not.toThrow();
+    expect(() => new SvixWebhook(generateWebhookSecret()).verify(body, svix)).toThrow();
+    // The standard names stay what the Standard Webhooks reference library reads.
+    expect(
+      new Webhook(secret).verify(body, signDelivery({ ...input, signatureHeaders: "standard" })),
+    ).toEqual({
+      id: 7,
+      name: "Monstera",
+    });
+  });
+
+  it("sends the endpoint's static headers beside the signed ones, which they cannot replace", () => {
+    const secret = generateWebhookSecret();
+    const headers = signDelivery({
+      webhookId: "msg_static",
+      body,
+      secrets: [secret],
+      token: "tok",
+      headers: { "x-api-key": "k", "content-type": "text/plain", "webhook-id": "msg_forged" },
+    });
+    expect((headers as Record<string, string>)["x-api-key"]).toBe("k");
+    expect(headers["content-type"]).toBe("application/json");
+    expect(headers["webhook-id"]).toBe("msg_static");
+    expect(() => new Webhook(secret).verify(body, headers)).not.toThrow();
   });
 
   it("signs with every secret during rotation, so either secret verifies", () => {

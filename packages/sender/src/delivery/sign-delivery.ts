@@ -1,9 +1,14 @@
 import {
   createWebhookSigner,
+  SIGNATURE_HEADER_NAMES,
+  type SignatureHeaderStyle,
+  type SVIX_ID_HEADER,
+  type SVIX_SIGNATURE_HEADER,
+  type SVIX_TIMESTAMP_HEADER,
   WEBHOOK_EVENT_TYPE_HEADER,
-  WEBHOOK_ID_HEADER,
-  WEBHOOK_SIGNATURE_HEADER,
-  WEBHOOK_TIMESTAMP_HEADER,
+  type WEBHOOK_ID_HEADER,
+  type WEBHOOK_SIGNATURE_HEADER,
+  type WEBHOOK_TIMESTAMP_HEADER,
 } from "@plant-store/types";
 
 export interface SignDeliveryInput {
@@ -17,6 +22,17 @@ export interface SignDeliveryInput {
   token?: string | undefined;
   /** The message's event type, sent as `webhook-event-type` (nothing is sent for a message without one). */
   eventType?: string | null;
+  /**
+   * The names the id, timestamp and signature go under: `standard` (`webhook-*`, default) or `svix`
+   * (`svix-*`, for a receiver that verifies with the `svix` library). The signature is the same.
+   */
+  signatureHeaders?: SignatureHeaderStyle;
+  /**
+   * The endpoint's own static headers (an API key for its gateway), sent beside the signed ones. Their
+   * names were checked when they were set (`checkStaticHeaders`): none of them can replace a header
+   * this function writes.
+   */
+  headers?: Readonly<Record<string, string>>;
 }
 
 export type DeliveryHeaders = Record<
@@ -24,6 +40,12 @@ export type DeliveryHeaders = Record<
   | typeof WEBHOOK_TIMESTAMP_HEADER
   | typeof WEBHOOK_SIGNATURE_HEADER
   | "content-type",
+  string
+> & { [WEBHOOK_EVENT_TYPE_HEADER]?: string; authorization?: string };
+
+/** The headers of an attempt signed under Svix's names (`signatureHeaders: "svix"`). */
+export type SvixDeliveryHeaders = Record<
+  typeof SVIX_ID_HEADER | typeof SVIX_TIMESTAMP_HEADER | typeof SVIX_SIGNATURE_HEADER | "content-type",
   string
 > & { [WEBHOOK_EVENT_TYPE_HEADER]?: string; authorization?: string };
 
@@ -51,7 +73,12 @@ function signerFor(secrets: readonly string[]): Signer {
  * `@plant-store/types`' one signing core) plus the endpoint's bearer token, where it has one. Throws
  * `InvalidSignInputError` for an id, timestamp or key it must not sign.
  */
-export function signDelivery(input: SignDeliveryInput): DeliveryHeaders {
+export function signDelivery(
+  input: SignDeliveryInput & { signatureHeaders?: "standard" | undefined },
+): DeliveryHeaders;
+export function signDelivery(input: SignDeliveryInput & { signatureHeaders: "svix" }): SvixDeliveryHeaders;
+export function signDelivery(input: SignDeliveryInput): DeliveryHeaders | SvixDeliveryHeaders;
+export function signDelivery(input: SignDeliveryInput): DeliveryHeaders | SvixDeliveryHeaders {
   return createDeliverySigner(input.secrets)(input);
 }
 
@@ -61,18 +88,21 @@ export function signDelivery(input: SignDeliveryInput): DeliveryHeaders {
  */
 export function createDeliverySigner(
   secrets: readonly string[],
-): (input: Omit<SignDeliveryInput, "secrets">) => DeliveryHeaders {
+): (input: Omit<SignDeliveryInput, "secrets">) => DeliveryHeaders | SvixDeliveryHeaders {
   const sign = signerFor(secrets);
   return (input) => {
     const timestamp = input.timestamp ?? Math.floor(Date.now() / 1000);
-    const headers: DeliveryHeaders = {
-      "content-type": "application/json",
-      [WEBHOOK_ID_HEADER]: input.webhookId,
-      [WEBHOOK_TIMESTAMP_HEADER]: String(timestamp),
-      [WEBHOOK_SIGNATURE_HEADER]: sign({ id: input.webhookId, timestamp, body: input.body }),
-    };
+    const names = SIGNATURE_HEADER_NAMES[input.signatureHeaders ?? "standard"];
+    // The static headers first: the ones written after them are the delivery's own.
+    const headers: Record<string, string> = { ...input.headers };
+    headers["content-type"] = "application/json";
+    headers[names.id] = input.webhookId;
+    headers[names.timestamp] = String(timestamp);
+    headers[names.signature] = sign({ id: input.webhookId, timestamp, body: input.body });
     if (input.token !== undefined) headers.authorization = `Bearer ${input.token}`;
+    // Not signed, and not one of Svix's: kept under its own name in both styles, so a receiver built on
+    // this package tells the verification handshake from a delivery whichever names the signature has.
     if (input.eventType) headers[WEBHOOK_EVENT_TYPE_HEADER] = input.eventType;
-    return headers;
+    return headers as DeliveryHeaders | SvixDeliveryHeaders;
   };
 }

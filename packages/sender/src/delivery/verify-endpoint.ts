@@ -16,7 +16,8 @@ import { deliver } from "./deliver.js";
 import { signDelivery } from "./sign-delivery.js";
 
 /** What the handshake needs of an endpoint: where it is and what it is sent with (an `Endpoint` will do). */
-export type VerifiableEndpoint = Pick<Endpoint, "url" | "token" | "secrets">;
+export type VerifiableEndpoint = Pick<Endpoint, "url" | "token" | "secrets"> &
+  Partial<Pick<Endpoint, "signatureHeaders" | "headers">>;
 
 export interface VerifyEndpointOptions {
   /** The deliveries' client: the same agents, no redirects followed, no retries. */
@@ -162,6 +163,10 @@ export async function verifyEndpoint(
     secrets: endpoint.secrets,
     token: endpoint.token,
     eventType: WEBHOOK_VERIFICATION_TYPE,
+    // Under the names its receiver reads, and with its static headers: the gateway in front of it
+    // (an API key) must let the handshake through as it lets deliveries through.
+    signatureHeaders: endpoint.signatureHeaders ?? "standard",
+    headers: endpoint.headers ?? {},
   });
   const result = await deliver(client, endpoint.url, {
     body,

@@ -7,6 +7,8 @@ export interface MessageToInsert {
   traceparent: string | null;
   subscriberId: number | null;
   orderingKey: string | null;
+  /** Endpoints whose filter excluded it (`excludedByFilters`): the fan-out queues it to none of them. */
+  filteredOut?: readonly number[];
 }
 
 /** One message `insertMessages` stored (a message whose webhook id or key was taken is not among them). */

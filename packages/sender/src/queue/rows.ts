@@ -46,6 +46,10 @@ export interface EndpointRow {
   slow_until?: NullableNum;
   subscriber_id?: NullableNum;
   verified_at?: NullableNum;
+  signature_headers?: string | null;
+  headers?: string | null;
+  filter?: string | null;
+  filtered_count?: Num;
   created_at: Num;
 }
 
@@ -111,6 +115,10 @@ export const CLAIMED_ENDPOINT_COLUMNS = [
   "rate_limit",
   "subscriber_id",
   "verified_at",
+  "signature_headers",
+  "headers",
+  "filter",
+  "filtered_count",
   "created_at",
 ] as const satisfies ReadonlyArray<keyof EndpointRow>;
 
@@ -170,6 +178,11 @@ export function toEndpoint(row: EndpointRow, open: (stored: string) => string = 
     verifiedAt: verifiedAt === null ? null : date(verifiedAt),
     // The same rule as the fan-out's and the claim's (ENDPOINT_RECEIVES).
     verified: subscriberId === null || verifiedAt !== null,
+    signatureHeaders: row.signature_headers === "svix" ? "svix" : "standard",
+    // Sealed like the secrets: a JSON object of name → value once opened.
+    headers: row.headers ? (JSON.parse(open(row.headers)) as Record<string, string>) : {},
+    filter: row.filter ?? null,
+    filteredCount: Number(row.filtered_count ?? 0),
     createdAt: date(row.created_at),
   };
 }

@@ -18,6 +18,7 @@ import { createSqliteOutbox } from "../../src/sqlite.js";
 import { describeAlerts } from "../fixtures/alerts-suite.js";
 import { describeAttemptTimeline } from "../fixtures/attempt-timeline-suite.js";
 import { describeDeliveryControl } from "../fixtures/delivery-control-suite.js";
+import { describeEndpointOptions } from "../fixtures/endpoint-options-suite.js";
 import { enqueuePlant } from "../fixtures/enqueue-plant.js";
 import { expectMigratedOutbox } from "../fixtures/expect-migrated-outbox.js";
 import { LEGACY_POSTGRES_SCHEMA, legacyRows } from "../fixtures/legacy-outbox.js";
@@ -51,6 +52,7 @@ describeSubscribers("PostgreSQL", postgresFactory);
 describeDeliveryControl("PostgreSQL", postgresFactory);
 describeAttemptTimeline("PostgreSQL", postgresFactory);
 describeAlerts("PostgreSQL", postgresFactory);
+describeEndpointOptions("PostgreSQL", postgresFactory);
 
 describe("PostgreSQL outbox made at schema version 2 (event types)", () => {
   it("gains subscribers on open: every endpoint and message is the operator's and everyone's, and keeps working", async () => {

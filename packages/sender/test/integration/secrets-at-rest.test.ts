@@ -24,6 +24,7 @@ import { createSqliteOutbox } from "../../src/sqlite.js";
 interface RawEndpoint {
   token: string;
   secrets: string;
+  headers: string | null;
 }
 
 interface Backend {
@@ -70,7 +71,7 @@ const sqlite: Backend = {
         const db = new Database(file, { readonly: true });
         try {
           return db
-            .prepare<[], RawEndpoint>("SELECT token, secrets FROM webhook_endpoints ORDER BY id")
+            .prepare<[], RawEndpoint>("SELECT token, secrets, headers FROM webhook_endpoints ORDER BY id")
             .all();
         } finally {
           db.close();
@@ -92,7 +93,8 @@ const postgresql: Backend = {
     const pool = new pg.Pool({ connectionString: url });
     closers.push(() => pool.end());
     const raw = async () =>
-      (await pool.query<RawEndpoint>("SELECT token, secrets FROM webhook_endpoints ORDER BY id")).rows;
+      (await pool.query<RawEndpoint>("SELECT token, secrets, headers FROM webhook_endpoints ORDER BY id"))
+        .rows;
     return {
       async open(cipher) {
         const outbox = await createPostgresOutbox(pool, cipher ? { secretsCipher: cipher } : {});
@@ -166,6 +168,47 @@ describe.each([sqlite, postgresql])("endpoint secrets at rest in $name", (backen
     }
   });
 
+  it("stores static header values only encrypted, sends them decrypted, and re-encrypts them under a new key", async () => {
+    const db = await backend.fresh();
+    const [k1, k2] = [key(), key()];
+    const apiKey = `gateway-${randomBytes(12).toString("hex")}`;
+    const outbox = await db.open(cipherOf(k1));
+    const endpoint = await outbox.addEndpoint({
+      url: `${receiver.url}/gateway`,
+      token: "token",
+      secrets: [generateWebhookSecret()],
+      headers: { "x-api-key": apiKey },
+    });
+    expect(endpoint.headers).toEqual({ "x-api-key": apiKey });
+    expect(await db.bytes()).not.toContain(apiKey);
+    const [row] = await db.raw();
+    expect(row?.headers).toMatch(new RegExp(`^enc:v1:${encryptionKeyId(k1)}:`));
+
+    const worker = createWorker({
+      outbox,
+      policy: createRetryPolicy({ schedule: "0", jitter: 0 }),
+      ssrfGuard: createSsrfGuard({ allowPrivateTargets: true }),
+      pollIntervalMs: 25,
+    });
+    worker.start();
+    try {
+      const before = receiver.requests.length;
+      await outbox.enqueue({ payload: { id: 8 } });
+      const request = (await receiver.waitForRequests(before + 1))[before];
+      expect(request?.headers["x-api-key"]).toBe(apiKey);
+    } finally {
+      await worker.stop();
+    }
+
+    const rotated = await db.open(cipherOf(k2, k1));
+    expect(await rotated.reencryptEndpoints()).toBe(1);
+    const [after] = await db.raw();
+    expect(after?.headers).toMatch(new RegExp(`^enc:v1:${encryptionKeyId(k2)}:`));
+    expect((await (await db.open(cipherOf(k2))).getEndpoint(endpoint.id))?.headers).toEqual({
+      "x-api-key": apiKey,
+    });
+  });
+
   it("refuses to read with a wrong key or no key, with a typed error that names no secret", async () => {
     const db = await backend.fresh();
     const k1 = key();
@@ -233,7 +276,7 @@ describe.each([sqlite, postgresql])("endpoint secrets at rest in $name", (backen
     const plain = await db.open();
     const a = await plain.addEndpoint({ url: `${receiver.url}/a`, token, secrets: [secret] });
     const b = await plain.addEndpoint({ url: `${receiver.url}/b`, token: "other-token", secrets: [secret] });
-    expect((await db.raw())[0]).toEqual({ token, secrets: JSON.stringify([secret]) });
+    expect((await db.raw())[0]).toEqual({ token, secrets: JSON.stringify([secret]), headers: null });
 
     const k1 = key();
     const one = await db.open(cipherOf(k1));

@@ -10,6 +10,7 @@ import { createSqliteOutbox } from "../../src/sqlite.js";
 import { describeAlerts } from "../fixtures/alerts-suite.js";
 import { describeAttemptTimeline } from "../fixtures/attempt-timeline-suite.js";
 import { describeDeliveryControl } from "../fixtures/delivery-control-suite.js";
+import { describeEndpointOptions } from "../fixtures/endpoint-options-suite.js";
 import { enqueuePlant } from "../fixtures/enqueue-plant.js";
 import { expectMigratedOutbox } from "../fixtures/expect-migrated-outbox.js";
 import { LEGACY_SQLITE_SCHEMA, legacyRows } from "../fixtures/legacy-outbox.js";
@@ -33,6 +34,7 @@ describeSubscribers("SQLite", sqlite);
 describeDeliveryControl("SQLite", sqlite);
 describeAttemptTimeline("SQLite", sqlite);
 describeAlerts("SQLite", sqlite);
+describeEndpointOptions("SQLite", sqlite);
 
 describe("SQLite outbox made at schema version 2 (event types)", () => {
   it("gains subscribers on open: every endpoint and message is the operator's and everyone's, and keeps working", async () => {

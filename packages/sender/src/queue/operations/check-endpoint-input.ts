@@ -1,10 +1,13 @@
 import {
   BearerTokenSchema,
+  EndpointHeadersSchema,
   OPERATIONAL_EVENT_TYPES,
+  SignatureHeaderStyleSchema,
   type WebhookCatalog,
   WebhookSecretSchema,
 } from "@plant-store/types";
 import { InvalidEndpointError } from "../../errors.js";
+import { compileEndpointFilter } from "../../filter/compile-endpoint-filter.js";
 import { type EndpointChanges, MAX_ENDPOINT_SECRETS, MAX_RATE_LIMIT } from "../../outbox.js";
 import { EVENT_TYPE_PATTERN } from "../event-type-pattern.js";
 
@@ -49,7 +52,36 @@ export function checkEndpointInput<C extends EndpointChanges>(changes: C, catalo
       );
     checked = { ...changes, eventTypes };
   }
-  return checkValues(checked);
+  const values = checkValues(checked);
+  // Against the payloads of the types it lists, when this change says which (else `updateEndpoint`
+  // checks it against the types it has).
+  if (typeof values.filter === "string" && values.eventTypes !== undefined)
+    checkFilterTypes(values.filter, values.eventTypes, catalog);
+  return values;
+}
+
+/**
+ * Checks a filter's comparisons of payload fields against the payload schemas of the event types
+ * `eventTypes` lists (each entry, or prefix, matched in the catalog): nothing to check against without a
+ * catalog, or for an endpoint that receives every message (null).
+ */
+export function checkFilterTypes(
+  filter: string,
+  eventTypes: readonly string[] | null,
+  catalog: WebhookCatalog | undefined,
+): void {
+  if (!catalog || eventTypes === null) return;
+  const received = catalog.eventTypes.filter((type) =>
+    eventTypes.some((entry) => (entry.endsWith("*") ? type.startsWith(entry.slice(0, -1)) : type === entry)),
+  );
+  // An operational event type listed beside them has a payload of its own, which the catalog lacks.
+  const operational = eventTypes.some((entry) =>
+    OPERATIONAL_EVENT_TYPES.some((type) =>
+      entry.endsWith("*") ? type.startsWith(entry.slice(0, -1)) : type === entry,
+    ),
+  );
+  if (received.length === 0 || operational) return;
+  compileEndpointFilter(filter, { payloadSchemas: received.map((type) => catalog.get(type).schema) });
 }
 
 /**
@@ -95,6 +127,21 @@ function checkValues<C extends EndpointChanges>(changes: C): C {
     throw new InvalidEndpointError("url must be an absolute URL");
   if (typeof changes.token === "string" && !BearerTokenSchema.safeParse(changes.token).success)
     throw new InvalidEndpointError("token must be visible ASCII characters without spaces (a bearer token)");
+  if (
+    changes.signatureHeaders !== undefined &&
+    !SignatureHeaderStyleSchema.safeParse(changes.signatureHeaders).success
+  )
+    throw new InvalidEndpointError('signatureHeaders must be "standard" or "svix"');
+  if (changes.headers !== undefined) {
+    const headers = EndpointHeadersSchema.safeParse(changes.headers);
+    if (!headers.success)
+      // The issues name headers and rules, never a value: the values are secrets.
+      throw new InvalidEndpointError(
+        `headers: ${headers.error.issues.map((issue) => issue.message).join("; ")}`,
+      );
+  }
+  // Compiled now so a filter that could never run is refused with where its problem is, not stored.
+  if (changes.filter !== undefined && changes.filter !== null) compileEndpointFilter(changes.filter);
   if (changes.secrets === undefined) return changes;
   const secrets = [...new Set(changes.secrets)];
   if (secrets.length === 0 || secrets.length > MAX_ENDPOINT_SECRETS)

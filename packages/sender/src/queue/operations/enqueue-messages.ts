@@ -1,5 +1,6 @@
 import { IdempotencyConflictError, WebhookIdTakenError } from "../../errors.js";
 import type { EnqueueResult } from "../../outbox.js";
+import { countExcluded, excludedByFilters } from "../excluded-by-filters.js";
 import { count, type Operation, rows } from "../operation.js";
 import type { PreparedMessage } from "../prepare-message.js";
 import type { QueueContext } from "../queue-context.js";
@@ -24,13 +25,28 @@ export function* enqueueMessages(
     ctx,
     messages.map((message) => message.subscriberId),
   );
+  // Before the insert (the fan-out leaves the excluded endpoints out), in the same transaction.
+  const excluded = yield* excludedByFilters(ctx, messages);
   const inserted = yield* ctx.store.insertMessages(
     ctx,
-    messages.map((message, index) => ({ ...message, traceparent: traceparents[index] ?? null })),
+    messages.map((message, index) => {
+      const filteredOut = excluded.get(message.webhookId);
+      return {
+        ...message,
+        traceparent: traceparents[index] ?? null,
+        ...(filteredOut ? { filteredOut } : {}),
+      };
+    }),
   );
+  // Counted once nothing can refuse the call any more: a refusal takes back what it inserted.
+  const counted = function* () {
+    if (excluded.size > 0)
+      yield* countExcluded(excluded, new Set(inserted.map((message) => message.webhook_id)), ctx);
+  };
   const [only] = inserted;
   // The common case, one new message, without the bookkeeping the general one needs.
-  if (messages.length === 1 && only !== undefined)
+  if (messages.length === 1 && only !== undefined) {
+    yield* counted();
     return [
       {
         messageId: Number(only.id),
@@ -39,6 +55,7 @@ export function* enqueueMessages(
         deliveries: Number(only.deliveries),
       },
     ];
+  }
   const added = new Map(inserted.map((message) => [message.webhook_id, message]));
   const known = messages.filter((message) => !added.has(message.webhookId));
   let firsts = new Map<string, MessageRow>();
@@ -50,7 +67,7 @@ export function* enqueueMessages(
           sql`SELECT * FROM webhook_messages WHERE ${dialect.isIn(raw("idempotency_key"), keys, "text")}`,
         )).map((message) => [message.idempotency_key as string, message]),
       );
-    return messages.map((message): EnqueueResult => {
+    const results = messages.map((message): EnqueueResult => {
       const row = added.get(message.webhookId);
       if (row)
         return {
@@ -71,6 +88,8 @@ export function* enqueueMessages(
         );
       return { messageId: Number(first.id), webhookId: first.webhook_id, duplicate: true, deliveries: 0 };
     });
+    yield* counted();
+    return results;
   } catch (error) {
     if (inserted.length > 0)
       yield* count(

@@ -30,15 +30,25 @@ export function* ensureEndpoint(ctx: QueueContext, input: AddEndpointInput): Ope
     a === b ||
     (a !== null && b !== null && a.length === b.length && a.every((item, index) => item === b[index]));
   const eventTypes = checked.eventTypes ?? null;
+  const signatureHeaders = checked.signatureHeaders ?? "standard";
+  const headers = checked.headers ?? {};
+  const sameHeaders = (a: Record<string, string>, b: Record<string, string>) =>
+    sameList(Object.keys(a), Object.keys(b)) && Object.keys(a).every((name) => a[name] === b[name]);
   const same =
     endpoint.token === checked.token &&
     sameList(endpoint.secrets, checked.secrets) &&
-    sameList(endpoint.eventTypes, eventTypes);
+    sameList(endpoint.eventTypes, eventTypes) &&
+    endpoint.signatureHeaders === signatureHeaders &&
+    sameHeaders(endpoint.headers, headers) &&
+    endpoint.filter === (checked.filter ?? null);
   if (same) return { endpoint, created: false, updated: false };
   const updated = yield* updateEndpoint(ctx, endpoint.id, {
     token: checked.token ?? null,
     secrets: checked.secrets,
     eventTypes,
+    signatureHeaders,
+    headers,
+    filter: checked.filter ?? null,
   });
   return { endpoint: updated ?? endpoint, created: false, updated: true };
 }

@@ -89,6 +89,8 @@ export function* listEvents(
       timestamp: signedAt,
       body: event.payload,
       eventType: event.event_type,
+      // Under the names a push to this endpoint carries, with its static headers: verified alike.
+      signatureHeaders: endpoint.signatureHeaders,
     }),
     body: event.payload,
   }));

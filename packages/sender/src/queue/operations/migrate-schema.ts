@@ -17,8 +17,11 @@ import { raw, sql } from "../sql.js";
  *    endpoints that have pending work).
  * 6: an endpoint's deliveries in message order (`webhook_deliveries_endpoint_message`): its events,
  *    listed page by page (`listEvents`).
+ * 7: subscriptions that fit: an endpoint's signature header names (`signature_headers`), static
+ *    headers (`headers`, sealed like its secrets), filter (`filter`, with the messages it excluded,
+ *    `filtered_count`, and the index every enqueue finds the filtered endpoints by).
  */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 /**
  * Columns added since the first schema, each added to a database that lacks it. The schema files
@@ -51,6 +54,12 @@ const ADDED_COLUMNS: ReadonlyArray<readonly [table: string, column: string, type
   ["webhook_endpoints", "timeouts", "INTEGER NOT NULL DEFAULT 0"],
   ["webhook_endpoints", "slow_until", "BIGINT"],
   ["webhook_endpoints", "rate_next_at", "DOUBLE PRECISION"],
+  // 7: endpoints made before sign under the standard names (NULL) and send no static headers (NULL).
+  ["webhook_endpoints", "signature_headers", "TEXT"],
+  ["webhook_endpoints", "headers", "TEXT"],
+  // 7: endpoints made before have no filter (NULL) and have excluded nothing (0).
+  ["webhook_endpoints", "filter", "TEXT"],
+  ["webhook_endpoints", "filtered_count", "BIGINT NOT NULL DEFAULT 0"],
 ];
 
 /** The schema's statements, each with the comment lines above it left out. */

@@ -4,11 +4,11 @@ import type { QueueContext } from "../queue-context.js";
 import { type EndpointRow, toEndpoint } from "../rows.js";
 import { param, raw, sql } from "../sql.js";
 import { ownedBy } from "../subscriber-scope.js";
-import { checkEndpointInput, requireTokenWhereNeeded } from "./check-endpoint-input.js";
+import { checkEndpointInput, checkFilterTypes, requireTokenWhereNeeded } from "./check-endpoint-input.js";
 import { sealEndpointValues } from "./seal-endpoint-values.js";
 
 /**
- * URL, token and secrets changed in one statement; the next attempt, even one already queued, uses them.
+ * URL, token, secrets, signature header names, static headers and filter changed in one statement; the next attempt, even one already queued, uses them.
  * A subscriber's endpoint given another URL is unverified again: the new URL's owner has not asked for
  * anything, and what it has queued waits until it is verified.
  */
@@ -19,6 +19,16 @@ export function* updateEndpoint(
   scope?: SubscriberScope,
 ): Operation<Endpoint | undefined> {
   const checked = checkEndpointInput(changes, ctx.catalog);
+  if (typeof checked.filter === "string" && checked.eventTypes === undefined && ctx.catalog) {
+    // A new filter checked against the payloads of the types the endpoint already lists.
+    const current = yield* row<EndpointRow>(
+      sql`SELECT * FROM webhook_endpoints WHERE id = ${id} AND ${ownedBy(raw("subscriber_id"), scope)}`,
+    );
+    if (!current) return undefined;
+    // Read from the column: the row's sealed values are not opened for this.
+    const listed = current.event_types ? (JSON.parse(current.event_types) as string[]) : null;
+    checkFilterTypes(checked.filter, listed, ctx.catalog);
+  }
   if (checked.token === null || checked.eventTypes !== undefined) {
     // Without a token after this change: what it will receive must need none.
     const current = yield* row<EndpointRow>(
@@ -36,6 +46,8 @@ export function* updateEndpoint(
   // null is a change too (every message again): only an absent list leaves it as it is.
   const { eventTypes, rateLimit } = checked;
   const limitChanged = rateLimit === undefined ? 0 : 1;
+  const style = checked.signatureHeaders;
+  const headersChanged = sealed.headers === undefined ? 0 : 1;
   const updated = yield* row<EndpointRow>(
     sql`UPDATE webhook_endpoints SET
           verified_at = CASE WHEN ${param(checked.url ?? null, "text")} IS NULL OR ${
@@ -48,7 +60,12 @@ export function* updateEndpoint(
           } ELSE event_types END,
           rate_limit = CASE WHEN ${limitChanged} = 1 THEN ${param(rateLimit ?? null, "int")} ELSE rate_limit END,
           rate_tokens = CASE WHEN ${limitChanged} = 1 THEN NULL ELSE rate_tokens END,
-          rate_at = CASE WHEN ${limitChanged} = 1 THEN NULL ELSE rate_at END
+          rate_at = CASE WHEN ${limitChanged} = 1 THEN NULL ELSE rate_at END,
+          signature_headers = CASE WHEN ${style === undefined ? 0 : 1} = 1 THEN ${
+            style === "svix" ? "svix" : null
+          } ELSE signature_headers END,
+          headers = CASE WHEN ${headersChanged} = 1 THEN ${sealed.headers ?? null} ELSE headers END,
+          filter = CASE WHEN ${checked.filter === undefined ? 0 : 1} = 1 THEN ${checked.filter ?? null} ELSE filter END
         WHERE id = ${id} AND ${ownedBy(raw("subscriber_id"), scope)} RETURNING *`,
   );
   return updated ? toEndpoint(updated, ctx.codec.open) : undefined;

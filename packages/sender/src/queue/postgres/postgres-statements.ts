@@ -153,7 +153,7 @@ export const postgresStatements: StoreStatements = {
   *insertMessages(ctx, messages) {
     return yield* rows(
       sql`WITH m AS (${insertMessageRows(postgresDialect, ctx.now, messages)}),
-        d AS (${fanOut(postgresDialect, raw("m"))}),
+        d AS (${fanOut(postgresDialect, raw("m"), undefined, messages)}),
         n AS (SELECT pg_notify(${param(OUTBOX_NOTIFY_CHANNEL, "text")}, '') FROM (SELECT 1 FROM d LIMIT 1) AS any_delivery)
         SELECT m.id, m.webhook_id, COALESCE(per.deliveries, 0)::int AS deliveries, (SELECT count(*) FROM n) AS notified
         FROM m LEFT JOIN (SELECT message_id, count(*) AS deliveries FROM d GROUP BY message_id) per ON per.message_id = m.id`,

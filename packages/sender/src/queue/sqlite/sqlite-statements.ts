@@ -118,9 +118,9 @@ export const sqliteStatements: StoreStatements = {
     const ids = inserted.map((message) => message.id);
     const deliveries = new Map<number, number>();
     for (const { message_id } of yield* rows<{ message_id: number }>(
-      ids.length === 1
+      ids.length === 1 && !messages.some((message) => message.filteredOut?.length)
         ? ONE_FAN_OUT(ids)
-        : fanOut(sqliteDialect, raw("webhook_messages m"), isIn(raw("m.id"), ids, "bigint")),
+        : fanOut(sqliteDialect, raw("webhook_messages m"), isIn(raw("m.id"), ids, "bigint"), messages),
     ))
       deliveries.set(message_id, (deliveries.get(message_id) ?? 0) + 1);
     if (deliveries.size > 0) yield* wake();

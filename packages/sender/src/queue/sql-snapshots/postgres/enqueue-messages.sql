@@ -1,3 +1,8 @@
+SELECT m.webhook_id, e.id, e.filter FROM unnest($1::text[], $2::text[], $3::bigint[]) WITH ORDINALITY AS m(webhook_id, event_type, subscriber_id, n) CROSS JOIN webhook_endpoints e
+        WHERE e.filter IS NOT NULL AND e.status = 'active' AND (e.subscriber_id IS NULL OR e.verified_at IS NOT NULL) AND (((m.subscriber_id IS NULL AND (e.subscriber_id IS NULL OR (m.event_type IS NULL OR m.event_type NOT IN ('endpoint.failing', 'endpoint.disabled', 'endpoint.recovered', 'delivery.failed')))) OR m.subscriber_id = e.subscriber_id) AND (e.event_types IS NOT NULL OR (m.event_type IS NULL OR m.event_type NOT IN ('endpoint.failing', 'endpoint.disabled', 'endpoint.recovered', 'delivery.failed'))))
+          AND (e.event_types IS NULL OR EXISTS (SELECT 1 FROM json_array_elements_text(e.event_types::json) AS t(v)
+      WHERE t.v = m.event_type OR (right(t.v, 1) = '*' AND starts_with(m.event_type, left(t.v, -1)))));
+
 WITH m AS (INSERT INTO webhook_messages (webhook_id, event_type, idempotency_key, payload, created_at, traceparent, subscriber_id, ordering_key)
     SELECT webhook_id, event_type, idempotency_key, payload, (extract(epoch FROM statement_timestamp()) * 1000)::bigint, traceparent, subscriber_id, ordering_key FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[]) WITH ORDINALITY AS input(webhook_id, event_type, idempotency_key, payload, traceparent, subscriber_id, ordering_key, n) WHERE true ORDER BY n
     ON CONFLICT DO NOTHING RETURNING id, webhook_id, event_type, subscriber_id, ordering_key, created_at),

@@ -9,6 +9,7 @@ SELECT * FROM webhook_endpoints WHERE id = $1 AND true;
 SELECT 1 AS found FROM webhook_endpoints
           WHERE (substr(token, 1, 4) = 'enc:' AND substr(token, 1, 10) <> 'enc:plain:')
              OR (substr(secrets, 1, 4) = 'enc:' AND substr(secrets, 1, 10) <> 'enc:plain:')
+             OR (substr(headers, 1, 4) = 'enc:' AND substr(headers, 1, 10) <> 'enc:plain:')
           LIMIT 1;
 
 UPDATE webhook_endpoints SET
@@ -18,5 +19,8 @@ UPDATE webhook_endpoints SET
           event_types = CASE WHEN $6 = 1 THEN $7 ELSE event_types END,
           rate_limit = CASE WHEN $8 = 1 THEN $9::int ELSE rate_limit END,
           rate_tokens = CASE WHEN $10 = 1 THEN NULL ELSE rate_tokens END,
-          rate_at = CASE WHEN $11 = 1 THEN NULL ELSE rate_at END
-        WHERE id = $12 AND true RETURNING *;
+          rate_at = CASE WHEN $11 = 1 THEN NULL ELSE rate_at END,
+          signature_headers = CASE WHEN $12 = 1 THEN $13 ELSE signature_headers END,
+          headers = CASE WHEN $14 = 1 THEN $15 ELSE headers END,
+          filter = CASE WHEN $16 = 1 THEN $17 ELSE filter END
+        WHERE id = $18 AND true RETURNING *;

@@ -32,7 +32,11 @@ CREATE TABLE IF NOT EXISTS webhook_endpoints (
   rate_at BIGINT,
   timeouts INTEGER NOT NULL DEFAULT 0,
   slow_until BIGINT,
-  rate_next_at DOUBLE PRECISION
+  rate_next_at DOUBLE PRECISION,
+  signature_headers TEXT,
+  headers TEXT,
+  filter TEXT,
+  filtered_count BIGINT NOT NULL DEFAULT 0
 );
 
 CREATE TABLE IF NOT EXISTS webhook_subscribers (
@@ -136,9 +140,27 @@ SELECT 1 AS found FROM pragma_table_info(?) WHERE name = ?;
 
 ALTER TABLE webhook_endpoints ADD COLUMN rate_next_at DOUBLE PRECISION;
 
+SELECT 1 AS found FROM pragma_table_info(?) WHERE name = ?;
+
+ALTER TABLE webhook_endpoints ADD COLUMN signature_headers TEXT;
+
+SELECT 1 AS found FROM pragma_table_info(?) WHERE name = ?;
+
+ALTER TABLE webhook_endpoints ADD COLUMN headers TEXT;
+
+SELECT 1 AS found FROM pragma_table_info(?) WHERE name = ?;
+
+ALTER TABLE webhook_endpoints ADD COLUMN filter TEXT;
+
+SELECT 1 AS found FROM pragma_table_info(?) WHERE name = ?;
+
+ALTER TABLE webhook_endpoints ADD COLUMN filtered_count BIGINT NOT NULL DEFAULT 0;
+
 CREATE INDEX IF NOT EXISTS webhook_messages_created_at ON webhook_messages (created_at);
 
 CREATE INDEX IF NOT EXISTS webhook_endpoints_url ON webhook_endpoints (url);
+
+CREATE INDEX IF NOT EXISTS webhook_endpoints_filtered ON webhook_endpoints (id) WHERE filter IS NOT NULL;
 
 CREATE UNIQUE INDEX IF NOT EXISTS webhook_deliveries_message_endpoint ON webhook_deliveries (message_id, endpoint_id);
 

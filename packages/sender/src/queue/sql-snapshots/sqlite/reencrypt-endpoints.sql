@@ -1,1 +1,1 @@
-SELECT id, token, secrets FROM webhook_endpoints ORDER BY id;
+SELECT id, token, secrets, headers FROM webhook_endpoints ORDER BY id;

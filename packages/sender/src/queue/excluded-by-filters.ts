@@ -1,0 +1,107 @@
+import { compiledFilter, type FilterInput, toFilterInput } from "../filter/compile-endpoint-filter.js";
+import { ADDRESSED_TO_ENDPOINT, ENDPOINT_RECEIVES } from "./endpoint-receives.js";
+import { count, type Operation, rows } from "./operation.js";
+import type { PreparedMessage } from "./prepare-message.js";
+import type { QueueContext } from "./queue-context.js";
+import { raw, sql } from "./sql.js";
+
+/**
+ * Of the deliveries the fan-out would queue for `messages`, those to an endpoint with a filter, each
+ * filter run once per message and endpoint (once per message and distinct expression: CEL is
+ * deterministic): the endpoints whose filter did not give `true`, by message webhook id. The candidates
+ * are found with the fan-out's own rules (`ENDPOINT_RECEIVES`, `ADDRESSED_TO_ENDPOINT`, the
+ * subscription), so a filter is never run, nor an exclusion counted, for a message the endpoint would
+ * not have received anyway. One statement, answered from the filtered endpoints' index: nothing more
+ * when no endpoint has a filter.
+ */
+export function* excludedByFilters(
+  ctx: QueueContext,
+  messages: readonly PreparedMessage[],
+): Operation<Map<string, number[]>> {
+  const { dialect } = ctx;
+  const input = dialect.table(
+    "m",
+    [
+      ["webhook_id", "text"],
+      ["event_type", "text"],
+      ["subscriber_id", "bigint"],
+    ],
+    messages.map((message) => [message.webhookId, message.eventType, message.subscriberId]),
+  );
+  const candidates = yield* rows<{ webhook_id: string; id: number | string; filter: string }>(
+    sql`SELECT m.webhook_id, e.id, e.filter FROM ${input} CROSS JOIN webhook_endpoints e
+        WHERE e.filter IS NOT NULL AND e.status = 'active' AND ${ENDPOINT_RECEIVES} AND ${ADDRESSED_TO_ENDPOINT}
+          AND ${dialect.subscribes(raw("e.event_types"), raw("m.event_type"))}`,
+  );
+  const excluded = new Map<string, number[]>();
+  if (candidates.length === 0) return excluded;
+  const byId = new Map(messages.map((message) => [message.webhookId, message]));
+  // What each message's filters see, parsed from the bytes that are sent (once per message), and each
+  // distinct expression's verdict on it.
+  const inputs = new Map<string, FilterInput>();
+  const verdicts = new Map<string, boolean>();
+  for (const candidate of candidates) {
+    const message = byId.get(candidate.webhook_id);
+    if (message === undefined) continue;
+    let filterInput = inputs.get(message.webhookId);
+    if (filterInput === undefined) {
+      filterInput = toFilterInput(message.eventType, JSON.parse(message.payload));
+      inputs.set(message.webhookId, filterInput);
+    }
+    const key = `${message.webhookId}\n${candidate.filter}`;
+    let passes = verdicts.get(key);
+    if (passes === undefined) {
+      passes = passesFilter(candidate.filter, filterInput);
+      verdicts.set(key, passes);
+    }
+    if (passes) continue;
+    const list = excluded.get(message.webhookId);
+    if (list) list.push(Number(candidate.id));
+    else excluded.set(message.webhookId, [Number(candidate.id)]);
+  }
+  return excluded;
+}
+
+/**
+ * A stored filter's verdict. One stored before the rules it was checked by changed (or written into the
+ * table by hand) may no longer compile: it excludes, as an expression that errors does.
+ */
+function passesFilter(source: string, input: FilterInput): boolean {
+  try {
+    return compiledFilter(source).matches(input);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Adds the messages each endpoint's filter excluded to its `filtered_count`, in the enqueue's
+ * transaction: only for the messages this call inserted (`inserted`, by webhook id), not a duplicate
+ * that queued nothing. One statement per distinct count (one, for a single message).
+ */
+export function* countExcluded(
+  excluded: ReadonlyMap<string, readonly number[]>,
+  inserted: ReadonlySet<string>,
+  ctx: QueueContext,
+): Operation<void> {
+  const perEndpoint = new Map<number, number>();
+  for (const [webhookId, endpointIds] of excluded)
+    if (inserted.has(webhookId))
+      for (const id of endpointIds) perEndpoint.set(id, (perEndpoint.get(id) ?? 0) + 1);
+  const byCount = new Map<number, number[]>();
+  for (const [id, n] of perEndpoint) {
+    const ids = byCount.get(n);
+    if (ids) ids.push(id);
+    else byCount.set(n, [id]);
+  }
+  // In id order, as every statement that writes several endpoint rows takes their locks.
+  for (const [n, ids] of byCount)
+    yield* count(
+      sql`UPDATE webhook_endpoints SET filtered_count = filtered_count + ${n}
+          WHERE ${ctx.dialect.isIn(
+            raw("id"),
+            ids.sort((a, b) => a - b),
+            "bigint",
+          )}`,
+    );
+}
