@@ -1,10 +1,11 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { createNodeMiddleware, createWebhookReceiver, type PlantWebhookOutcome } from "@plant-store/receiver";
 import { getFreeFixedPort, launchChromium, waitFor } from "@plant-store/testing";
 import { createWebhookCatalog } from "@plant-store/types";
@@ -100,6 +101,33 @@ async function startServer(project: Project) {
       await exited;
     },
   };
+}
+
+/** The processes `pid` started, and theirs. */
+function descendants(pid: number): number[] {
+  let listed = "";
+  try {
+    listed = execFileSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" });
+  } catch {
+    // ps exits 1 when there is none.
+  }
+  const children = listed.split(/\s+/).filter(Boolean).map(Number);
+  return children.flatMap((child) => [child, ...descendants(child)]);
+}
+
+/**
+ * Ctrl-C for a command run with npx: in a terminal the signal reaches every process of the command, but
+ * npx passes none on to what it runs, so the command itself (the processes that started none) is signalled.
+ */
+function stopGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  const all = descendants(child.pid as number);
+  const leaves = all.filter((pid) => descendants(pid).length === 0);
+  for (const pid of leaves.length > 0 ? leaves : [child.pid as number])
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // Ended already.
+    }
 }
 
 /** The subscriber's own receiver: a 404 until it is given the endpoint's secret, then @plant-store/receiver. */
@@ -246,6 +274,102 @@ describe.each(frameworks)("@plant-store/api embedded in a fresh $name project", 
       await page.close();
       await server.stop();
       await receiver.close();
+    }
+  });
+
+  it("npx plant-webhooks listen forwards a delivery of the embedded service to a local receiver, and its answer is in the attempt log", {
+    timeout: 180_000,
+  }, async () => {
+    const { mount, dir } = project();
+    const operatorToken = /operatorTokens: \["([^"]+)"\]/.exec(mount)?.[1] as string;
+    const server = await startServer(project());
+    // The developer's receiver on its own machine: the API never connects to it, the CLI does.
+    const received: Array<{ path: string; webhookId: string | undefined; body: string }> = [];
+    const local = createServer((request, response) => {
+      let body = "";
+      request.setEncoding("utf8").on("data", (chunk: string) => {
+        body += chunk;
+      });
+      request.on("end", () => {
+        received.push({ path: request.url ?? "", webhookId: request.headers["webhook-id"] as string, body });
+        response.writeHead(200, { "content-type": "application/json" }).end('{"handled":true}');
+      });
+    });
+    local.listen(0, "127.0.0.1");
+    await once(local, "listening");
+    const forwardTo = `http://127.0.0.1:${(local.address() as AddressInfo).port}/local/hook`;
+    const cli = spawn(
+      "npx",
+      ["plant-webhooks", "listen", "--api", `${server.base}/webhooks`, "--forward-to", forwardTo, "--json"],
+      {
+        cwd: dir,
+        env: { ...process.env, PLANT_WEBHOOKS_TOKEN: operatorToken },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    const lines: Array<Record<string, unknown>> = [];
+    let errors = "";
+    createInterface({ input: cli.stdout as NodeJS.ReadableStream }).on("line", (line) => {
+      lines.push(JSON.parse(line) as Record<string, unknown>);
+    });
+    cli.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+      errors += chunk;
+    });
+    const exited = once(cli, "exit");
+    const call = async (method: string, path: string, body?: unknown) => {
+      const answer = await fetch(`${server.base}/webhooks${path}`, {
+        method,
+        headers: { authorization: `Bearer ${operatorToken}`, "content-type": "application/json" },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return (await answer.json()) as Record<string, unknown>;
+    };
+    try {
+      const ready = await waitFor(async () => {
+        if (cli.exitCode !== null) throw new Error(`listen exited (${cli.exitCode}): ${errors}`);
+        return lines.find((line) => line.event === "listen.ready");
+      }, 30_000).catch((error: Error) => {
+        throw new Error(`${error.message}; listen printed ${JSON.stringify(lines)} and ${errors}`);
+      });
+      const endpointId = ready.endpointId as number;
+      const sent = await call("POST", "/messages", { eventType: "order.created", payload: { id: 7 } });
+      const webhookId = (sent.message as { webhookId: string }).webhookId;
+      // One JSON line for the delivery: its webhook id, event type and the local answer's status.
+      const forwarded = await waitFor(
+        async () => lines.find((line) => line.event === "listen.delivery" && line.webhookId === webhookId),
+        30_000,
+      ).catch((error: Error) => {
+        throw new Error(
+          `${error.message}; listen printed ${JSON.stringify(lines)} and ${errors}; the server ${server.output()}`,
+        );
+      });
+      expect(forwarded).toMatchObject({ eventType: "order.created", status: 200 });
+      expect(received).toEqual([{ path: "/local/hook", webhookId, body: '{"id":7}' }]);
+      // The worker of the embedded service recorded the local receiver's answer as the attempt's.
+      const delivery = await waitFor(async () => {
+        const listed = (await call("GET", `/deliveries?endpointId=${endpointId}`)) as {
+          deliveries: Array<{ id: number; webhookId: string; status: string }>;
+        };
+        return listed.deliveries.find((d) => d.webhookId === webhookId && d.status === "delivered");
+      }, 30_000);
+      const details = (await call("GET", `/deliveries/${delivery.id}`)) as {
+        attempts: Array<{ status: number; responseBody: string; outcome: string }>;
+      };
+      expect(details.attempts).toEqual([
+        expect.objectContaining({ status: 200, responseBody: '{"handled":true}', outcome: "delivered" }),
+      ]);
+      stopGroup(cli, "SIGINT");
+      const [code] = await exited;
+      expect(code).toBe(0);
+      expect(errors).toBe("");
+      // The temporary endpoint goes with the session.
+      const endpoints = (await call("GET", "/endpoints")) as { endpoints: Array<{ id: number }> };
+      expect(endpoints.endpoints.map((endpoint) => endpoint.id)).not.toContain(endpointId);
+      expect(server.output()).toBe("");
+    } finally {
+      if (cli.exitCode === null) stopGroup(cli, "SIGKILL");
+      await server.stop();
+      await new Promise((resolve) => local.close(resolve));
     }
   });
 });
