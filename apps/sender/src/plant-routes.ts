@@ -1,5 +1,5 @@
 import type { RouteTable } from "@plant-store/api";
-import { BODY, IdempotencyKeySchema, invalidInput, parseInput, readJsonBody } from "@plant-store/api";
+import { BODY, parseInput, readJsonBody, requestKey } from "@plant-store/api";
 import type { PlantCatalog } from "./plant-catalog.js";
 import { presentPlant } from "./present-plant.js";
 import { AddPlantInputSchema } from "./store-inputs.js";
@@ -23,27 +23,9 @@ export function plantRoutes(options: { plants: PlantCatalog; wake: () => void })
       path: "/plants",
       access: "operator",
       handler: async (ctx) => {
-        // Node strips the spaces around a header's value: a key of spaces only arrives as "", which is a
-        // key sent (and refused), not the same as no header at all.
-        const header = ctx.req.headers["idempotency-key"];
-        if (header === "")
-          throw invalidInput(
-            "Invalid Idempotency-Key header: must not be empty or only spaces; send no header for no key",
-          );
-        const key =
-          header === undefined
-            ? undefined
-            : parseInput(IdempotencyKeySchema, header, "Idempotency-Key header");
+        const key = requestKey(ctx.req.headers, "idempotency-key", undefined);
         // Plants added with one Ordering-Key reach each endpoint in the order they were added, one at a time.
-        const ordering = ctx.req.headers["ordering-key"];
-        if (ordering === "")
-          throw invalidInput(
-            "Invalid Ordering-Key header: must not be empty or only spaces; send no header for no key",
-          );
-        const orderingKey =
-          ordering === undefined
-            ? undefined
-            : parseInput(IdempotencyKeySchema, ordering, "Ordering-Key header");
+        const orderingKey = requestKey(ctx.req.headers, "ordering-key", undefined);
         const input = parseInput(AddPlantInputSchema, await readJsonBody(ctx.req), "plant", BODY);
         const { plant, queued, replayed } = await plants.add(
           { ...input, ...(orderingKey === undefined ? {} : { orderingKey }) },

@@ -59,3 +59,4 @@ export {
   presentSubscriber,
   presentVerification,
 } from "./present.js";
+export { requestKey } from "./routes/message-routes.js";

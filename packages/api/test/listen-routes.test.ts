@@ -7,11 +7,11 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { Readable } from "node:stream";
 import { createSqliteOutbox, type SqliteOutbox } from "@plant-store/sender/sqlite";
+import { callApi } from "@plant-store/testing";
 import { generateWebhookSecret, MAX_BODY_BYTES } from "@plant-store/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWebhookApi, type WebhookApi } from "../src/index.js";
 import { createListenRelay } from "../src/listen/create-listen-relay.js";
-import { callApi } from "./fixtures/call-api.js";
 import { expectDocumented, expectSchema } from "./fixtures/expect-documented.js";
 
 // The listen routes in-process, against the document: opening a session, the relay as the worker

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSqliteOutbox, type SqliteOutbox } from "@plant-store/sender/sqlite";
+import { callApi } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -13,7 +14,6 @@ import {
   type WebhookApi,
   type WebhookApiOptions,
 } from "../src/index.js";
-import { callApi } from "./fixtures/call-api.js";
 import { expectDocumented } from "./fixtures/expect-documented.js";
 
 const token = "operator-token-webhook-api-0123";

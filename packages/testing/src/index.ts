@@ -1,3 +1,4 @@
+export { type ApiAnswer, type CallOptions, callApi } from "./call-api.js";
 export { endConnections } from "./end-connections.js";
 export { getFreeFixedPort, getFreePort } from "./get-free-port.js";
 export { launchChromium } from "./launch-chromium.js";

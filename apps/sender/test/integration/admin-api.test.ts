@@ -4,12 +4,12 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createRetryPolicy, createSsrfGuard, type Outbox } from "@plant-store/sender";
+import { callApi } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdminApp } from "../../src/create-admin-app.js";
 import { openStore, type Store } from "../../src/open-store.js";
-import { callApi } from "../fixtures/call-api.js";
 import { expectDocumented, adminSpec as spec } from "../fixtures/expect-documented.js";
 
 describe("the admin API, checked against admin-openapi.json", () => {

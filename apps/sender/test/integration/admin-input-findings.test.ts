@@ -3,11 +3,11 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { callApi } from "@plant-store/testing";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdminApp } from "../../src/create-admin-app.js";
 import { openStore, type Store } from "../../src/open-store.js";
-import { callApi } from "../fixtures/call-api.js";
 import { expectDocumented } from "../fixtures/expect-documented.js";
 
 /**

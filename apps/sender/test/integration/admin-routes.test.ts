@@ -5,11 +5,11 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ApiRoute, createPortalAccess, type WebhookApi } from "@plant-store/api";
+import { callApi } from "@plant-store/testing";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdminApi } from "../../src/create-admin-app.js";
 import { openStore, type Store } from "../../src/open-store.js";
-import { callApi } from "../fixtures/call-api.js";
 import { adminSpec as spec } from "../fixtures/expect-documented.js";
 
 // The route tables against the document and against the access rules they make: generated from the

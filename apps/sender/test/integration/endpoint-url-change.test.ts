@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createNodeMiddleware } from "@plant-store/receiver";
+import { callApi } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,7 +12,6 @@ import { serveCommand } from "../../src/commands/serve-command.js";
 import { parseConfig } from "../../src/parse-config.js";
 import { type RunningStore, runServe } from "../../src/run-serve.js";
 import { ServeConfigSchema } from "../../src/serve-config.js";
-import { callApi } from "../fixtures/call-api.js";
 import { expectDocumented } from "../fixtures/expect-documented.js";
 
 const adminToken = "endpoint-url-admin-token-0123";

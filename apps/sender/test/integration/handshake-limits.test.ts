@@ -6,12 +6,12 @@ import { join } from "node:path";
 import { createHandshakeThrottle } from "@plant-store/api";
 import { createNodeMiddleware } from "@plant-store/receiver";
 import { createDeliveryClient, createSsrfGuard, verifyEndpoint } from "@plant-store/sender";
+import { type ApiAnswer, callApi } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdminApp } from "../../src/create-admin-app.js";
 import { openStore, type Store } from "../../src/open-store.js";
-import { type ApiAnswer, callApi } from "../fixtures/call-api.js";
 import { expectDocumented } from "../fixtures/expect-documented.js";
 
 /**

@@ -4,12 +4,12 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type ApiAnswer, callApi } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdminApi } from "../../src/create-admin-app.js";
 import { openStore, type Store } from "../../src/open-store.js";
-import { type ApiAnswer, callApi } from "../fixtures/call-api.js";
 import { expectDocumented } from "../fixtures/expect-documented.js";
 
 // POST /messages on the store's own outbox (a real SQLite file, the contract's catalog): the message a

@@ -1,9 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startPostgres, type TestPostgres } from "@plant-store/testing";
+import { callApi, startPostgres, type TestPostgres } from "@plant-store/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callApi } from "../fixtures/call-api.js";
 import { cliJson, runCli } from "../fixtures/cli-in-process.js";
 import { expectDocumented } from "../fixtures/expect-documented.js";
 import { type StoreProcess, startStore } from "../fixtures/store-process.js";

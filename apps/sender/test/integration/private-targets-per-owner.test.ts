@@ -3,11 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { Readable } from "node:stream";
-import { startTestReceiver, type TestReceiver, waitFor } from "@plant-store/testing";
+import { callApi, startTestReceiver, type TestReceiver, waitFor } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/open-store.js";
-import { callApi } from "../fixtures/call-api.js";
 import { cliJson } from "../fixtures/cli-in-process.js";
 import { type StoreProcess, startStore } from "../fixtures/store-process.js";
 

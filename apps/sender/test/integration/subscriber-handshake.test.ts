@@ -4,9 +4,9 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createNodeMiddleware } from "@plant-store/receiver";
+import { callApi } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callApi } from "../fixtures/call-api.js";
 import { type StoreProcess, startStore } from "../fixtures/store-process.js";
 
 const adminToken = "handshake-admin-token-0123";

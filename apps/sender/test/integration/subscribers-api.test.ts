@@ -5,11 +5,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createPortalAccess } from "@plant-store/api";
 import { createRetryPolicy, type Outbox } from "@plant-store/sender";
+import { type ApiAnswer, callApi } from "@plant-store/testing";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdminApp } from "../../src/create-admin-app.js";
 import { openStore, type Store } from "../../src/open-store.js";
-import { type ApiAnswer, callApi } from "../fixtures/call-api.js";
 import { expectDocumented } from "../fixtures/expect-documented.js";
 
 /**

@@ -7,11 +7,11 @@ import { BODY, parseInput } from "../inputs/parse-input.js";
 import { readJsonBody } from "../inputs/read-json-body.js";
 
 /**
- * A key given as a header (`Idempotency-Key`, `Ordering-Key`) and in the body: either, or both when they
- * agree. Node strips the spaces around a header's value, so a header of spaces only arrives as "": a key
+ * A key given as a header (`Idempotency-Key`, `Ordering-Key`) and in the body (`undefined` for a route
+ * that takes it as a header only): either, or both when they agree. Node strips the spaces around a header's value, so a header of spaces only arrives as "": a key
  * sent (and refused), not the same as no header at all.
  */
-function keyOf(
+export function requestKey(
   headers: IncomingHttpHeaders,
   header: "idempotency-key" | "ordering-key",
   inBody: string | undefined,
@@ -55,8 +55,8 @@ export function messageRoutes(options: { outbox: Outbox; wake: () => void }): Ro
       access: "operator",
       handler: async (ctx) => {
         const input = parseInput(SendMessageInputSchema, await readJsonBody(ctx.req), "message", BODY);
-        const idempotencyKey = keyOf(ctx.req.headers, "idempotency-key", input.idempotencyKey);
-        const orderingKey = keyOf(ctx.req.headers, "ordering-key", input.orderingKey);
+        const idempotencyKey = requestKey(ctx.req.headers, "idempotency-key", input.idempotencyKey);
+        const orderingKey = requestKey(ctx.req.headers, "ordering-key", input.orderingKey);
         let result: EnqueueResult;
         try {
           result = await outbox.enqueue({
