@@ -25,7 +25,8 @@ import {
 import type { Delivery, Endpoint, Health, Latest, Verification } from "./api-types.js";
 import { chooseEndpoint } from "./choose-endpoint.js";
 import { createDeliveryTable } from "./delivery-table.js";
-import { bindReplayForm, bindSubscribeForm, editEventTypes, editUrl } from "./endpoint-forms.js";
+import { endpointButtons } from "./endpoint-buttons.js";
+import { bindReplayForm, bindSubscribeForm } from "./endpoint-forms.js";
 import { rate, subscriptions, when } from "./formats.js";
 import { createChartsView, type DeliveryStats } from "./svg-charts.js";
 
@@ -58,24 +59,10 @@ function endpointRow(item: { endpoint: Endpoint; health: Health | null }): HTMLE
   const endpoint = item.endpoint;
   const id = endpoint.id;
   const reason = endpoint.status === "disabled" ? endpoint.disabledReason || "disabled by an operator" : "";
-  const toggle =
-    endpoint.status === "active"
-      ? button("Disable", "disable", (b) => act(b, "POST", `/endpoints/${id}/disable`))
-      : button("Enable", "enable", (b) => act(b, "POST", `/endpoints/${id}/enable`));
-  const subscribe = button("Event types", "event-types", () => editEventTypes(endpoint));
-  const move = button("Move", "move", () => editUrl(endpoint));
-  const rotate = button("Rotate secret", "rotate", (b) =>
-    act<{ endpoint: Endpoint; secret: string }>(
-      b,
-      "POST",
-      `/endpoints/${id}/rotate-secret`,
-      undefined,
-      (data) =>
-        notice(
-          `Endpoint ${id} now signs with ${data.endpoint.secretCount} secrets. The new one, shown once: ${data.secret}` +
-            ` (give it to the receiver, then drop the old ones with pnpm sender endpoints set-secrets or PATCH /endpoints/${id}).`,
-        ),
-    ),
+  const { toggle, subscribe, move, rotate } = endpointButtons(
+    endpoint,
+    act,
+    `(give it to the receiver, then drop the old ones with pnpm sender endpoints set-secrets or PATCH /endpoints/${id}).`,
   );
   // A subscriber's endpoint is sent nothing until its server answers the handshake.
   const verify = endpoint.verified

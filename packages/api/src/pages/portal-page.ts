@@ -26,7 +26,8 @@ import {
 import type { Delivery, Endpoint, Health, Latest, Verification } from "./api-types.js";
 import { chooseEndpoint } from "./choose-endpoint.js";
 import { createDeliveryTable } from "./delivery-table.js";
-import { bindReplayForm, bindSubscribeForm, editEventTypes, editUrl } from "./endpoint-forms.js";
+import { endpointButtons } from "./endpoint-buttons.js";
+import { bindReplayForm, bindSubscribeForm } from "./endpoint-forms.js";
 import { rate, subscriptions } from "./formats.js";
 
 const POLL_MS = 1000;
@@ -79,24 +80,10 @@ function endpointRow(item: EndpointItem): HTMLElement {
   const endpoint = item.endpoint;
   const id = endpoint.id;
   const reason = endpoint.status === "disabled" ? endpoint.disabledReason || "disabled" : "";
-  const toggle =
-    endpoint.status === "active"
-      ? button("Disable", "disable", (b) => act(b, "POST", `/endpoints/${id}/disable`))
-      : button("Enable", "enable", (b) => act(b, "POST", `/endpoints/${id}/enable`));
-  const subscribe = button("Event types", "event-types", () => editEventTypes(endpoint));
-  const move = button("Move", "move", () => editUrl(endpoint));
-  const rotate = button("Rotate secret", "rotate", (b) =>
-    act<{ endpoint: Endpoint; secret: string }>(
-      b,
-      "POST",
-      `/endpoints/${id}/rotate-secret`,
-      undefined,
-      (data) =>
-        notice(
-          `Endpoint ${id} now signs with ${data.endpoint.secretCount} secrets. The new one, shown once: ${data.secret}` +
-            " (give it to your receiver; both sign every delivery until the old one is dropped).",
-        ),
-    ),
+  const { toggle, subscribe, move, rotate } = endpointButtons(
+    endpoint,
+    act,
+    `(give it to your receiver; both sign every delivery until the old one is dropped).`,
   );
   const verify = button("Verify again", "verify", (b) =>
     act<{ verification: Verification }>(b, "POST", `/endpoints/${id}/verify`, undefined, (data) =>
