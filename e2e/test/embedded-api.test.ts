@@ -303,7 +303,12 @@ describe.each(frameworks)("@plant-store/api embedded in a fresh $name project", 
       ["plant-webhooks", "listen", "--api", `${server.base}/webhooks`, "--forward-to", forwardTo, "--json"],
       {
         cwd: dir,
-        env: { ...process.env, PLANT_WEBHOOKS_TOKEN: operatorToken },
+        // As from the developer's shell: not the npm_config_* settings pnpm passes to the tests it runs,
+        // which npm would warn about.
+        env: {
+          ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_config_/i.test(name))),
+          PLANT_WEBHOOKS_TOKEN: operatorToken,
+        },
         stdio: ["ignore", "pipe", "pipe"],
       },
     );
