@@ -6,6 +6,7 @@ import {
   type PortalAccess,
   type WebhookApi,
 } from "@plant-store/api";
+import { webhookApiKoa } from "@plant-store/api/koa";
 import type { AuthThrottle, BrowserSessions } from "@plant-store/app-shell";
 import {
   createDeliveryClient,
@@ -101,5 +102,5 @@ export function createAdminApi(options: AdminAppOptions): WebhookApi & { routes:
 
 /** The admin API's Koa app (`createAdminApi` without the rest). */
 export function createAdminApp(options: AdminAppOptions): Koa {
-  return createAdminApi(options).koa;
+  return webhookApiKoa(createAdminApi(options));
 }

@@ -1,5 +1,5 @@
-import type { RouteTable } from "@plant-store/api";
 import { BODY, parseInput, readJsonBody, requestKey } from "@plant-store/api";
+import type { RouteTable } from "@plant-store/api/koa";
 import type { PlantCatalog } from "./plant-catalog.js";
 import { presentPlant } from "./present-plant.js";
 import { AddPlantInputSchema } from "./store-inputs.js";

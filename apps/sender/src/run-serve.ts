@@ -1,5 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { createPortalAccess } from "@plant-store/api";
+import { webhookApiKoa } from "@plant-store/api/koa";
 import {
   type AlertRaised,
   createHttpServer,
@@ -114,7 +115,7 @@ export async function runServe(config: ServeConfig, logger: Logger): Promise<Run
       logger.warn(event, alert.type);
     },
   });
-  const server = createHttpServer(api.koa, {
+  const server = createHttpServer(webhookApiKoa(api), {
     headersTimeoutMs: config.headersTimeout,
     requestTimeoutMs: config.requestTimeout,
     maxConnectionsPerClient: config.maxConnectionsPerClient,

@@ -24,9 +24,11 @@ import { Counter, type Registry } from "prom-client";
 import { isOperatorToken } from "./access/is-operator-token.js";
 import { mountRouteTables } from "./access/mount-route-tables.js";
 import type { Principal } from "./access/principal.js";
-import type { Route, RouteTable } from "./access/route-table.js";
+import type { MountableRoute, RouteDeclaration } from "./access/route-declaration.js";
+import type { RouteTable } from "./access/route-table.js";
 import { createFetchHandler, type FetchHandler } from "./adapters/create-fetch-handler.js";
 import { type ApiRequest, createNodeHandler, type NodeHandler } from "./adapters/create-node-handler.js";
+import { setKoaApp } from "./adapters/koa-app.js";
 import type { HandshakeThrottle } from "./endpoints/create-handshake-throttle.js";
 import type { EndpointCaps } from "./endpoints/endpoint-caps.js";
 import { InvalidApiOptionsError } from "./errors.js";
@@ -122,8 +124,11 @@ export interface WebhookApiOptions {
   title?: string;
   /** Serve the operator page at `/` and the portal at `/portal` (default true). */
   pages?: boolean;
-  /** Your own routes, mounted with the API's access rules (say, the resource your messages are about). */
-  routes?: Readonly<Record<string, RouteTable>>;
+  /**
+   * Your own routes, mounted with the API's access rules (say, the resource your messages are about):
+   * Koa middleware, written as a `RouteTable` from `@plant-store/api/koa`.
+   */
+  routes?: Readonly<Record<string, readonly MountableRoute[]>>;
   /**
    * What each owner may hold through `POST`/`PATCH /endpoints`: the operator's (default 1,000 endpoints)
    * and each subscriber's (default 20).
@@ -140,15 +145,13 @@ export interface WebhookApiOptions {
 }
 
 /** A route as the tests and the document see it: what a row of the tables states but its handler. */
-export type ApiRoute = Omit<Route, "handler"> & { resource: string };
+export type ApiRoute = RouteDeclaration & { resource: string };
 
 export interface WebhookApi {
   /** A node:http / Express / Connect handler serving the API, the pages and the relay where it is mounted. */
   node: NodeHandler;
   /** A fetch handler (Hono, Workers-style runtimes, `Bun.serve`). */
   fetch: FetchHandler;
-  /** The Koa app underneath (what `@plant-store/api/koa` mounts). */
-  koa: Koa;
   /** Your worker's SSRF guard: the one given, plus `listen`'s relay for the sessions this API opened. */
   ssrfGuard: SsrfGuard;
   /** Every route, as declared (method, path, access, resource). */
@@ -335,7 +338,8 @@ export function createWebhookApi(options: WebhookApiOptions): WebhookApi {
     subscribers: subscriberRoutes({ outbox, portal }),
     ...(portal ? { portal: portalRoutes({ portal, throttle }) } : {}),
     listen: listenRoutes({ relay, timeoutMs, learnOrigin: (origin) => learnOrigin(origin) }),
-    ...options.routes,
+    // Any Koa middleware fits `MountableRoute`'s handler: it is the router's, as the API's own are.
+    ...(options.routes as Readonly<Record<string, RouteTable>> | undefined),
   };
   let originLearned = options.relayOrigin !== undefined;
   const learnOrigin = (origin: string) => {
@@ -354,10 +358,9 @@ export function createWebhookApi(options: WebhookApiOptions): WebhookApi {
     table.map(({ method, path, access }) => ({ method, path, access, resource })),
   );
   const handle = app.callback() as (req: ApiRequest, res: ServerResponse) => Promise<void>;
-  return {
+  const api: WebhookApi = {
     node: createNodeHandler(handle, options.basePath),
     fetch: createFetchHandler(handle, options.basePath),
-    koa: app,
     ssrfGuard,
     routes,
     close: () => relay.closeAll(),
@@ -369,6 +372,8 @@ export function createWebhookApi(options: WebhookApiOptions): WebhookApi {
       removeStale: () => relay.removeStale(),
     },
   };
+  setKoaApp(api, app);
+  return api;
 }
 
 /** The handshake goes out as deliveries do: through the worker's guard, asked for this endpoint. */

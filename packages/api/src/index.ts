@@ -1,5 +1,5 @@
-export { type Principal, principalOf, scopeOf } from "./access/principal.js";
-export type { Access, Route, RouteTable } from "./access/route-table.js";
+export type { Principal } from "./access/principal.js";
+export type { Access, MountableRoute, RouteDeclaration } from "./access/route-declaration.js";
 export type { FetchConnectionInfo, FetchHandler } from "./adapters/create-fetch-handler.js";
 export type { NodeHandler } from "./adapters/create-node-handler.js";
 export {

@@ -55,4 +55,22 @@ describe("the published declarations", () => {
       }
     expect(problems).toEqual([]);
   });
+
+  it("name Koa's types only in @plant-store/api/koa, so an Express or Hono project's strict tsc never loads them", () => {
+    // @types/koa fails a strict check beside Express 5 (its content-disposition import), so a root or
+    // postgres declaration that merely imported it would break an Express user's skipLibCheck: false.
+    const koaTyped = (file: string, seen = new Set<string>()): string[] => {
+      if (seen.has(file)) return [];
+      seen.add(file);
+      const source = readFileSync(join(root, "dist", file), "utf8");
+      const local = [...source.matchAll(/from\s+["']\.\/([^"']+)\.js["']/g)].map((m) => `${m[1]}.d.ts`);
+      const own = importedPackages(source).filter((name) => name === "koa" || name === "@koa/router");
+      return [
+        ...own.map((name) => `${file} imports ${name}`),
+        ...local.flatMap((next) => koaTyped(next, seen)),
+      ];
+    };
+    expect([...koaTyped("index.d.ts"), ...koaTyped("postgres.d.ts")]).toEqual([]);
+    expect(koaTyped("koa.d.ts").length).toBeGreaterThan(0);
+  });
 });

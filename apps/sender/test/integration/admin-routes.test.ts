@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ApiRoute, createPortalAccess, type WebhookApi } from "@plant-store/api";
+import { webhookApiKoa } from "@plant-store/api/koa";
 import { callApi } from "@plant-store/testing";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -36,7 +37,7 @@ beforeAll(async () => {
     timeoutMs: 1000,
   });
   routes = api.routes;
-  server = api.koa.listen(0, "127.0.0.1");
+  server = webhookApiKoa(api).listen(0, "127.0.0.1");
   await once(server, "listening");
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   ({ token: subscriberToken } = await store.outbox.addSubscriber({ name: "Route prober" }));

@@ -4,6 +4,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { webhookApiKoa } from "@plant-store/api/koa";
 import { type ApiAnswer, callApi } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import { Registry } from "prom-client";
@@ -53,7 +54,7 @@ beforeAll(async () => {
       woken++;
     },
   });
-  server = api.koa.listen(0, "127.0.0.1");
+  server = webhookApiKoa(api).listen(0, "127.0.0.1");
   await once(server, "listening");
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   ({ token: subscriberToken } = await store.outbox.addSubscriber({ name: "A stranger" }));

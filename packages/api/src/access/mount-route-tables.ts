@@ -3,7 +3,7 @@ import { mountRouter } from "@plant-store/app-shell/http";
 import type Koa from "koa";
 import type { Middleware } from "koa";
 import { notFound } from "../errors.js";
-import { principalOf } from "./principal.js";
+import { principalOf } from "./principal-of.js";
 import type { Access, RouteTable } from "./route-table.js";
 
 /**

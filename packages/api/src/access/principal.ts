@@ -1,17 +1,4 @@
-import type { Subscriber, SubscriberScope } from "@plant-store/sender";
-import type { Context } from "koa";
+import type { Subscriber } from "@plant-store/sender";
 
 /** Who a request acts for: the store's operator, who sees everything, or one subscriber. */
 export type Principal = { kind: "operator" } | { kind: "subscriber"; subscriber: Subscriber };
-
-/** The principal the bearer guard let in (`state.principal` is set only for a subscriber's credential). */
-export function principalOf(ctx: Context): Principal {
-  const principal = ctx.state.principal as Principal | undefined;
-  return principal ?? { kind: "operator" };
-}
-
-/** The scope every outbox call of the request is made in: none for the operator. */
-export function scopeOf(ctx: Context): SubscriberScope | undefined {
-  const principal = principalOf(ctx);
-  return principal.kind === "subscriber" ? { subscriberId: principal.subscriber.id } : undefined;
-}

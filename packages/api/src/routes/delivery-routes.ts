@@ -1,5 +1,5 @@
 import { EndpointNotFoundError, type Outbox } from "@plant-store/sender";
-import { scopeOf } from "../access/principal.js";
+import { scopeOf } from "../access/principal-of.js";
 import type { RouteTable } from "../access/route-table.js";
 import { notFound } from "../errors.js";
 import { type EndpointInputs, IdSchema, ReplayInputSchema } from "../inputs/api-inputs.js";

@@ -12,7 +12,7 @@ import {
   verifyEndpoint,
 } from "@plant-store/sender";
 import { generateWebhookSecret } from "@plant-store/types";
-import { principalOf, scopeOf } from "../access/principal.js";
+import { principalOf, scopeOf } from "../access/principal-of.js";
 import type { RouteTable } from "../access/route-table.js";
 import { createHandshakeThrottle, type HandshakeThrottle } from "../endpoints/create-handshake-throttle.js";
 import { checkEndpointCaps, type EndpointCaps, resolveEndpointCaps } from "../endpoints/endpoint-caps.js";

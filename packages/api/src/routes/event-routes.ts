@@ -4,7 +4,7 @@ import { clientKey, refuseRequest } from "@plant-store/app-shell/http";
 import type { EventPage, Outbox, SubscriberScope } from "@plant-store/sender";
 import type { Context, Middleware } from "koa";
 import { z } from "zod";
-import { scopeOf } from "../access/principal.js";
+import { scopeOf } from "../access/principal-of.js";
 import type { RouteTable } from "../access/route-table.js";
 import { notFound, WebhookApiError } from "../errors.js";
 import { IdSchema } from "../inputs/api-inputs.js";

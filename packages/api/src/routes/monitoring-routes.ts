@@ -1,7 +1,7 @@
 import type { Outbox } from "@plant-store/sender";
 import type { Registry } from "prom-client";
 import { z } from "zod";
-import { scopeOf } from "../access/principal.js";
+import { scopeOf } from "../access/principal-of.js";
 import type { RouteTable } from "../access/route-table.js";
 import { parseInput } from "../inputs/parse-input.js";
 import { deliveryStatsWindow, presentDeliveryStats } from "../monitoring/delivery-stats.js";

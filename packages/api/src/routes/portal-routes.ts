@@ -1,6 +1,6 @@
 import { type AuthThrottle, refuseRequest, refuseWhileThrottled } from "@plant-store/app-shell/http";
 import { z } from "zod";
-import { principalOf } from "../access/principal.js";
+import { principalOf } from "../access/principal-of.js";
 import type { RouteTable } from "../access/route-table.js";
 import { BODY, parseInput } from "../inputs/parse-input.js";
 import { readJsonBody } from "../inputs/read-json-body.js";

@@ -1,5 +1,5 @@
 import type { Outbox } from "@plant-store/sender";
-import { principalOf } from "../access/principal.js";
+import { principalOf } from "../access/principal-of.js";
 import type { RouteTable } from "../access/route-table.js";
 import { mountPointOf } from "../adapters/mount-prefix.js";
 import { notFound } from "../errors.js";
