@@ -337,7 +337,7 @@ export function createWebhookApi(options: WebhookApiOptions): WebhookApi {
     events: eventRoutes({ outbox, guard, throttle }),
     subscribers: subscriberRoutes({ outbox, portal }),
     ...(portal ? { portal: portalRoutes({ portal, throttle }) } : {}),
-    listen: listenRoutes({ relay, timeoutMs, learnOrigin: (origin) => learnOrigin(origin) }),
+    listen: listenRoutes({ relay, timeoutMs, inputs, learnOrigin: (origin) => learnOrigin(origin) }),
     // Any Koa middleware fits `MountableRoute`'s handler: it is the router's, as the API's own are.
     ...(options.routes as Readonly<Record<string, RouteTable>> | undefined),
   };

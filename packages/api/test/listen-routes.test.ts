@@ -107,6 +107,20 @@ describe("the listen routes", () => {
     expect(given.first).not.toHaveProperty("secret");
   });
 
+  it("sets the event types asked for as the endpoint is added, and refuses one no endpoint could have", async () => {
+    const { first } = await openSession({ eventTypes: ["plant.created", "alert.*"] });
+    const endpoint = first.endpoint as { id: number; eventTypes: string[] | null };
+    expect(endpoint.eventTypes).toEqual(["plant.created", "alert.*"]);
+    expect((await store.outbox.getEndpoint(endpoint.id))?.eventTypes).toEqual(["plant.created", "alert.*"]);
+    expect(
+      ((await openSession({ eventTypes: null })).first.endpoint as typeof endpoint).eventTypes,
+    ).toBeNull();
+    const refused = await call("POST", "/listen", { eventTypes: ["plant created"] });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain("eventTypes.0");
+    expectDocumented("post", "/listen", refused.status, refused.body);
+  });
+
   it("refuses to open one without the admin token, with invalid input or another content type", async () => {
     const anonymous = await call("POST", "/listen", {}, null);
     expect(anonymous.status).toBe(401);

@@ -1,12 +1,18 @@
 import { WebhookSecretSchema } from "@plant-store/types";
 import { z } from "zod";
-import { EndpointTokenSchema } from "./api-inputs.js";
+import { type EndpointInputs, EndpointTokenSchema } from "./api-inputs.js";
 
-/** `POST /listen`: the local receiver's token and secrets; each is generated when absent. */
-export const OpenListenInputSchema = z.strictObject({
-  token: EndpointTokenSchema.optional(),
-  secrets: z.array(WebhookSecretSchema).min(1).max(10).optional(),
-});
+/**
+ * `POST /listen`: the local receiver's token and secrets, each generated when absent, and the event types
+ * it is to receive (absent or null: every one), checked as an endpoint's subscriptions are.
+ */
+export function openListenInputSchema(eventTypes: EndpointInputs["EventTypesSchema"]) {
+  return z.strictObject({
+    token: EndpointTokenSchema.optional(),
+    secrets: z.array(WebhookSecretSchema).min(1).max(10).optional(),
+    eventTypes: eventTypes.optional(),
+  });
+}
 
 /** `POST /listen/{session}/answers/{request}`: the local receiver's answer, or why there was none. */
 export const ListenAnswerInputSchema = z.union([

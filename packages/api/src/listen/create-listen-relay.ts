@@ -52,6 +52,8 @@ export interface OpenListenInput {
   owner: string;
   token?: string | undefined;
   secrets?: readonly string[] | undefined;
+  /** What the temporary endpoint receives (absent or null: every event type), set as it is added. */
+  eventTypes?: readonly string[] | null | undefined;
 }
 
 export interface ListenRelay {
@@ -194,6 +196,7 @@ export function createListenRelay(options: ListenRelayOptions): ListenRelay {
         url: `${origin}/relay/${id}`,
         token,
         secrets: [...(input.secrets ?? [generated.secret as string])],
+        ...(input.eventTypes ? { eventTypes: [...input.eventTypes] } : {}),
       });
       const session: Live = {
         id,

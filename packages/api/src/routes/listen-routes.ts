@@ -4,11 +4,11 @@ import type { ParameterizedContext } from "koa";
 import type { RouteTable } from "../access/route-table.js";
 import { mountPointOf } from "../adapters/mount-prefix.js";
 import { notFound, WebhookApiError } from "../errors.js";
-import { IdSchema } from "../inputs/api-inputs.js";
+import { type EndpointInputs, IdSchema } from "../inputs/api-inputs.js";
 import {
   ListenAnswerInputSchema,
   ListenSessionIdSchema,
-  OpenListenInputSchema,
+  openListenInputSchema,
 } from "../inputs/listen-inputs.js";
 import { parseInput } from "../inputs/parse-input.js";
 import { readJsonBody } from "../inputs/read-json-body.js";
@@ -19,6 +19,8 @@ export interface ListenRoutesOptions {
   relay: ListenRelay;
   /** The store's per-attempt limit, told to the CLI so it waits for its local receiver as long. */
   timeoutMs: number;
+  /** How the event types a session asks for are checked (the API's catalog). */
+  inputs: EndpointInputs;
   /**
    * Who the caller of a session's route is. Only the operator until subscribers may listen; a session is
    * answered and closed by its opener only.
@@ -60,6 +62,7 @@ const gone = () => new WebhookApiError(410, "ERR_LISTEN_SESSION_GONE", "No such 
 export function listenRoutes(options: ListenRoutesOptions): RouteTable {
   const { relay } = options;
   const principalOf = options.principalOf ?? (() => "operator");
+  const OpenListenInputSchema = openListenInputSchema(options.inputs.EventTypesSchema);
 
   const ownSession = (ctx: ParameterizedContext, id: unknown) => {
     const session = relay.get(parseInput(ListenSessionIdSchema, id, "session"));
@@ -86,6 +89,7 @@ export function listenRoutes(options: ListenRoutesOptions): RouteTable {
           owner: principalOf(ctx),
           token: input.token,
           secrets: input.secrets,
+          eventTypes: input.eventTypes,
         });
         // Written by hand, not through Koa: the stream lasts until the CLI goes, and Koa would report
         // that ordinary end of the connection as an error ("Premature close").

@@ -120,6 +120,8 @@ export async function listen(options: ListenOptions): Promise<void> {
     body: JSON.stringify({
       ...(options.receiverToken === undefined ? {} : { token: options.receiverToken }),
       ...(options.receiverSecrets === undefined ? {} : { secrets: options.receiverSecrets }),
+      // Set as the endpoint is added, so no delivery of another type reaches it first.
+      ...(options.eventTypes === undefined ? {} : { eventTypes: options.eventTypes }),
     }),
     redirect: "manual",
     signal: connection.signal,
@@ -223,22 +225,6 @@ export async function listen(options: ListenOptions): Promise<void> {
     }).catch(() => undefined);
   };
 
-  /** Only the event types asked for: set on the temporary endpoint before it is announced. */
-  const subscribe = async (endpointId: number, eventTypes: readonly string[]) => {
-    const answer = await fetch(joinApiUrl(api, `/endpoints/${endpointId}`), {
-      method: "PATCH",
-      headers: { ...auth, "content-type": "application/json" },
-      body: JSON.stringify({ eventTypes }),
-      signal: AbortSignal.timeout(10_000),
-    }).catch((error: unknown) => {
-      throw new ListenError(`Could not reach ${name} at ${api} (${networkErrorCode(error)})`);
-    });
-    if (answer.status !== 200)
-      throw new ListenError(
-        `${capitalised(name)} refused the event types: ${answer.status} ${await refusal(answer)}`,
-      );
-  };
-
   try {
     try {
       for await (const line of lines) {
@@ -248,7 +234,6 @@ export async function listen(options: ListenOptions): Promise<void> {
           const opened = SessionLineSchema.parse(message);
           session = opened;
           const eventTypes = options.eventTypes === undefined ? null : [...options.eventTypes];
-          if (eventTypes !== null) await subscribe(opened.endpoint.id, eventTypes);
           onEvent({
             type: "ready",
             session: opened.session,

@@ -324,9 +324,9 @@ describe("plant-webhooks listen, the worker embedded in the service", () => {
     const refused = await listen(api.url, api.operatorToken, "--event-type", "order.created");
     expect(refused.code).toBe(1);
     expect(refused.err).toMatch(
-      /^The API refused the event types: 400 Invalid endpoint update: eventTypes\.0: /,
+      /^The API refused to open a listen session: 400 Invalid listen session: eventTypes\.0: /,
     );
-    // The session it opened is closed again: no endpoint left behind.
+    // Refused before any endpoint was added: none left behind.
     expect(await endpointIds()).toStrictEqual(before);
     const settings = await cli("listen", "--forward-to", "ftp://x", "--receiver-token", "a b");
     expect(settings).toStrictEqual({
