@@ -17,7 +17,7 @@ describe("the typed openapi export", () => {
   });
 
   it("keeps literal types, so the contract version is known at compile time", () => {
-    const version: "2.0.0" = CONTRACT_VERSION;
-    expect(version).toBe("2.0.0");
+    const version: "2.1.0" = CONTRACT_VERSION;
+    expect(version).toBe("2.1.0");
   });
 });

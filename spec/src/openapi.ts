@@ -7,7 +7,7 @@ export const openapi = {
   "info": {
     "title": "OpenAPI Plant Store",
     "description": "A sample API that uses a plant store as an example to demonstrate features in the OpenAPI specification",
-    "version": "2.0.0",
+    "version": "2.1.0",
     "license": {
       "name": "MIT",
       "identifier": "MIT"
