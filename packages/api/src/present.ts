@@ -9,7 +9,16 @@ import { VERIFICATION_TIMEOUT_MS } from "@plant-store/types";
 
 const iso = (date: Date | null) => (date === null ? null : date.toISOString());
 
-/** An endpoint without its token and secrets, which are never shown again after they are set. */
+/**
+ * What a static header's value is shown as: always the same, so neither the value nor its length is
+ * told. The values are secrets (a gateway's API key), set and replaced but never read back.
+ */
+export const MASKED_HEADER_VALUE = "********";
+
+/**
+ * An endpoint without its token and secrets, which are never shown again after they are set, and with its
+ * static headers' names only (each value masked).
+ */
 export function presentEndpoint(endpoint: Endpoint) {
   return {
     id: endpoint.id,
@@ -22,6 +31,13 @@ export function presentEndpoint(endpoint: Endpoint) {
     secretCount: endpoint.secrets.length,
     /** The event types it receives (a trailing `*` matches a prefix); null: every one. */
     eventTypes: endpoint.eventTypes,
+    /** `standard` (`webhook-*`) or `svix` (`svix-*`): the names its signature headers go under. */
+    signatureHeaders: endpoint.signatureHeaders,
+    headers: Object.fromEntries(Object.keys(endpoint.headers).map((name) => [name, MASKED_HEADER_VALUE])),
+    /** Its CEL filter; null: none. */
+    filter: endpoint.filter,
+    /** How many messages its filter has excluded. */
+    filteredCount: endpoint.filteredCount,
     createdAt: iso(endpoint.createdAt),
     /** Null: the operator's; a subscriber's endpoint is sent nothing until `verified`. */
     subscriberId: endpoint.subscriberId,

@@ -4,7 +4,13 @@ import {
   MAX_RATE_LIMIT,
   OPERATIONAL_EVENT_TYPES,
 } from "@plant-store/sender";
-import { BearerTokenSchema, WebhookSecretSchema } from "@plant-store/types";
+import {
+  BearerTokenSchema,
+  EndpointFilterSchema,
+  EndpointHeadersSchema,
+  SignatureHeaderStyleSchema,
+  WebhookSecretSchema,
+} from "@plant-store/types";
 import { z } from "zod";
 
 /** An `Idempotency-Key`: what a header can carry, within what the queue keeps. */
@@ -51,6 +57,19 @@ export const IdSchema = z
   .regex(/^0*[1-9][0-9]{0,15}$/, "must be decimal digits, 1 or more")
   .transform(Number)
   .refine(Number.isSafeInteger, "must be decimal digits, 1 or more");
+
+/**
+ * An endpoint's CEL filter: its length here; its syntax, functions, loops and (where the endpoint names
+ * event types) its comparisons are the queue's to check, whose refusal names the problem and its line and
+ * column (a 400 too). Null: no filter.
+ */
+export const EndpointFilterInputSchema = EndpointFilterSchema.nullable();
+
+/**
+ * Static headers sent with every attempt and the handshake: the sender's rules (`EndpointHeadersSchema`),
+ * whose problems name the header, never its value (the values are secrets).
+ */
+export const EndpointHeadersInputSchema = EndpointHeadersSchema;
 
 export const ReplayInputSchema = z.strictObject({
   // A JSON number, or its decimal digits as a string (what the CLI's flag and older clients send).
@@ -160,6 +179,12 @@ export function endpointInputs(catalog?: readonly string[]) {
     eventTypes: EventTypesSchema.optional(),
     /** Absent or null: no limit. */
     rateLimit: RateLimitSchema.optional(),
+    /** Absent: `standard` (`webhook-*`); `svix`: the same signature under `svix-*`. */
+    signatureHeaders: SignatureHeaderStyleSchema.optional(),
+    /** Absent: none. */
+    headers: EndpointHeadersInputSchema.optional(),
+    /** Absent or null: every message it subscribes to. */
+    filter: EndpointFilterInputSchema.optional(),
   });
 
   /**
@@ -174,16 +199,16 @@ export function endpointInputs(catalog?: readonly string[]) {
       secrets: z.array(WebhookSecretSchema).min(1).max(10).optional(),
       eventTypes: EventTypesSchema.optional(),
       rateLimit: RateLimitSchema.optional(),
+      signatureHeaders: SignatureHeaderStyleSchema.optional(),
+      /** Replaces all of them (`{}`: none). */
+      headers: EndpointHeadersInputSchema.optional(),
+      /** Null: none from the next message on. */
+      filter: EndpointFilterInputSchema.optional(),
     })
-    .refine(
-      (input) =>
-        input.url !== undefined ||
-        input.token !== undefined ||
-        input.secrets !== undefined ||
-        input.eventTypes !== undefined ||
-        input.rateLimit !== undefined,
-      { message: "give url, token, secrets, eventTypes, rateLimit or several of them" },
-    );
+    .refine((input) => Object.values(input).some((value) => value !== undefined), {
+      message:
+        "give url, token, secrets, eventTypes, rateLimit, signatureHeaders, headers, filter or several of them",
+    });
 
   // Strict like every other input: a misspelt filter (`?state=failed`) is a 400, not a silently unfiltered list.
   const ListDeliveriesQuerySchema = z.strictObject({

@@ -25,6 +25,7 @@ const STYLE = `
   form { margin: .5rem 0; }
   #subscribe-types { width: 16rem; }
   #move-url { width: 24rem; }
+  #endpoint-filter-expression { width: 24rem; }
   /* Last hour charts (GET /delivery-stats). */
   #per-minute svg { width: 100%; height: auto; max-height: 15rem; display: block; }
   .chart-axis { stroke: #99a899; stroke-width: 1; }
@@ -111,6 +112,12 @@ const body = (title: string, EVENT_TYPES: readonly string[], listed: string) => 
     at most <input id="rate-limit" type="number" min="1" max="10000" step="1" placeholder="no limit"> deliveries a second
     <button type="submit" id="rate-button">Save</button>
     <span class="muted">By every worker together, at most a second's worth at once; empty: no limit.</span>
+  </form>
+  <form id="endpoint-filter">
+    Endpoint <select id="endpoint-filter-endpoint"></select>
+    is sent only what <input id="endpoint-filter-expression" type="text" autocomplete="off" spellcheck="false" placeholder="no filter: every message"> is true for
+    <button type="submit" id="endpoint-filter-button">Save</button>
+    <span class="muted">A CEL expression over eventType and payload, say payload.tag == "tropical"; empty: no filter. From the next message on.</span>
   </form>
   <form id="move">
     Endpoint <select id="move-endpoint"></select>

@@ -25,7 +25,7 @@ const STYLE = `
   #status[data-state="live"] { color: #2e7d32; }
   #status[data-state="error"] { color: #b71c1c; }
   form { margin: .5rem 0; }
-  #add-url, #move-url { width: 24rem; }
+  #add-url, #move-url, #endpoint-filter-expression { width: 24rem; }
   #subscribe-types { width: 16rem; }
 `;
 
@@ -56,6 +56,12 @@ const body = (title: string, EVENT_TYPES: readonly string[]) => `
     receives <input id="subscribe-types" type="text" autocomplete="off" placeholder="every event type">
     <button type="submit" id="subscribe-button">Save</button>
     <span class="muted">Event types, comma-separated (${EVENT_TYPES.length > 0 ? `${EVENT_TYPES.join(", ")}; ` : ""}a trailing * matches a prefix); empty: every event type.</span>
+  </form>
+  <form id="endpoint-filter">
+    Endpoint <select id="endpoint-filter-endpoint"></select>
+    is sent only what <input id="endpoint-filter-expression" type="text" autocomplete="off" spellcheck="false" placeholder="no filter: every message"> is true for
+    <button type="submit" id="endpoint-filter-button">Save</button>
+    <span class="muted">A CEL expression over eventType and payload, say payload.tag == "tropical"; empty: no filter. From the next message on.</span>
   </form>
   <form id="move">
     Endpoint <select id="move-endpoint"></select>

@@ -11,6 +11,11 @@ export interface Endpoint {
   failingSince: string | null;
   secretCount: number;
   eventTypes: string[] | null;
+  signatureHeaders: "standard" | "svix";
+  /** Names only: every value is masked by the API. */
+  headers: Record<string, string>;
+  filter: string | null;
+  filteredCount: number;
 }
 
 export interface Health {

@@ -1,10 +1,10 @@
 import { type Act, button, notice } from "@plant-store/app-shell/page-kit";
 import type { Endpoint } from "./api-types.js";
-import { editEventTypes, editUrl } from "./endpoint-forms.js";
+import { editEventTypes, editFilter, editUrl } from "./endpoint-forms.js";
 
 /**
  * The buttons the operator page and the portal both give an endpoint's row: disable or enable, event
- * types, move, and rotate the secret (the new one shown once, then `afterRotation`, what each reader
+ * types, filter, move, and rotate the secret (the new one shown once, then `afterRotation`, what each reader
  * does next with it).
  */
 export function endpointButtons(endpoint: Endpoint, act: Act, afterRotation: string) {
@@ -14,6 +14,7 @@ export function endpointButtons(endpoint: Endpoint, act: Act, afterRotation: str
       ? button("Disable", "disable", (b) => act(b, "POST", `/endpoints/${id}/disable`))
       : button("Enable", "enable", (b) => act(b, "POST", `/endpoints/${id}/enable`));
   const subscribe = button("Event types", "event-types", () => editEventTypes(endpoint));
+  const filter = button("Filter", "filter", () => editFilter(endpoint));
   const move = button("Move", "move", () => editUrl(endpoint));
   const rotate = button("Rotate secret", "rotate", (b) =>
     act<{ endpoint: Endpoint; secret: string }>(
@@ -27,5 +28,5 @@ export function endpointButtons(endpoint: Endpoint, act: Act, afterRotation: str
         ),
     ),
   );
-  return { toggle, subscribe, move, rotate };
+  return { toggle, subscribe, filter, move, rotate };
 }

@@ -26,7 +26,8 @@ import type { Delivery, Endpoint, Health, Latest, Verification } from "./api-typ
 import { chooseEndpoint } from "./choose-endpoint.js";
 import { createDeliveryTable } from "./delivery-table.js";
 import { endpointButtons } from "./endpoint-buttons.js";
-import { bindReplayForm, bindSubscribeForm } from "./endpoint-forms.js";
+import { bindFilterForm, bindReplayForm, bindSubscribeForm } from "./endpoint-forms.js";
+import { endpointNotes } from "./endpoint-notes.js";
 import { rate, subscriptions, when } from "./formats.js";
 import { createChartsView, type DeliveryStats } from "./svg-charts.js";
 
@@ -59,7 +60,7 @@ function endpointRow(item: { endpoint: Endpoint; health: Health | null }): HTMLE
   const endpoint = item.endpoint;
   const id = endpoint.id;
   const reason = endpoint.status === "disabled" ? endpoint.disabledReason || "disabled by an operator" : "";
-  const { toggle, subscribe, move, rotate } = endpointButtons(
+  const { toggle, subscribe, filter, move, rotate } = endpointButtons(
     endpoint,
     act,
     `(give it to the receiver, then drop the old ones with pnpm sender endpoints set-secrets or PATCH /endpoints/${id}).`,
@@ -97,8 +98,12 @@ function endpointRow(item: { endpoint: Endpoint; health: Health | null }): HTMLE
       el("td", { className: "failing", text: endpoint.failingSince ? when(endpoint.failingSince) : "—" }),
       el("td", { className: "rate", text: rate(item.health) }),
       el("td", { text: endpoint.secretCount }),
-      el("td", { className: "wrap event-types", text: subscriptions(endpoint.eventTypes), max: 300 }),
-      el("td", {}, [verify, toggle, subscribe, move, rotate]),
+      el(
+        "td",
+        { className: "wrap event-types", text: subscriptions(endpoint.eventTypes), max: 300 },
+        endpointNotes(endpoint),
+      ),
+      el("td", {}, [verify, toggle, subscribe, filter, move, rotate]),
     ],
   );
 }
@@ -114,7 +119,13 @@ function render(): void {
   byId("no-endpoints").hidden = latest.endpoints.length > 0;
   deliveries.sync(byId("deliveries"), latest.deliveries);
   byId("no-deliveries").hidden = latest.deliveries.length > 0;
-  for (const id of ["replay-endpoint", "subscribe-endpoint", "rate-endpoint", "move-endpoint"])
+  for (const id of [
+    "replay-endpoint",
+    "subscribe-endpoint",
+    "endpoint-filter-endpoint",
+    "rate-endpoint",
+    "move-endpoint",
+  ])
     chooseEndpoint(byId<HTMLSelectElement>(id), latest.endpoints);
 }
 
@@ -185,6 +196,7 @@ byId("sign-out").addEventListener("click", () => signOut("", true));
 byId("filter").addEventListener("change", () => void poll());
 byId("event-type-filter").addEventListener("change", () => void poll());
 bindSubscribeForm(act);
+bindFilterForm(act);
 // A whole number of deliveries a second; empty: no limit (null). The store checks the range.
 byId("rate").addEventListener("submit", (event) => {
   event.preventDefault();

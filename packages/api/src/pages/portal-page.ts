@@ -27,7 +27,8 @@ import type { Delivery, Endpoint, Health, Latest, Verification } from "./api-typ
 import { chooseEndpoint } from "./choose-endpoint.js";
 import { createDeliveryTable } from "./delivery-table.js";
 import { endpointButtons } from "./endpoint-buttons.js";
-import { bindReplayForm, bindSubscribeForm } from "./endpoint-forms.js";
+import { bindFilterForm, bindReplayForm, bindSubscribeForm } from "./endpoint-forms.js";
+import { endpointNotes } from "./endpoint-notes.js";
 import { rate, subscriptions } from "./formats.js";
 
 const POLL_MS = 1000;
@@ -80,7 +81,7 @@ function endpointRow(item: EndpointItem): HTMLElement {
   const endpoint = item.endpoint;
   const id = endpoint.id;
   const reason = endpoint.status === "disabled" ? endpoint.disabledReason || "disabled" : "";
-  const { toggle, subscribe, move, rotate } = endpointButtons(
+  const { toggle, subscribe, filter, move, rotate } = endpointButtons(
     endpoint,
     act,
     `(give it to your receiver; both sign every delivery until the old one is dropped).`,
@@ -126,8 +127,12 @@ function endpointRow(item: EndpointItem): HTMLElement {
         endpoint.verified ? null : el("div", { className: "muted", text: "sent nothing until verified" }),
       ]),
       el("td", { className: "rate", text: rate(item.health) }),
-      el("td", { className: "wrap event-types", text: subscriptions(endpoint.eventTypes), max: 300 }),
-      el("td", {}, [toggle, verify, example, subscribe, move, rotate, remove]),
+      el(
+        "td",
+        { className: "wrap event-types", text: subscriptions(endpoint.eventTypes), max: 300 },
+        endpointNotes(endpoint),
+      ),
+      el("td", {}, [toggle, verify, example, subscribe, filter, move, rotate, remove]),
     ],
   );
 }
@@ -147,7 +152,7 @@ function render(): void {
   byId("no-endpoints").hidden = latest.endpoints.length > 0;
   deliveries.sync(byId("deliveries"), latest.deliveries);
   byId("no-deliveries").hidden = latest.deliveries.length > 0;
-  for (const id of ["replay-endpoint", "subscribe-endpoint", "move-endpoint"])
+  for (const id of ["replay-endpoint", "subscribe-endpoint", "endpoint-filter-endpoint", "move-endpoint"])
     chooseEndpoint(byId<HTMLSelectElement>(id), latest.endpoints);
 }
 
@@ -195,6 +200,7 @@ byId("add").addEventListener("submit", (event) => {
   );
 });
 bindSubscribeForm(act);
+bindFilterForm(act);
 // The store checks the new URL as it checks a new endpoint's, and says why it refuses one. A moved
 // endpoint is unverified: the store sends nothing to the new URL until it answers the handshake, so
 // the notice says so and offers that handshake at once (the receiver may already run there).

@@ -154,6 +154,9 @@ export function endpointRoutes(options: EndpointRoutesOptions): RouteTable {
           eventTypes: input.eventTypes ?? null,
           rateLimit: input.rateLimit ?? null,
           subscriberId: scope?.subscriberId ?? null,
+          ...(input.signatureHeaders === undefined ? {} : { signatureHeaders: input.signatureHeaders }),
+          ...(input.headers === undefined ? {} : { headers: input.headers }),
+          filter: input.filter ?? null,
         });
         ctx.status = 201;
         // A subscriber's endpoint is sent nothing until it answers the handshake, tried here at once (the
@@ -237,7 +240,8 @@ export function endpointRoutes(options: EndpointRoutesOptions): RouteTable {
             input.rateLimit !== undefined && input.rateLimit !== null && current.rateLimit === null,
           url: input.url !== undefined && input.url !== current.url ? input.url : undefined,
         });
-        // URL, token, secrets and subscriptions change together, in one transaction. New subscriptions
+        // URL, token, secrets, subscriptions, headers and filter change together, in one transaction (a
+        // filter is checked against the event types it will have, the new ones or the current ones). New subscriptions
         // decide which messages queued from now on reach the endpoint; deliveries already queued stay,
         // and go to the new URL. A subscriber's endpoint given a new URL is unverified again (the queue
         // clears it): the new URL's owner has asked for nothing until it answers POST
@@ -250,6 +254,9 @@ export function endpointRoutes(options: EndpointRoutesOptions): RouteTable {
             ...(input.secrets === undefined ? {} : { secrets: input.secrets }),
             ...(input.eventTypes === undefined ? {} : { eventTypes: input.eventTypes }),
             ...(input.rateLimit === undefined ? {} : { rateLimit: input.rateLimit }),
+            ...(input.signatureHeaders === undefined ? {} : { signatureHeaders: input.signatureHeaders }),
+            ...(input.headers === undefined ? {} : { headers: input.headers }),
+            ...(input.filter === undefined ? {} : { filter: input.filter }),
           },
           scopeOf(ctx),
         );

@@ -12,6 +12,11 @@ interface Endpoint {
   failingSince: string | null;
   secretCount: number;
   eventTypes: string[] | null;
+  signatureHeaders: "standard" | "svix";
+  /** Its static headers' names; the API masks every value. */
+  headers: Record<string, string>;
+  filter: string | null;
+  filteredCount: number;
   createdAt: string;
   subscriberId: number | null;
   verified: boolean;
@@ -27,11 +32,17 @@ interface Verification {
 const receives = (endpoint: Endpoint) =>
   endpoint.eventTypes === null ? "every event type" : endpoint.eventTypes.join(", ");
 
+/** Its filter and what it excluded: ` filter <cel> (2 excluded)`, or nothing for an endpoint never filtered. */
+const filtered = (endpoint: Endpoint) =>
+  endpoint.filter === null && endpoint.filteredCount === 0
+    ? ""
+    : `${endpoint.filter === null ? "" : ` filter ${endpoint.filter}`} (${endpoint.filteredCount} excluded)`;
+
 /** One line: what a list shows of each endpoint. */
 function summary(endpoint: Endpoint): string {
   const owner = endpoint.subscriberId === null ? "" : ` subscriber ${endpoint.subscriberId}`;
   const verified = endpoint.subscriberId !== null && !endpoint.verified ? " (not verified)" : "";
-  return `#${endpoint.id} ${endpoint.status}${verified} ${endpoint.url} receives ${receives(endpoint)}${owner}`;
+  return `#${endpoint.id} ${endpoint.status}${verified} ${endpoint.url} receives ${receives(endpoint)}${filtered(endpoint)}${owner}`;
 }
 
 /** Every field worth reading, one a line. */
@@ -41,7 +52,11 @@ function details(endpoint: Endpoint): string {
     `  url:          ${endpoint.url}`,
     `  status:       ${endpoint.status}${endpoint.disabledReason ? ` (${endpoint.disabledReason})` : ""}`,
     `  receives:     ${receives(endpoint)}`,
+    `  filter:       ${endpoint.filter ?? "none"} (${endpoint.filteredCount} excluded)`,
     `  secrets:      ${endpoint.secretCount}`,
+    `  signature:    ${endpoint.signatureHeaders} (${endpoint.signatureHeaders === "svix" ? "svix-*" : "webhook-*"} headers)`,
+    // The names only: the API never shows a value again.
+    `  headers:      ${Object.keys(endpoint.headers).join(", ") || "none"}`,
     `  rate limit:   ${endpoint.rateLimit === null ? "none" : `${endpoint.rateLimit}/s`}`,
     `  owner:        ${endpoint.subscriberId === null ? "operator" : `subscriber ${endpoint.subscriberId}`}`,
     ...(endpoint.subscriberId === null ? [] : [`  verified:     ${endpoint.verified ? "yes" : "no"}`]),
@@ -62,10 +77,53 @@ interface AddFlags extends ApiFlags {
   secret?: string[];
   eventType?: string[];
   rateLimit?: string;
+  filter?: string;
+  header?: Array<[string, string]>;
+  signatureHeaders?: "standard" | "svix";
 }
 
-interface UpdateFlags extends AddFlags {
+interface UpdateFlags extends Omit<AddFlags, "filter" | "header"> {
   allEventTypes?: boolean;
+  /** false: `--no-filter`. */
+  filter?: string | false;
+  /** false: `--no-header`. */
+  header?: Array<[string, string]> | false;
+}
+
+/**
+ * `--header name:value`, repeatable: split at the first colon, spaces around the value dropped (as curl's
+ * `-H` reads it). The API checks the name and the value; a value is never echoed in a problem.
+ */
+function collectHeader(
+  value: string,
+  previous: Array<[string, string]> | undefined,
+): Array<[string, string]> {
+  const colon = value.indexOf(":");
+  const pair: [string, string] =
+    colon === -1 ? [value.trim(), ""] : [value.slice(0, colon).trim(), value.slice(colon + 1).trim()];
+  return [...(previous ?? []), pair];
+}
+
+/** A problem of the `--header` flags (a pair without a name or a value, a name given twice), or none. */
+function headerProblem(pairs: Array<[string, string]> | false | undefined): string | undefined {
+  if (!pairs) return undefined;
+  const empty = pairs.find(([name, value]) => name === "" || value === "");
+  if (empty)
+    return `--header: must be name:value (${empty[0] || "a header"} has ${empty[0] ? "no value" : "no name"})`;
+  const names = pairs.map(([name]) => name.toLowerCase());
+  const twice = names.find((name, index) => names.indexOf(name) !== index);
+  return twice === undefined ? undefined : `--header: ${twice} is given twice (names ignore case)`;
+}
+
+/** What the API is sent for the endpoint options of issue 41. */
+function optionChanges(flags: AddFlags | UpdateFlags) {
+  return {
+    ...(flags.filter === undefined ? {} : { filter: flags.filter === false ? null : flags.filter }),
+    ...(flags.header === undefined
+      ? {}
+      : { headers: flags.header === false ? {} : Object.fromEntries(flags.header) }),
+    ...(flags.signatureHeaders === undefined ? {} : { signatureHeaders: flags.signatureHeaders }),
+  };
 }
 
 const rateLimitProblem = (value: string | false | undefined) =>
@@ -88,6 +146,21 @@ const endpointFlags = (command: Command) =>
       "--event-type <type>",
       "an event type it receives (a trailing * matches a prefix); repeat for several",
       collectList,
+    )
+    .option(
+      "--filter <cel>",
+      "a CEL expression over { eventType, payload }: only messages it is true for are sent (say 'payload.tag == \"tropical\"')",
+    )
+    .option(
+      "--header <name:value>",
+      "a static header sent with every attempt and the handshake (say x-api-key:…); repeat for several",
+      collectHeader,
+    )
+    .addOption(
+      new Option("--signature-headers <style>", "the signature headers' names: webhook-* or svix-*").choices([
+        "standard",
+        "svix",
+      ]),
     );
 
 /** `plant-webhooks endpoints …`: the receivers webhooks go to, through the API. */
@@ -119,6 +192,7 @@ export function endpointsCommand(context: CommandContext): Command {
         flags.url === undefined ? "--url: is required" : undefined,
         flags.endpointToken === undefined ? "--endpoint-token: is required" : undefined,
         rateLimitProblem(flags.rateLimit),
+        headerProblem(flags.header),
       ]);
       const { body } = await client.request("POST", "/endpoints", {
         body: {
@@ -127,6 +201,7 @@ export function endpointsCommand(context: CommandContext): Command {
           ...(flags.secret === undefined ? {} : { secrets: flags.secret }),
           ...(flags.eventType === undefined ? {} : { eventTypes: flags.eventType }),
           ...(flags.rateLimit === undefined ? {} : { rateLimit: Number(flags.rateLimit) }),
+          ...optionChanges(flags),
         },
       });
       const added = body as { endpoint: Endpoint; secret?: string; verification?: Verification };
@@ -154,13 +229,17 @@ export function endpointsCommand(context: CommandContext): Command {
     withApiOptions(
       endpointFlags(
         new Command("update")
-          .description("change an endpoint's URL, token, secrets (the whole list), event types or rate limit")
+          .description(
+            "change an endpoint's URL, token, secrets (the whole list), event types, rate limit, filter, headers (the whole set) or signature header names",
+          )
           .argument("<id>", "the endpoint's id")
           .option("--url <url>", "its new URL"),
       )
         .option("--all-event-types", "receive every event type again")
         .addOption(new Option("--rate-limit <n>", "at most this many deliveries a second"))
-        .option("--no-rate-limit", "no rate limit"),
+        .option("--no-rate-limit", "no rate limit")
+        .option("--no-filter", "no filter: every message it subscribes to")
+        .option("--no-header", "no static headers"),
     ).action(async (id: string, flags: UpdateFlags) => {
       const rateLimit = flags.rateLimit as string | false | undefined;
       const changes = {
@@ -170,15 +249,17 @@ export function endpointsCommand(context: CommandContext): Command {
         ...(flags.eventType === undefined ? {} : { eventTypes: flags.eventType }),
         ...(flags.allEventTypes ? { eventTypes: null } : {}),
         ...(rateLimit === undefined ? {} : { rateLimit: rateLimit === false ? null : Number(rateLimit) }),
+        ...optionChanges(flags),
       };
       const { client } = apiSettings(flags, [
         idProblem(id, "<id>"),
         rateLimitProblem(rateLimit),
+        headerProblem(flags.header),
         flags.allEventTypes && flags.eventType !== undefined
           ? "--event-type, --all-event-types: give one or the other"
           : undefined,
         Object.keys(changes).length === 0
-          ? "give --url, --endpoint-token, --secret, --event-type, --all-event-types, --rate-limit or --no-rate-limit"
+          ? "give --url, --endpoint-token, --secret, --event-type, --all-event-types, --rate-limit, --no-rate-limit, --filter, --no-filter, --header, --no-header or --signature-headers"
           : undefined,
       ]);
       const { body } = await client.request("PATCH", `/endpoints/${id}`, { body: changes });

@@ -185,6 +185,125 @@ describe("plant-webhooks endpoints", () => {
   });
 });
 
+describe("plant-webhooks endpoints: filter, headers, signature header names", () => {
+  it("adds an endpoint with --filter, --header and --signature-headers svix, delivers it the tropical plants only, lists the filter and what it excluded, and takes them off with update", async () => {
+    const apiKey = "gateway-key-cli-never-shown";
+    const filter = 'payload.tag == "tropical"';
+    const added = await asOperator(
+      "endpoints",
+      "add",
+      "--url",
+      `${receiverUrl}?filtered`,
+      "--endpoint-token",
+      receiverToken,
+      "--secret",
+      secret,
+      "--event-type",
+      "newPlant",
+      "--filter",
+      filter,
+      "--header",
+      `x-api-key: ${apiKey}`,
+      "--header",
+      "X-Team:plants",
+      "--signature-headers",
+      "svix",
+      "--json",
+    );
+    expect(added).toMatchObject({ code: 0, err: "" });
+    expect(added.out).not.toContain(apiKey);
+    const { endpoint } = JSON.parse(added.out) as { endpoint: { id: number } };
+    expect(endpoint).toMatchObject({
+      filter,
+      filteredCount: 0,
+      signatureHeaders: "svix",
+      headers: { "x-api-key": "********", "X-Team": "********" },
+    });
+    // The receiver library reads svix-* names as it reads webhook-* ones.
+    for (const [id, name, tag] of [
+      [9101, "Filtered Monstera", "tropical"],
+      [9102, "Filtered Ficus", "indoor"],
+    ] as const)
+      await api.outbox.enqueue({ eventType: "newPlant", payload: { id, name, tag } });
+    worker.wake();
+    await waitFor(() => (handled.some((plant) => plant.id === 9101) ? true : undefined));
+    const listed = await asOperator("endpoints", "list");
+    expect(listed.out).toContain(
+      `#${endpoint.id} active ${receiverUrl}?filtered receives newPlant filter ${filter} (1 excluded)\n`,
+    );
+    const shown = await asOperator("endpoints", "show", String(endpoint.id));
+    expect(shown.out).toContain(`  filter:       ${filter} (1 excluded)\n`);
+    expect(shown.out).toContain("  signature:    svix (svix-* headers)\n");
+    expect(shown.out).toContain("  headers:      x-api-key, X-Team\n");
+    expect(shown.out).not.toContain(apiKey);
+    expect(handled.some((plant) => plant.id === 9102)).toBe(false);
+    // Left for the tests below, which count the plants handled.
+    handled.splice(0, handled.length, ...handled.filter((plant) => plant.id !== 9101));
+
+    const updated = await asOperator(
+      "endpoints",
+      "update",
+      String(endpoint.id),
+      "--no-filter",
+      "--no-header",
+      "--signature-headers",
+      "standard",
+    );
+    expect(updated).toMatchObject({ code: 0, err: "" });
+    expect(updated.out).toContain("  filter:       none (1 excluded)\n");
+    expect(updated.out).toContain("  signature:    standard (webhook-* headers)\n");
+    expect(updated.out).toContain("  headers:      none\n");
+    expect((await asOperator("endpoints", "list")).out).toContain(
+      `#${endpoint.id} active ${receiverUrl}?filtered receives newPlant (1 excluded)\n`,
+    );
+    expect((await asOperator("endpoints", "remove", String(endpoint.id))).code).toBe(0);
+  });
+
+  it("prints the API's refusal of a filter (with where it is) and of a header, and refuses a --header without a value itself", async () => {
+    const add = (...flags: string[]) =>
+      asOperator("endpoints", "add", "--url", receiverUrl, "--endpoint-token", receiverToken, ...flags);
+    const malformed = await add("--filter", 'payload.tag == "tropical" &&');
+    expect(malformed.code).toBe(1);
+    expect(malformed.err).toMatch(
+      /^POST \/webhooks\/endpoints answered 400: filter: syntax error.* \(at 1:\d+\)\n$/,
+    );
+    const typed = await add("--event-type", "newPlant", "--filter", 'payload.id == "x"');
+    expect(typed.err).toMatch(/answered 400: filter: payload\.id is a number.* \(at 1:15\)\n$/);
+    const host = await add("--header", "Host: elsewhere.example");
+    expect(host.code).toBe(1);
+    expect(host.err).toContain("answered 400: Invalid endpoint: headers.Host: Host is written by the sender");
+    expect(host.err).not.toContain("elsewhere.example");
+    const style = await add("--signature-headers", "stripe");
+    expect(style.code).not.toBe(0);
+    expect(style.err).toContain("stripe");
+    expect(
+      await cli(
+        "endpoints",
+        "add",
+        "--api",
+        api.url,
+        "--token",
+        api.operatorToken,
+        "--url",
+        receiverUrl,
+        "--endpoint-token",
+        receiverToken,
+        "--header",
+        "x-api-key",
+        "--header",
+        "X-Team:a",
+        "--header",
+        "x-team:b",
+      ),
+    ).toStrictEqual({
+      code: 2,
+      out: "",
+      err: ["Invalid settings:", "  --header: must be name:value (x-api-key has no value)", ""].join("\n"),
+    });
+    expect((await asOperator("endpoints", "list")).out).toBe("No endpoints.\n");
+  });
+});
+
 describe("plant-webhooks messages send and deliveries", () => {
   it("sends a message, lists and shows its delivery with the receiver's answer, and retries it", async () => {
     const added = await asOperator(
