@@ -1,4 +1,5 @@
-SELECT * FROM webhook_endpoints WHERE id = $1 AND subscriber_id = $2;
+SELECT secrets, signature_headers FROM webhook_endpoints
+        WHERE id = $1 AND subscriber_id = $2;
 
 SELECT d.message_id, m.webhook_id, m.event_type, m.payload, m.created_at
         FROM webhook_deliveries d JOIN webhook_messages m ON m.id = d.message_id

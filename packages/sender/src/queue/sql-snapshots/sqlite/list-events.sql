@@ -1,4 +1,5 @@
-SELECT * FROM webhook_endpoints WHERE id = ? AND subscriber_id = ?;
+SELECT secrets, signature_headers FROM webhook_endpoints
+        WHERE id = ? AND subscriber_id = ?;
 
 SELECT d.message_id, m.webhook_id, m.event_type, m.payload, m.created_at
         FROM webhook_deliveries d JOIN webhook_messages m ON m.id = d.message_id
