@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { startPostgres, type TestPostgres } from "@plant-store/testing";
@@ -9,12 +11,15 @@ import { median } from "../median.js";
 import { ratioRow } from "../ratio-row.js";
 import type { Scenario } from "../scenario.js";
 import { loadSenderApi, type SenderApi } from "../sender-api.js";
+import { loadStoreApi, type StoreApi } from "../store-api.js";
 import { skippedRows } from "./skipped-rows.js";
 
 const NAME = "store.events";
 const EVENTS = 10_000;
 const PAGE = 100;
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+const ENDPOINT_TOKEN = "bench-token";
+const ADMIN_TOKEN = "bench-admin-token-0123456789abcdef";
 const DATABASES = ["sqlite", "postgres"] as const;
 type Db = (typeof DATABASES)[number];
 
@@ -99,6 +104,8 @@ export const storeEvents: Scenario = {
     } catch (error) {
       return skippedRows(DATABASES.flatMap(rowNames), (error as Error).message);
     }
+    // The store app's admin API, for the listing as a pulling receiver makes it (over HTTP); optional.
+    const storeApi = await loadStoreApi().catch(() => undefined);
     const results: BenchResult[] = [];
     let postgres: TestPostgres | undefined;
     try {
@@ -119,7 +126,7 @@ export const storeEvents: Scenario = {
           outbox = (await sender.createPostgresOutbox(location)) as unknown as EventsOutbox;
         }
         try {
-          results.push(...(await measure(context, db, outbox, location)));
+          results.push(...(await measure(context, db, outbox, location, storeApi)));
         } finally {
           await outbox.close();
         }
@@ -136,6 +143,7 @@ async function measure(
   db: Db,
   outbox: EventsOutbox,
   location: string,
+  storeApi: StoreApi | undefined,
 ): Promise<BenchResult[]> {
   const prefix = `${NAME}.${db}`;
   const listEvents = outbox.listEvents?.bind(outbox);
@@ -146,10 +154,10 @@ async function measure(
     );
   const { id } = await outbox.addEndpoint({
     url: "http://127.0.0.1:9/a",
-    token: "bench-token",
+    token: ENDPOINT_TOKEN,
     secrets: [SECRET],
   });
-  await outbox.addEndpoint({ url: "http://127.0.0.1:9/b", token: "bench-token", secrets: [SECRET] });
+  await outbox.addEndpoint({ url: "http://127.0.0.1:9/b", token: ENDPOINT_TOKEN, secrets: [SECRET] });
   for (let from = 0; from < EVENTS; from += 500)
     await outbox.enqueueMany(
       Array.from({ length: 500 }, (_, index) => ({
@@ -182,6 +190,25 @@ async function measure(
     }
     if (listed !== EVENTS) throw new Error(`${db}: listed ${listed} events, not ${EVENTS}`);
   };
+  // As a pulling receiver lists them: `GET /endpoints/{id}/events` with the endpoint's own token, the store
+  // app's admin API (its own store on the same database) served in this process, `fetch` as the client.
+  const http = storeApi === undefined ? undefined : await startAdminApi(storeApi, location);
+  const httpListAll = async () => {
+    let after: string | undefined;
+    let listed = 0;
+    for (;;) {
+      const query = `limit=${PAGE}${after === undefined ? "" : `&after=${after}`}`;
+      const response = await fetch(`${http?.url}/endpoints/${id}/events?${query}`, {
+        headers: { authorization: `Bearer ${ENDPOINT_TOKEN}` },
+      });
+      if (response.status !== 200) throw new Error(`${db}: the events route answered ${response.status}`);
+      const page = (await response.json()) as { events: unknown[]; next: string | null };
+      if (page.events.length === 0 || page.next === null) break;
+      listed += page.events.length;
+      after = page.next;
+    }
+    if (listed !== EVENTS) throw new Error(`${db}: listed ${listed} events over HTTP, not ${EVENTS}`);
+  };
   // Many short rounds, the two interleaved in each, so a burst of load from elsewhere on the machine lands
   // on one figure of one round and the median leaves it out. CPU time of this process beside the wall
   // time: on SQLite it is the whole cost (the database runs in this process) and steadier under load.
@@ -199,6 +226,8 @@ async function measure(
     directCpu: [] as number[],
     pagesCpu: [] as number[],
     signCpu: [] as number[],
+    http: [] as number[],
+    httpCpu: [] as number[],
   };
   const timed = async (work: () => Promise<void>, wall: number[], cpu: number[]) => {
     const cpuBefore = process.cpuUsage();
@@ -213,13 +242,16 @@ async function measure(
     await readAll(true);
     await listAll();
     await signAll();
+    if (http) await httpListAll();
     for (let round = 0; round < rounds; round++) {
       await timed(readAll, timings.direct, timings.directCpu);
       await timed(listAll, timings.pages, timings.pagesCpu);
       await timed(signAll, timings.sign, timings.signCpu);
+      if (http) await timed(httpListAll, timings.http, timings.httpCpu);
     }
   } finally {
     await reader.close();
+    await http?.close();
   }
   const direct = median(timings.direct);
   const pages = median(timings.pages);
@@ -252,5 +284,42 @@ async function measure(
       { name: `${prefix}.direct-read`, value: direct },
       `the same events through listEvents, ${PAGE} a page, each signed; medians of ${rounds} rounds; each round's own ratio, median ${perRound.toFixed(2)}; ${cpuNote} (issue 40 asks for ≤ 2)`,
     ),
+    ...(http
+      ? [
+          ratioRow(
+            `${prefix}.http-pages`,
+            median(timings.http),
+            "ms",
+            { name: `${prefix}.direct-read`, value: direct },
+            `the same events as a pulling receiver gets them: GET /endpoints/{id}/events with the endpoint's token, ${PAGE} a page, the store's admin app in this process and fetch as the client (both sides' cost); CPU ${median(timings.httpCpu).toFixed(1)} ms`,
+          ),
+        ]
+      : []),
   ];
+}
+
+/** The store app's admin API on its own store over the same database, on loopback port 0. */
+async function startAdminApi(
+  storeApi: StoreApi,
+  location: string,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const store = await storeApi.openStore(location);
+  const { registry } = storeApi.createMetrics();
+  const app = storeApi.createAdminApp({
+    outbox: store.outbox,
+    plants: store.plants,
+    adminToken: ADMIN_TOKEN,
+    registry,
+  });
+  const server = createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await store.close();
+    },
+  };
 }
