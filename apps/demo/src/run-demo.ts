@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { readAppEvent } from "@plant-store/app-shell";
 import { parseHandledCount } from "@plant-store/testing";
 import { generateWebhookSecret } from "@plant-store/types";
 import { createDeliveryLedger, type LedgerEntry } from "./create-delivery-ledger.js";
@@ -37,6 +39,20 @@ export interface DemoPlant {
   stored: number;
 }
 
+/**
+ * The second receiver, down while the plants were added (every push to it failed) and started afterwards
+ * with `--catch-up-from`: what it handled from the store's events API.
+ */
+export interface DemoCatchUp {
+  /** Push attempts to it that failed while it was down. */
+  failedPushes: number;
+  /** Plants it handled exactly once (pulled and verified, or pushed by a retry, never both). */
+  handledOnce: number;
+  /** Handler runs beyond the first for any plant: 0 when all is well. */
+  duplicates: number;
+  ok: boolean;
+}
+
 export interface DemoSummary {
   plantsAdded: number;
   plantsArrived: number;
@@ -49,6 +65,8 @@ export interface DemoSummary {
   receiverUrl: string;
   storeUrl: string;
   plants: DemoPlant[];
+  /** The receiver that was down and caught up. */
+  catchUp: DemoCatchUp;
   ok: boolean;
 }
 
@@ -77,10 +95,24 @@ function aborted(signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
+/** A loopback port nobody listens on now: where the second receiver will come back up. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0));
+    });
+  });
+}
+
 /**
  * Starts the receiver and the Plant Store as separate processes on free ports with SQLite files,
  * subscribes one to the other with a fresh token and secret, adds plants, and reports each
- * arrival until every plant has arrived exactly once.
+ * arrival until every plant has arrived exactly once. A second receiver is subscribed too but down
+ * (nothing listens at its port) while the plants are added; it is then started with `--catch-up-from`
+ * and handles every plant it missed from the store's events API, each exactly once.
  */
 export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
   const { write, signal } = options;
@@ -162,7 +194,15 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
       );
       checkDone();
     };
+    // The down receiver's failed pushes are counted apart: the ledger follows the first receiver's.
+    let lateEndpointId: number | undefined;
+    let failedPushes = 0;
     store.onLine((line) => {
+      const event = readAppEvent(line);
+      if (event?.event === "delivery.attempted" && event.endpointId === lateEndpointId) {
+        if (event.outcome !== "delivered") failedPushes += 1;
+        return;
+      }
       const seen = ledger.storeLine(line);
       if (seen === undefined) return;
       const { plant, notDelivered } = seen;
@@ -182,6 +222,15 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
       admin.addEndpoint({ url: `${receiver.url}/plant/webhook`, token: receiverToken, secret }),
     );
     write(`Subscribed ${receiver.url}/plant/webhook with a token and secret generated for this run.\n`);
+    const latePort = await freePort();
+    const lateUrl = `http://127.0.0.1:${latePort}`;
+    const lateToken = token();
+    const lateSecret = generateWebhookSecret();
+    const lateEndpoint = await unlessInterrupted(
+      admin.addEndpoint({ url: `${lateUrl}/plant/webhook`, token: lateToken, secret: lateSecret }),
+    );
+    lateEndpointId = Number(lateEndpoint.id);
+    write(`Subscribed a second receiver, ${lateUrl}/plant/webhook, which is down for now.\n`);
     write(`Adding ${options.plants} plant${options.plants === 1 ? "" : "s"}…\n`);
     for (let index = 0; index < options.plants; index++) {
       const plant = DEMO_PLANTS[index % DEMO_PLANTS.length] ?? { name: "Plant" };
@@ -217,6 +266,74 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
     );
     const handlerCalls = parseHandledCount(metrics);
     const verdict = ledger.verdict(handlerCalls);
+    // The second receiver comes up where it was subscribed and catches up on what its pushes missed.
+    write(
+      `\nThe second receiver was down: ${failedPushes} push attempt${failedPushes === 1 ? "" : "s"} to it failed. ` +
+        "Starting it with --catch-up-from the store's events API…\n",
+    );
+    const eventsUrl = `${store.url}/endpoints/${lateEndpointId}/events`;
+    const late = await spawnApp("late receiver", resolveAppCli("plant-receiver"), [
+      ...["--port", String(latePort), "--host", "127.0.0.1", "--db", join(dataDir, "late-receiver.db")],
+      ...["--token", lateToken, "--secret", lateSecret, "--read-token", readToken],
+      ...["--catch-up-from", eventsUrl, "--catch-up-token", lateToken, "--catch-up-every", "1m"],
+    ]);
+    apps.push(late);
+    write(`  receiver  ${late.url}   catching up from ${eventsUrl}\n`);
+    // What ran its handler for each plant: a pulled event (`catch-up.event` received) or a retried push.
+    const lateHandled = new Map<string, number>();
+    let lateDone: () => void = () => undefined;
+    const caughtUp = new Promise<void>((resolve) => {
+      lateDone = resolve;
+    });
+    const wanted = [...ledger.plants.keys()];
+    const handledBy = (webhookId: string, how: string) => {
+      lateHandled.set(webhookId, (lateHandled.get(webhookId) ?? 0) + 1);
+      const plant = ledger.plants.get(webhookId);
+      write(`  ↻ #${plant?.id ?? "?"} ${plant?.name ?? webhookId}: ${how}, verified, handled\n`);
+      if (wanted.every((id) => lateHandled.has(id))) lateDone();
+    };
+    late.onLine((line) => {
+      const event = readAppEvent(line);
+      if (event?.event === "catch-up.event" && event.outcome === "received")
+        handledBy(event.webhookId, "pulled from the events API");
+      if (event?.event === "webhook.handled" && event.outcome === "received" && event.webhookId)
+        handledBy(event.webhookId, "pushed by a retry");
+    });
+    let lateTimer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        caughtUp,
+        interrupted,
+        new Promise<never>((_, reject) => {
+          lateTimer = setTimeout(
+            () =>
+              reject(
+                new DemoTimeoutError(`The second receiver did not catch up within ${options.timeoutMs} ms`),
+              ),
+            options.timeoutMs,
+          );
+        }),
+      ]);
+    } finally {
+      clearTimeout(lateTimer);
+    }
+    const lateCounts = wanted.map((id) => lateHandled.get(id) ?? 0);
+    const catchUp: DemoCatchUp = {
+      failedPushes,
+      handledOnce: lateCounts.filter((n) => n === 1).length,
+      duplicates: lateCounts.reduce((sum, n) => sum + Math.max(0, n - 1), 0),
+      ok: lateCounts.every((n) => n === 1) && lateHandled.size === wanted.length,
+    };
+    write(
+      catchUp.ok
+        ? `The second receiver caught up: ${catchUp.handledOnce} of ${wanted.length} plants handled exactly once.\n`
+        : `The second receiver handled ${catchUp.handledOnce} of ${wanted.length} plants exactly once (${catchUp.duplicates} duplicates).\n`,
+    );
+    // It has shown what it is for: unsubscribed (the store stops retrying it) and stopped, so that what
+    // is left running is the pair the rest of the demo talks about.
+    await unlessInterrupted(admin.removeEndpoint(lateEndpointId));
+    apps.splice(apps.indexOf(late), 1);
+    write(`Unsubscribed and stopped the second receiver (exit code ${await late.stop()}).\n\n`);
     const plants = [...ledger.plants.values()];
     const summary: DemoSummary = {
       plantsAdded: plants.length,
@@ -234,7 +351,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
         handlerCalls: ledger.handlerCalls(plant.webhookId),
         stored: plant.stored,
       })),
-      ok: verdict.ok,
+      catchUp,
+      ok: verdict.ok && catchUp.ok,
     };
     write(
       summary.ok

@@ -12,6 +12,7 @@ export class StoreAdminError extends Error {
 
 export interface StoreAdminClient {
   addEndpoint(input: { url: string; token: string; secret: string }): Promise<{ id: number | string }>;
+  removeEndpoint(id: number | string): Promise<void>;
   addPlant(input: {
     name: string;
     tag?: string;
@@ -33,6 +34,18 @@ export function createStoreAdminClient(baseUrl: string, adminToken: string): Sto
   return {
     async addEndpoint(input) {
       return (await post<{ endpoint: { id: number | string } }>("/endpoints", input)).endpoint;
+    },
+    async removeEndpoint(id) {
+      const path = `/endpoints/${id}`;
+      const response = await fetch(new URL(path, baseUrl), {
+        method: "DELETE",
+        headers: { authorization: `Bearer ${adminToken}` },
+      });
+      if (!response.ok)
+        throw new StoreAdminError(
+          `DELETE ${path} answered ${response.status}: ${await response.text()}`,
+          response.status,
+        );
     },
     async addPlant(input) {
       return (

@@ -1,5 +1,6 @@
-import pg from "pg";
+import type pg from "pg";
 import type { CursorStore } from "./cursor-store.js";
+import { openPostgresStoreTable } from "./open-postgres-store-table.js";
 
 export interface PostgresCursorStoreOptions {
   /** A `pg.Pool` (left open on `close()`) or a connection string (a pool is opened and closed here). */
@@ -12,39 +13,15 @@ export interface PostgresCursorStoreOptions {
 
 /** A catch-up's cursor in PostgreSQL, shared by every instance of the receiver (one row per events URL). */
 export function createPostgresCursorStore(options: PostgresCursorStoreOptions): CursorStore {
-  const table = options.table ?? "plant_webhook_cursor";
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(table)) throw new TypeError("table must be a plain SQL identifier");
-  const owned = typeof options.pool === "string";
-  const pool =
-    typeof options.pool === "string" ? new pg.Pool({ connectionString: options.pool }) : options.pool;
-  // Without a listener, an idle connection the server ended would be an uncaught exception.
-  if (owned) pool.on("error", (error) => options.onError?.(error));
-  let ready: Promise<void> | undefined;
-  // Two instances starting together would race on CREATE TABLE IF NOT EXISTS (not atomic in
-  // PostgreSQL): serialised with a transaction-scoped advisory lock, as the de-duplication store does.
-  const init = async () => {
-    const client = await pool.connect();
-    try {
-      await client.query("BEGIN");
-      await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [table]);
+  const { pool, table, owned, whenReady } = openPostgresStoreTable(
+    options,
+    "plant_webhook_cursor",
+    async (client, table) => {
       await client.query(
         `CREATE TABLE IF NOT EXISTS ${table} (key TEXT PRIMARY KEY, cursor TEXT NOT NULL, at BIGINT NOT NULL)`,
       );
-      await client.query("COMMIT");
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
-  };
-  const whenReady = () => {
-    ready ??= init().catch((error: unknown) => {
-      ready = undefined;
-      throw error;
-    });
-    return ready;
-  };
+    },
+  );
   return {
     async get(key) {
       await whenReady();

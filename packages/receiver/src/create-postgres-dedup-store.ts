@@ -1,10 +1,11 @@
-import pg from "pg";
+import type pg from "pg";
 import {
   DEFAULT_DEDUP_LEASE_MS,
   DEFAULT_DEDUP_TTL_MS,
   type DedupStore,
   type DedupStoreOptions,
 } from "./dedup-store.js";
+import { openPostgresStoreTable } from "./open-postgres-store-table.js";
 
 export interface PostgresDedupStoreOptions extends DedupStoreOptions {
   /** A `pg.Pool` (left open on `close()`) or a connection string (a pool is opened and closed here). */
@@ -23,27 +24,10 @@ export interface PostgresDedupStoreOptions extends DedupStoreOptions {
  * `INSERT ... ON CONFLICT DO UPDATE ... WHERE`, so of two racing instances exactly one gets the row.
  */
 export function createPostgresDedupStore(options: PostgresDedupStoreOptions): DedupStore {
-  const table = options.table ?? "plant_webhook_dedup";
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(table)) throw new TypeError("table must be a plain SQL identifier");
-  const owned = typeof options.pool === "string";
-  const pool =
-    typeof options.pool === "string" ? new pg.Pool({ connectionString: options.pool }) : options.pool;
-  // Without a listener, the pool's 'error' event for an idle connection the server ended would be an
-  // uncaught exception that kills the process. A pool passed in is the caller's to listen to.
-  if (owned) pool.on("error", (error) => options.onError?.(error));
-  const ttlMs = options.ttlMs ?? DEFAULT_DEDUP_TTL_MS;
-  const leaseMs = options.leaseMs ?? DEFAULT_DEDUP_LEASE_MS;
-  const now = options.now ?? Date.now;
-  let ready: Promise<void> | undefined;
-  let claims = 0;
-
-  // Two instances starting together would race on CREATE TABLE IF NOT EXISTS (it is not atomic
-  // in PostgreSQL), so creation is serialised with a transaction-scoped advisory lock.
-  const init = async () => {
-    const client = await pool.connect();
-    try {
-      await client.query("BEGIN");
-      await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [table]);
+  const { pool, table, owned, whenReady } = openPostgresStoreTable(
+    options,
+    "plant_webhook_dedup",
+    async (client, table) => {
       await client.query(`CREATE TABLE IF NOT EXISTS ${table} (
         id TEXT PRIMARY KEY,
         state TEXT NOT NULL CHECK (state IN ('pending', 'done')),
@@ -61,21 +45,12 @@ export function createPostgresDedupStore(options: PostgresDedupStoreOptions): De
         await client.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS claim_token TEXT`);
       }
       await client.query(`CREATE INDEX IF NOT EXISTS ${table}_at ON ${table} (at)`);
-      await client.query("COMMIT");
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
-  };
-  const whenReady = () => {
-    ready ??= init().catch((error: unknown) => {
-      ready = undefined;
-      throw error;
-    });
-    return ready;
-  };
+    },
+  );
+  const ttlMs = options.ttlMs ?? DEFAULT_DEDUP_TTL_MS;
+  const leaseMs = options.leaseMs ?? DEFAULT_DEDUP_LEASE_MS;
+  const now = options.now ?? Date.now;
+  let claims = 0;
 
   return {
     async claim(id, token) {

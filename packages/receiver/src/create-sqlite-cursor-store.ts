@@ -1,5 +1,6 @@
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import type { CursorStore } from "./cursor-store.js";
+import { openSqliteStoreTable } from "./open-sqlite-store-table.js";
 
 export interface SqliteCursorStoreOptions {
   /** A better-sqlite3 `Database` (left open on `close()`) or a file path (opened and closed here). */
@@ -10,16 +11,10 @@ export interface SqliteCursorStoreOptions {
 
 /** A catch-up's cursor in SQLite: survives restarts; can share the file of the de-duplication store. */
 export function createSqliteCursorStore(options: SqliteCursorStoreOptions): CursorStore {
-  const table = options.table ?? "plant_webhook_cursor";
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(table)) throw new TypeError("table must be a plain SQL identifier");
-  const owned = typeof options.database === "string";
-  const db = typeof options.database === "string" ? new Database(options.database) : options.database;
-  if (owned) {
-    db.pragma("journal_mode = WAL");
-    db.pragma("busy_timeout = 5000");
-  }
-  db.exec(
-    `CREATE TABLE IF NOT EXISTS ${table} (key TEXT PRIMARY KEY, cursor TEXT NOT NULL, at INTEGER NOT NULL)`,
+  const { db, table, owned } = openSqliteStoreTable(options, "plant_webhook_cursor", (db, table) =>
+    db.exec(
+      `CREATE TABLE IF NOT EXISTS ${table} (key TEXT PRIMARY KEY, cursor TEXT NOT NULL, at INTEGER NOT NULL)`,
+    ),
   );
   const select = db.prepare<[string], { cursor: string }>(`SELECT cursor FROM ${table} WHERE key = ?`);
   const upsert = db.prepare<[string, string, number]>(

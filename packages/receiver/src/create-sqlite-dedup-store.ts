@@ -1,10 +1,11 @@
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import {
   DEFAULT_DEDUP_LEASE_MS,
   DEFAULT_DEDUP_TTL_MS,
   type DedupStore,
   type DedupStoreOptions,
 } from "./dedup-store.js";
+import { openSqliteStoreTable } from "./open-sqlite-store-table.js";
 
 export interface SqliteDedupStoreOptions extends DedupStoreOptions {
   /** A better-sqlite3 `Database` (left open on `close()`) or a file path (opened and closed here). */
@@ -18,34 +19,28 @@ export interface SqliteDedupStoreOptions extends DedupStoreOptions {
  * (every claim is one atomic upsert; WAL mode and a busy timeout let writers queue).
  */
 export function createSqliteDedupStore(options: SqliteDedupStoreOptions): DedupStore {
-  const table = options.table ?? "plant_webhook_dedup";
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(table)) throw new TypeError("table must be a plain SQL identifier");
-  const owned = typeof options.database === "string";
-  const db = typeof options.database === "string" ? new Database(options.database) : options.database;
-  if (owned) {
-    db.pragma("journal_mode = WAL");
-    db.pragma("busy_timeout = 5000");
-  }
+  const { db, table, owned } = openSqliteStoreTable(options, "plant_webhook_dedup", (db, table) => {
+    db.exec(`CREATE TABLE IF NOT EXISTS ${table} (
+      id TEXT PRIMARY KEY,
+      state TEXT NOT NULL CHECK (state IN ('pending', 'done')),
+      at INTEGER NOT NULL,
+      claim_token TEXT
+    )`);
+    // Tables made before claims had owners get the column, in a write transaction that looks again,
+    // so that two processes opening the same file do not both add it.
+    const hasToken = db.prepare<[], { n: number }>(
+      `SELECT count(*) AS n FROM pragma_table_info('${table}') WHERE name = 'claim_token'`,
+    );
+    if (hasToken.get()?.n === 0) {
+      db.transaction(() => {
+        if (hasToken.get()?.n === 0) db.exec(`ALTER TABLE ${table} ADD COLUMN claim_token TEXT`);
+      }).immediate();
+    }
+    db.exec(`CREATE INDEX IF NOT EXISTS ${table}_at ON ${table} (at)`);
+  });
   const ttlMs = options.ttlMs ?? DEFAULT_DEDUP_TTL_MS;
   const leaseMs = options.leaseMs ?? DEFAULT_DEDUP_LEASE_MS;
   const now = options.now ?? Date.now;
-  db.exec(`CREATE TABLE IF NOT EXISTS ${table} (
-    id TEXT PRIMARY KEY,
-    state TEXT NOT NULL CHECK (state IN ('pending', 'done')),
-    at INTEGER NOT NULL,
-    claim_token TEXT
-  )`);
-  // Tables made before claims had owners get the column, in a write transaction that looks again,
-  // so that two processes opening the same file do not both add it.
-  const hasToken = db.prepare<[], { n: number }>(
-    `SELECT count(*) AS n FROM pragma_table_info('${table}') WHERE name = 'claim_token'`,
-  );
-  if (hasToken.get()?.n === 0) {
-    db.transaction(() => {
-      if (hasToken.get()?.n === 0) db.exec(`ALTER TABLE ${table} ADD COLUMN claim_token TEXT`);
-    }).immediate();
-  }
-  db.exec(`CREATE INDEX IF NOT EXISTS ${table}_at ON ${table} (at)`);
   // Takes the id when it is new, released, expired or abandoned; otherwise leaves the row alone.
   const upsert = db.prepare<[{ id: string; t: number; lease: number; ttl: number; token: string | null }]>(
     `INSERT INTO ${table} (id, state, at, claim_token) VALUES (@id, 'pending', @t, @token)
