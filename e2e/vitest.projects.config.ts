@@ -12,6 +12,8 @@ const installing = ["test/packaging.test.ts", "test/registry-release.test.ts", "
 const shared = {
   root: import.meta.dirname,
   setupFiles: ["../scripts/fail-on-console.ts"],
+  // The tarballs, packed once for the files of both projects that read them.
+  globalSetup: ["test/fixtures/pack-tarballs.global-setup.ts"],
   testTimeout: 120_000,
   hookTimeout: 120_000,
 };
