@@ -22,8 +22,6 @@ const sideBySide = [...installing, ...untimed];
 const shared = {
   root: import.meta.dirname,
   setupFiles: ["../scripts/fail-on-console.ts"],
-  // The tarballs, packed once for the files of both projects that read them.
-  globalSetup: ["test/fixtures/pack-tarballs.global-setup.ts"],
   testTimeout: 120_000,
   hookTimeout: 120_000,
 };
@@ -34,6 +32,8 @@ export const e2eProjects: TestProjectInlineConfiguration[] = [
       ...shared,
       name: "e2e-installs",
       include: sideBySide,
+      // The tarballs, packed once for the files here that read them.
+      globalSetup: ["test/fixtures/pack-tarballs.global-setup.ts"],
       // Vitest's default on 2 cores is one worker: two files at once needs saying.
       maxWorkers: 2,
       sequence: { groupOrder: 1 },
