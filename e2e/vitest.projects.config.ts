@@ -4,10 +4,20 @@ import { configDefaults, type TestProjectInlineConfiguration } from "vitest/conf
 // machine from starving them, with one exception. The files that install our packages as a stranger
 // does (the tarballs; a release published to verdaccio; the embedded API's Express and Hono projects)
 // wait on npm, the registry and tsc more than on each other, and hold no timing assertion: they run
-// two at a time, first, where these tests always began. The others, the timing-sensitive reliability
-// tests among them, run one at a time after them. Here, not in vitest.config.ts, so that the root
-// config runs the same two projects.
+// two at a time, first, where these tests always began. The registry release alone takes as long as
+// the other two one after the other, so the short files that start no app and hold no timing
+// assertion either (the packed tarballs' quality, the release train's and turbo's configuration, the
+// event types in-process) run there too, beside it, instead of after it. The others, the
+// timing-sensitive reliability tests among them, run one at a time after them. Here, not in
+// vitest.config.ts, so that the root config runs the same two projects.
 const installing = ["test/packaging.test.ts", "test/registry-release.test.ts", "test/embedded-api.test.ts"];
+const untimed = [
+  "test/package-quality.test.ts",
+  "test/release-train.test.ts",
+  "test/turbo-cache.test.ts",
+  "test/event-types.test.ts",
+];
+const sideBySide = [...installing, ...untimed];
 
 const shared = {
   root: import.meta.dirname,
@@ -21,7 +31,9 @@ export const e2eProjects: TestProjectInlineConfiguration[] = [
     test: {
       ...shared,
       name: "e2e-installs",
-      include: installing,
+      include: sideBySide,
+      // The tarballs, packed once for the files here that read them.
+      globalSetup: ["test/fixtures/pack-tarballs.global-setup.ts"],
       // Vitest's default on 2 cores is one worker: two files at once needs saying.
       maxWorkers: 2,
       sequence: { groupOrder: 1 },
@@ -32,7 +44,7 @@ export const e2eProjects: TestProjectInlineConfiguration[] = [
       ...shared,
       name: "e2e",
       include: ["test/**/*.test.ts"],
-      exclude: [...configDefaults.exclude, ...installing],
+      exclude: [...configDefaults.exclude, ...sideBySide],
       fileParallelism: false,
       sequence: { groupOrder: 2 },
     },

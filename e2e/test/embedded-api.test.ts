@@ -16,12 +16,12 @@ import {
   frameworks,
   installEmbeddingProject,
   nonEmptyLines,
-  ours,
   readmeMount,
   serverSource,
 } from "./fixtures/embedded-api-project.js";
 import { typeCheckConsumer } from "./fixtures/expect-consumer-project.js";
-import { packPublishedPackages, workspaceRoot } from "./fixtures/published-packages.js";
+import { packedTarballs } from "./fixtures/packed-tarballs.js";
+import { workspaceRoot } from "./fixtures/published-packages.js";
 
 // Issue 38, from outside: @plant-store/api from the tarballs in a fresh Express project and a fresh Hono
 // project (plain npm, outside the workspace), each serving the README's own mount. The operator makes a
@@ -48,7 +48,7 @@ beforeAll(async () => {
   launched = launchChromium().then((started) => {
     browser = started;
   });
-  const tarballs = await packPublishedPackages(scratch, ours);
+  const tarballs = await packedTarballs();
   // Both installs and compilations at once: each waits on npm, the registry and the disk more than it
   // computes. Both are awaited before any failure is thrown, so that the scratch folder is never
   // removed under an install still running.

@@ -4,10 +4,10 @@ import { join } from "node:path";
 import { publint } from "publint";
 import { formatMessage } from "publint/utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { packedTarballs } from "./fixtures/packed-tarballs.js";
 import {
   bin,
   type PublishedPackageName,
-  packPublishedPackages,
   publishedPackages,
   run,
   workspaceRoot,
@@ -20,7 +20,7 @@ let tarballs: Record<PublishedPackageName, string>;
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), "plant-store-package-quality-"));
-  tarballs = await packPublishedPackages(scratch);
+  tarballs = await packedTarballs();
 });
 
 afterAll(async () => {

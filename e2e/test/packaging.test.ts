@@ -15,9 +15,9 @@ import {
 } from "./fixtures/expect-consumer-project.js";
 import { installExpressConsumer } from "./fixtures/express-consumer-project.js";
 import { installConsumerProject, type ReadmeExample } from "./fixtures/install-consumer-project.js";
+import { packedTarballs } from "./fixtures/packed-tarballs.js";
 import {
   type PublishedPackageName,
-  packPublishedPackages,
   publishedPackages,
   run,
   workspaceRoot,
@@ -42,7 +42,7 @@ beforeAll(async () => {
   postgres = await startPostgres();
   scratch = await mkdtemp(join(tmpdir(), "plant-store-packaging-"));
   expect(scratch.startsWith(workspaceRoot)).toBe(false);
-  tarballs = await packPublishedPackages(scratch);
+  tarballs = await packedTarballs();
   project = join(scratch, "consumer");
   // Both npm installs at once: each waits on the registry and the disk more than it computes. The
   // Express project's is awaited (and its failure thrown) by its own beforeAll.

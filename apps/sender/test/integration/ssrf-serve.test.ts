@@ -88,25 +88,30 @@ describe("plant-store serve and endpoints on private addresses", () => {
   });
 
   it("keeps the guard on when PLANT_STORE_ALLOW_PRIVATE_TARGETS is false, 0 or empty, and turns it off only for true", async () => {
-    for (const [value, expected] of [
+    // Four stores, each on a file and a port of its own, started side by side: each waits on its own start.
+    const cases = [
       ["false", 400],
       ["0", 400],
       ["", 400],
       ["true", 201],
-    ] as const) {
-      const store = await startStore(["--db", join(dir, `env-${value || "empty"}.db`)], {
-        PLANT_STORE_ADMIN_TOKEN: "admin-token-0123456789",
-        PLANT_STORE_ALLOW_PRIVATE_TARGETS: value,
-      });
-      stores.push(store);
-      const response = await fetch(`${store.url}/endpoints`, {
-        method: "POST",
-        headers: { authorization: "Bearer admin-token-0123456789", "content-type": "application/json" },
-        body: JSON.stringify({ url: "http://127.0.0.1:9/plant/webhook", token: "tok" }),
-      });
-      expect(response.status, `PLANT_STORE_ALLOW_PRIVATE_TARGETS=${value}`).toBe(expected);
-      expect(await store.stop()).toBe(0);
-    }
+    ] as const;
+    const settled = await Promise.allSettled(
+      cases.map(async ([value, expected]) => {
+        const store = await startStore(["--db", join(dir, `env-${value || "empty"}.db`)], {
+          PLANT_STORE_ADMIN_TOKEN: "admin-token-0123456789",
+          PLANT_STORE_ALLOW_PRIVATE_TARGETS: value,
+        });
+        stores.push(store);
+        const response = await fetch(`${store.url}/endpoints`, {
+          method: "POST",
+          headers: { authorization: "Bearer admin-token-0123456789", "content-type": "application/json" },
+          body: JSON.stringify({ url: "http://127.0.0.1:9/plant/webhook", token: "tok" }),
+        });
+        expect(response.status, `PLANT_STORE_ALLOW_PRIVATE_TARGETS=${value}`).toBe(expected);
+        expect(await store.stop(), `PLANT_STORE_ALLOW_PRIVATE_TARGETS=${value}`).toBe(0);
+      }),
+    );
+    for (const result of settled) if (result.status === "rejected") throw result.reason;
   });
 
   it("refuses to start when PLANT_STORE_ALLOW_PRIVATE_TARGETS is neither on nor off", async () => {

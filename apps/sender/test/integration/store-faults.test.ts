@@ -15,10 +15,26 @@ import { generateWebhookSecret } from "@plant-store/types";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { cliJson, runCli, type StoreProcess, startStore } from "../fixtures/store-process.js";
+import { cliJson } from "../fixtures/cli-in-process.js";
+import { runCli, type StoreProcess, startStore } from "../fixtures/store-process.js";
 
 const adminToken = "admin-token-0123456789";
 const env = { PLANT_STORE_ADMIN_TOKEN: adminToken };
+
+// The store is a process (it is the one that meets the fault), and so is the CLI whose exit code during
+// a fault is checked; the commands that only set up or read the store run in the test's process
+// (cli-in-process.ts), since expectAllDelivered polls with them. One PostgreSQL for the file, each test
+// in a database of its own; with a password, which the last test checks is never logged.
+const postgresPassword = `pg_pw_${crypto.randomUUID()}`;
+let sharedPostgres: Promise<TestPostgres> | undefined;
+function postgresForFile(): Promise<TestPostgres> {
+  sharedPostgres ??= startPostgres({ password: postgresPassword });
+  return sharedPostgres;
+}
+
+afterAll(async () => {
+  await (await sharedPostgres)?.stop();
+});
 
 async function postPlant(store: StoreProcess, name: string) {
   const response = await fetch(`${store.url}/plants`, {
@@ -197,17 +213,14 @@ describe("the store on a SQLite file another connection holds locked", () => {
 });
 
 describe("the store on a PostgreSQL table another session holds locked", () => {
-  let postgres: TestPostgres | undefined;
   const stores: StoreProcess[] = [];
 
   afterAll(async () => {
     await Promise.all(stores.map((store) => store.kill()));
-    await postgres?.stop();
   });
 
   it("answers 503 after the lock timeout instead of hanging, and delivers everything accepted once the lock is gone", async () => {
-    postgres = await startPostgres();
-    const db = await postgres.createDatabase();
+    const db = await (await postgresForFile()).createDatabase();
     const receiver = await startTestReceiver();
     const locker = new pg.Client({ connectionString: db });
     try {
@@ -243,18 +256,15 @@ describe("the store on a PostgreSQL table another session holds locked", () => {
 });
 
 describe("the store when PostgreSQL ends every connection (a restart, a failover)", () => {
-  let postgres: TestPostgres | undefined;
   const stores: StoreProcess[] = [];
-  const password = `pg_pw_${crypto.randomUUID()}`;
+  const password = postgresPassword;
 
   afterAll(async () => {
     await Promise.all(stores.map((store) => store.kill()));
-    await postgres?.stop();
   });
 
   it("logs the loss without the password, keeps running and delivers what is added after", async () => {
-    postgres = await startPostgres({ password });
-    const db = await postgres.createDatabase();
+    const db = await (await postgresForFile()).createDatabase();
     const receiver = await startTestReceiver();
     try {
       const { store, accepted } = await pipeWithPendingWork(db, receiver, stores);
