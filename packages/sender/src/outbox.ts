@@ -397,6 +397,32 @@ export interface ListEventsOptions {
 /** The most events one `listEvents` page holds. */
 export const MAX_EVENTS_PAGE = 1000;
 
+/** What `listExcluded` takes: where to start and how many. */
+export interface ListExcludedOptions {
+  /** A cursor a page answered (`next`); absent: from the oldest retained message. */
+  after?: string;
+  /** At most this many messages, 1 to `MAX_EVENTS_PAGE`; default 100. */
+  limit?: number;
+  /** Only an endpoint of this subscriber's: another's answers as a missing one. */
+  scope?: SubscriberScope;
+}
+
+/** A message an endpoint's filter excluded: the endpoint got no delivery of it. */
+export interface ExcludedMessage {
+  messageId: number;
+  webhookId: string;
+  eventType: string | null;
+  /** When the message was queued (and its filter decided). */
+  createdAt: Date;
+}
+
+/** A page of the messages an endpoint's filter excluded, oldest first. */
+export interface ExcludedPage {
+  messages: ExcludedMessage[];
+  /** The cursor after this page's last message; null when the page is empty. */
+  next: string | null;
+}
+
 /**
  * One message addressed to an endpoint, as a push would carry it: `headers` are the Standard Webhooks
  * headers signed now with the endpoint's current keys over `body`, the exact text that is signed.
@@ -592,6 +618,13 @@ export interface Outbox<Events extends EventMap = EventMap> {
    * that is not a cursor.
    */
   listEvents(endpointId: number, options?: ListEventsOptions): Promise<EventPage | undefined>;
+  /**
+   * The messages the endpoint's filter excluded (decided at their enqueue, or a replay's), oldest
+   * first, page by page: as long as retention keeps the message. `undefined` for a missing endpoint (or
+   * one outside `scope`); throws `InvalidCursorError` for a cursor that is not one, `RangeError` for a
+   * `limit` outside 1 to `MAX_EVENTS_PAGE`.
+   */
+  listExcluded(endpointId: number, options?: ListExcludedOptions): Promise<ExcludedPage | undefined>;
   /**
    * Retention: deletes one batch of finished deliveries older than `olderThanMs` with their attempts,
    * and messages that old with no delivery left. A pending delivery (due or retrying) is never deleted,

@@ -1,4 +1,4 @@
-import { celEnv, parse, plan } from "@bufbuild/cel";
+import { type CelInput, celEnv, celList, celMap, parse, plan } from "@bufbuild/cel";
 import { MAX_ENDPOINT_FILTER_LENGTH } from "@plant-store/types";
 import { type FilterPosition, InvalidEndpointFilterError } from "../errors.js";
 
@@ -11,18 +11,21 @@ export interface FilterInput {
   payload: unknown;
 }
 
-/** Parsed JSON with its objects as `Map`s, the input `@bufbuild/cel` documents for a CEL map. */
-function toCelValue(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(toCelValue);
+/**
+ * Parsed JSON as CEL's own lists and maps (`celList`, `celMap` over a `Map`): `@bufbuild/cel` takes
+ * them as they are, where a plain array or `Map` is wrapped again at every access of every evaluation.
+ */
+function toCelValue(value: unknown): CelInput {
+  if (Array.isArray(value)) return celList(value.map(toCelValue));
   if (value !== null && typeof value === "object")
-    return new Map(Object.entries(value).map(([key, field]) => [key, toCelValue(field)]));
-  return value;
+    return celMap(new Map(Object.entries(value).map(([key, field]) => [key, toCelValue(field)])));
+  return value as CelInput;
 }
 
 /**
- * A message's input to every filter, made once: its objects become `Map`s (what `@bufbuild/cel`'s
- * documented inputs include for a map; a plain object is read too, by reflection at every access, about
- * twice as slowly).
+ * A message's input to every filter, made once: its objects and arrays become CEL maps and lists (a
+ * plain object is read too, by reflection at every access, about twice as slowly; a `Map` is wrapped
+ * at every access, about 10 % slower per evaluation).
  */
 export function toFilterInput(eventType: string | null, payload: unknown): FilterInput {
   return { eventType, payload: toCelValue(payload) };

@@ -23,6 +23,7 @@ import { listAttempts } from "./operations/list-attempts.js";
 import { listDeliveries } from "./operations/list-deliveries.js";
 import { listEndpoints } from "./operations/list-endpoints.js";
 import { listEvents } from "./operations/list-events.js";
+import { listExcluded } from "./operations/list-excluded.js";
 import { listSubscribers } from "./operations/list-subscribers.js";
 import { markEndpointVerified } from "./operations/mark-endpoint-verified.js";
 import { recordAttempts } from "./operations/record-attempts.js";
@@ -141,6 +142,7 @@ export function createOutbox<Join>(
     // Signed at the time of the listing, as a push is at its attempt's: a receiver's tolerance applies alike.
     listEvents: (endpointId, options = {}) =>
       read((ctx) => listEvents(ctx, endpointId, options, Math.floor(Date.now() / 1000))),
+    listExcluded: (endpointId, options = {}) => read(() => listExcluded(endpointId, options)),
     replay: (endpointId, since, scope) => write((ctx) => replayMessages(ctx, endpointId, since, scope)),
     sweep: (options) => write((ctx) => sweepFinished(ctx, options)),
     onWork: (listener) => driver.onWork(listener),

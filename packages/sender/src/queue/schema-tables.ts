@@ -89,6 +89,15 @@ CREATE INDEX IF NOT EXISTS webhook_deliveries_ordering ON webhook_deliveries (en
     endpointMessage: `-- An endpoint's deliveries in message order: its events, page by page from a cursor (listEvents), each
 -- page one range of this index instead of every row of the endpoint sorted again.
 CREATE INDEX IF NOT EXISTS webhook_deliveries_endpoint_message ON webhook_deliveries (endpoint_id, message_id);`,
+    exclusions: `-- Which messages an endpoint's filter excluded (one row per message and endpoint, written by the enqueue
+-- that decided it): listed per endpoint in message order by its key, gone with the message (retention,
+-- removal) or the endpoint by their cascades, the message's found by the second index.
+CREATE TABLE IF NOT EXISTS webhook_exclusions (
+  endpoint_id ${long} NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
+  message_id ${long} NOT NULL REFERENCES webhook_messages (id) ON DELETE CASCADE,
+  PRIMARY KEY (endpoint_id, message_id)
+);
+CREATE INDEX IF NOT EXISTS webhook_exclusions_message ON webhook_exclusions (message_id);`,
     version: "CREATE TABLE IF NOT EXISTS webhook_schema (version INTEGER NOT NULL);",
   };
 }

@@ -22,6 +22,7 @@ import { listAttempts } from "./operations/list-attempts.js";
 import { listDeliveries } from "./operations/list-deliveries.js";
 import { listEndpoints } from "./operations/list-endpoints.js";
 import { listEvents } from "./operations/list-events.js";
+import { listExcluded } from "./operations/list-excluded.js";
 import { listSubscribers } from "./operations/list-subscribers.js";
 import { markEndpointVerified } from "./operations/mark-endpoint-verified.js";
 import { migrateSchema } from "./operations/migrate-schema.js";
@@ -180,6 +181,9 @@ const SCENARIOS: Record<string, Scenario> = {
   },
   "list-endpoints": { run: (ctx) => listEndpoints(ctx, { subscriberId: 1 }) },
   // From a cursor whose delivery retention deleted: the oldest one kept is looked up, then the page read.
+  "list-excluded": {
+    run: () => listExcluded(1, { after: "5", limit: 50, scope: { subscriberId: 1 } }),
+  },
   "list-events": {
     run: (ctx) => listEvents(ctx, 1, { after: "5", limit: 50, scope: { subscriberId: 1 } }, NOW / 1000),
     answer: (text) => (text.includes("SELECT 1 AS found") ? [] : [{ ...ROW, message_id: 4 }]),

@@ -425,6 +425,7 @@ describe("PostgreSQL outbox schema upgrade", () => {
         "webhook_attempts",
         "webhook_deliveries",
         "webhook_endpoints",
+        "webhook_exclusions",
         "webhook_messages",
         "webhook_schema",
         "webhook_subscribers",

@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startPostgres, startTestReceiver, type TestPostgres, type TestReceiver } from "@plant-store/testing";
-import { generateWebhookSecret } from "@plant-store/types";
+import { createWebhookCatalog, generateWebhookSecret, type WebhookCatalog } from "@plant-store/types";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { Webhook } from "standardwebhooks";
@@ -31,7 +31,10 @@ interface Backend {
   name: string;
   /** A fresh, empty database; `open` opens an outbox on it (several times, with other keys). */
   fresh(): Promise<{
-    open(cipher?: SecretsCipher): Promise<Outbox & { reencryptEndpoints(): Promise<number> }>;
+    open(
+      cipher?: SecretsCipher,
+      catalog?: WebhookCatalog,
+    ): Promise<Outbox & { reencryptEndpoints(): Promise<number> }>;
     raw(): Promise<RawEndpoint[]>;
     /** Every byte the database keeps on disk (SQLite: the file, its WAL; PostgreSQL: the table's rows). */
     bytes(): Promise<string>;
@@ -62,8 +65,11 @@ const sqlite: Backend = {
     dirs.push(dir);
     const file = join(dir, "outbox.db");
     return {
-      async open(cipher) {
-        const outbox = createSqliteOutbox(file, cipher ? { secretsCipher: cipher } : {});
+      async open(cipher, catalog) {
+        const outbox = createSqliteOutbox(file, {
+          ...(cipher ? { secretsCipher: cipher } : {}),
+          ...(catalog ? { catalog } : {}),
+        });
         closers.push(() => outbox.close());
         return outbox;
       },
@@ -96,8 +102,11 @@ const postgresql: Backend = {
       (await pool.query<RawEndpoint>("SELECT token, secrets, headers FROM webhook_endpoints ORDER BY id"))
         .rows;
     return {
-      async open(cipher) {
-        const outbox = await createPostgresOutbox(pool, cipher ? { secretsCipher: cipher } : {});
+      async open(cipher, catalog) {
+        const outbox = await createPostgresOutbox(pool, {
+          ...(cipher ? { secretsCipher: cipher } : {}),
+          ...(catalog ? { catalog } : {}),
+        });
         closers.push(() => outbox.close());
         return outbox;
       },
@@ -207,6 +216,43 @@ describe.each([sqlite, postgresql])("endpoint secrets at rest in $name", (backen
     expect((await (await db.open(cipherOf(k2))).getEndpoint(endpoint.id))?.headers).toEqual({
       "x-api-key": apiKey,
     });
+  });
+
+  it("drops a token and changes the event types of an endpoint whose values are sealed", async () => {
+    const db = await backend.fresh();
+    // Two webhooks that need no token: a catalog tells the outbox an endpoint may go without one.
+    const body = { content: { "application/json": { schema: { type: "object" } } } };
+    const catalog = createWebhookCatalog({
+      webhooks: {
+        "plant.created": { post: { security: [], requestBody: body } },
+        "plant.removed": { post: { security: [], requestBody: body } },
+      },
+    } as never);
+    const outbox = await db.open(cipherOf(key()), catalog);
+    const apiKey = `gateway-${randomBytes(12).toString("hex")}`;
+    const secrets = [generateWebhookSecret()];
+    const endpoint = await outbox.addEndpoint({
+      url: `${receiver.url}/sealed`,
+      token: "token-to-drop",
+      secrets,
+      headers: { "x-api-key": apiKey },
+      eventTypes: ["plant.removed"],
+    });
+    // Both changes read the row as it stands first (is the endpoint left without a token?).
+    const tokenless = await outbox.updateEndpoint(endpoint.id, { token: null });
+    expect(tokenless).toMatchObject({ secrets, headers: { "x-api-key": apiKey } });
+    expect(tokenless?.token).toBeUndefined();
+    expect(
+      await outbox.updateEndpoint(endpoint.id, {
+        eventTypes: ["plant.created"],
+        headers: { "x-other": "1" },
+      }),
+    ).toMatchObject({ eventTypes: ["plant.created"], secrets, headers: { "x-other": "1" } });
+    expect(await outbox.getEndpoint(endpoint.id)).toMatchObject({
+      eventTypes: ["plant.created"],
+      headers: { "x-other": "1" },
+    });
+    expect((await outbox.getEndpoint(endpoint.id))?.token).toBeUndefined();
   });
 
   it("refuses to read with a wrong key or no key, with a typed error that names no secret", async () => {

@@ -1,6 +1,6 @@
 import { IdempotencyConflictError, WebhookIdTakenError } from "../../errors.js";
 import type { EnqueueResult } from "../../outbox.js";
-import { countExcluded, excludedByFilters } from "../excluded-by-filters.js";
+import { excludedByFilters, recordExcluded } from "../excluded-by-filters.js";
 import { count, type Operation, rows } from "../operation.js";
 import type { PreparedMessage } from "../prepare-message.js";
 import type { QueueContext } from "../queue-context.js";
@@ -38,10 +38,14 @@ export function* enqueueMessages(
       };
     }),
   );
-  // Counted once nothing can refuse the call any more: a refusal takes back what it inserted.
+  // Recorded once nothing can refuse the call any more: a refusal takes back what it inserted.
   const counted = function* () {
     if (excluded.size > 0)
-      yield* countExcluded(excluded, new Set(inserted.map((message) => message.webhook_id)), ctx);
+      yield* recordExcluded(
+        excluded,
+        new Map(inserted.map((message) => [message.webhook_id, Number(message.id)])),
+        ctx,
+      );
   };
   const [only] = inserted;
   // The common case, one new message, without the bookkeeping the general one needs.

@@ -13,7 +13,7 @@ import { ownedBy } from "../subscriber-scope.js";
  */
 const CURSOR = /^(0|[1-9][0-9]{0,15})$/;
 
-function parseCursor(cursor: string): number {
+export function parseCursor(cursor: string): number {
   const id = CURSOR.test(cursor) ? Number(cursor) : Number.NaN;
   if (!Number.isSafeInteger(id)) throw new InvalidCursorError(`Not a cursor of this store: ${cursor}`);
   return id;

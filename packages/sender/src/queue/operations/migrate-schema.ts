@@ -20,8 +20,9 @@ import { raw, sql } from "../sql.js";
  * 7: subscriptions that fit: an endpoint's signature header names (`signature_headers`), static
  *    headers (`headers`, sealed like its secrets), filter (`filter`, with the messages it excluded,
  *    `filtered_count`, and the index every enqueue finds the filtered endpoints by).
+ * 8: which messages a filter excluded (`webhook_exclusions`, a table of its own: no table is rebuilt).
  */
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 /**
  * Columns added since the first schema, each added to a database that lacks it. The schema files

@@ -26,8 +26,7 @@ export function* updateEndpoint(
     );
     if (!current) return undefined;
     // Read from the column: the row's sealed values are not opened for this.
-    const listed = current.event_types ? (JSON.parse(current.event_types) as string[]) : null;
-    checkFilterTypes(checked.filter, listed, ctx.catalog);
+    checkFilterTypes(checked.filter, listedEventTypes(current), ctx.catalog);
   }
   if (checked.token === null || checked.eventTypes !== undefined) {
     // Without a token after this change: what it will receive must need none.
@@ -36,9 +35,11 @@ export function* updateEndpoint(
     );
     if (!current) return undefined;
     const tokenless = checked.token === null || (checked.token === undefined && current.token === "");
+    // The list read from its column, as above: the row's sealed values (token, secrets, headers) are
+    // opened only by the store's codec, and not for this.
     if (tokenless)
       requireTokenWhereNeeded(
-        checked.eventTypes === undefined ? toEndpoint(current).eventTypes : checked.eventTypes,
+        checked.eventTypes === undefined ? listedEventTypes(current) : checked.eventTypes,
         ctx.catalog,
       );
   }
@@ -69,4 +70,9 @@ export function* updateEndpoint(
         WHERE id = ${id} AND ${ownedBy(raw("subscriber_id"), scope)} RETURNING *`,
   );
   return updated ? toEndpoint(updated, ctx.codec.open) : undefined;
+}
+
+/** The event types a stored endpoint lists (null: every type), read from its column alone. */
+function listedEventTypes(row: EndpointRow): string[] | null {
+  return row.event_types ? (JSON.parse(row.event_types) as string[]) : null;
 }

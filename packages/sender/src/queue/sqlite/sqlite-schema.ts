@@ -37,5 +37,6 @@ CREATE TABLE IF NOT EXISTS webhook_attempts (
 CREATE INDEX IF NOT EXISTS webhook_attempts_delivery ON webhook_attempts (delivery_id);
 -- endpointStats(since): the attempts of the last hour, without reading the whole log (covering: no row look-up).
 CREATE INDEX IF NOT EXISTS webhook_attempts_started ON webhook_attempts (started_at, delivery_id, status);
+${tables.exclusions}
 ${tables.version}
 `;

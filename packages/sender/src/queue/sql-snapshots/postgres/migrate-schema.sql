@@ -83,6 +83,12 @@ CREATE TABLE IF NOT EXISTS webhook_attempts (
   PRIMARY KEY (delivery_id, id)
 );
 
+CREATE TABLE IF NOT EXISTS webhook_exclusions (
+  endpoint_id BIGINT NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
+  message_id BIGINT NOT NULL REFERENCES webhook_messages (id) ON DELETE CASCADE,
+  PRIMARY KEY (endpoint_id, message_id)
+);
+
 CREATE TABLE IF NOT EXISTS webhook_schema (version INTEGER NOT NULL);
 
 SELECT 1 AS found FROM pg_attribute WHERE attrelid = to_regclass($1::text)
@@ -210,6 +216,8 @@ ALTER TABLE webhook_deliveries DROP CONSTRAINT IF EXISTS webhook_deliveries_webh
 CREATE INDEX IF NOT EXISTS webhook_attempts_started ON webhook_attempts USING brin (started_at) WITH (autosummarize = on);
 
 ALTER TABLE webhook_attempts DROP CONSTRAINT IF EXISTS webhook_attempts_delivery_id_fkey;
+
+CREATE INDEX IF NOT EXISTS webhook_exclusions_message ON webhook_exclusions (message_id);
 
 SELECT 1 AS found FROM pg_attribute WHERE attrelid = to_regclass($1::text)
             AND attname = $2::text AND NOT attisdropped;

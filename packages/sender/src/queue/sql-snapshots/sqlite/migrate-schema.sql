@@ -78,6 +78,12 @@ CREATE TABLE IF NOT EXISTS webhook_attempts (
   outcome TEXT NOT NULL
 );
 
+CREATE TABLE IF NOT EXISTS webhook_exclusions (
+  endpoint_id INTEGER NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
+  message_id INTEGER NOT NULL REFERENCES webhook_messages (id) ON DELETE CASCADE,
+  PRIMARY KEY (endpoint_id, message_id)
+);
+
 CREATE TABLE IF NOT EXISTS webhook_schema (version INTEGER NOT NULL);
 
 SELECT 1 AS found FROM pragma_table_info(?) WHERE name = ?;
@@ -181,6 +187,8 @@ CREATE INDEX IF NOT EXISTS webhook_deliveries_endpoint_message ON webhook_delive
 CREATE INDEX IF NOT EXISTS webhook_attempts_delivery ON webhook_attempts (delivery_id);
 
 CREATE INDEX IF NOT EXISTS webhook_attempts_started ON webhook_attempts (started_at, delivery_id, status);
+
+CREATE INDEX IF NOT EXISTS webhook_exclusions_message ON webhook_exclusions (message_id);
 
 SELECT 1 AS found FROM pragma_table_info(?) WHERE name = ?;
 
