@@ -48,6 +48,7 @@ import type { PortalCredentialRows } from "./portal/portal-credential-rows.js";
 import { deliveryRoutes } from "./routes/delivery-routes.js";
 import { endpointRoutes } from "./routes/endpoint-routes.js";
 import { eventRoutes } from "./routes/event-routes.js";
+import { exclusionRoutes } from "./routes/exclusion-routes.js";
 import { listenRoutes } from "./routes/listen-routes.js";
 import { messageRoutes } from "./routes/message-routes.js";
 import { monitoringRoutes } from "./routes/monitoring-routes.js";
@@ -335,6 +336,7 @@ export function createWebhookApi(options: WebhookApiOptions): WebhookApi {
     }),
     deliveries: deliveryRoutes({ outbox, wake, inputs }),
     events: eventRoutes({ outbox, guard, throttle }),
+    exclusions: exclusionRoutes({ outbox }),
     subscribers: subscriberRoutes({ outbox, portal }),
     ...(portal ? { portal: portalRoutes({ portal, throttle }) } : {}),
     listen: listenRoutes({ relay, timeoutMs, inputs, learnOrigin: (origin) => learnOrigin(origin) }),

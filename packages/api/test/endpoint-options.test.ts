@@ -171,6 +171,27 @@ describe.each(stores)("endpoint options through the admin API ($name)", (store) 
     expect((shown.body as { endpoint: Endpoint }).endpoint).toMatchObject({ filter, filteredCount: 2 });
     const listed = await call("GET", "/endpoints");
     expectDocumented("get", "/endpoints", listed.status, listed.body);
+    // Which ones, one by one: the two it excluded, oldest first, paged by an opaque cursor.
+    const excluded = await call("GET", `/endpoints/${endpoint.id}/excluded?limit=1`);
+    expectDocumented("get", "/endpoints/{id}/excluded", excluded.status, excluded.body);
+    const first = excluded.body as {
+      messages: Array<{ webhookId: string; eventType: string }>;
+      next: string;
+    };
+    expect(first.messages).toHaveLength(1);
+    const rest = await call("GET", `/endpoints/${endpoint.id}/excluded?after=${first.next}`);
+    expectDocumented("get", "/endpoints/{id}/excluded", rest.status, rest.body);
+    const excludedIds = [...first.messages, ...(rest.body as typeof first).messages].map((m) => m.webhookId);
+    const everything = receivedAt("/everything").map((request) => ({
+      id: request.headers["webhook-id"],
+      name: (JSON.parse(request.body) as { name: string }).name,
+    }));
+    expect(excludedIds).toStrictEqual(
+      ["Ficus", "Cactus"].map((name) => everything.find((plant) => plant.name === name)?.id),
+    );
+    const badCursor = await call("GET", `/endpoints/${endpoint.id}/excluded?after=nonsense`);
+    expectDocumented("get", "/endpoints/{id}/excluded", badCursor.status, badCursor.body);
+    expect(badCursor.status).toBe(400);
 
     // PATCH changes it from the next message on; null takes it off (the count stays what it was).
     const changed = await call("PATCH", `/endpoints/${endpoint.id}`, {
@@ -384,6 +405,10 @@ describe.each(stores)("endpoint options through the admin API ($name)", (store) 
     );
     expect(refused.status).toBe(400);
 
+    const othersExclusions = await call("GET", `/endpoints/${own.id}/excluded`, undefined, strangerToken);
+    expectDocumented("get", "/endpoints/{id}/excluded", othersExclusions.status, othersExclusions.body);
+    expect(othersExclusions.status).toBe(404);
+    expect((await call("GET", `/endpoints/${own.id}/excluded`, undefined, ownerToken)).status).toBe(200);
     for (const change of [{ filter: "true" }, { headers: {} }, { signatureHeaders: "standard" }]) {
       const answer = await call("PATCH", `/endpoints/${own.id}`, change, strangerToken);
       expectDocumented("patch", "/endpoints/{id}", answer.status, answer.body);

@@ -166,7 +166,7 @@ const endpointFlags = (command: Command) =>
 /** `plant-webhooks endpoints …`: the receivers webhooks go to, through the API. */
 export function endpointsCommand(context: CommandContext): Command {
   const command = new Command("endpoints").description(
-    "the receivers webhooks are delivered to: list, add, show, update, remove, verify",
+    "the receivers webhooks are delivered to: list, add, show, update, excluded, remove, verify",
   );
   command.addCommand(
     withApiOptions(new Command("list").description("every endpoint the token may see")).action(
@@ -266,6 +266,34 @@ export function endpointsCommand(context: CommandContext): Command {
       printer(context, flags.json).answer(
         body,
         () => `Updated ${details((body as { endpoint: Endpoint }).endpoint)}`,
+      );
+    }),
+  );
+  command.addCommand(
+    withApiOptions(
+      new Command("excluded")
+        .description("the messages an endpoint's filter excluded, oldest first (a page; --after goes on)")
+        .argument("<id>", "the endpoint's id")
+        .option("--after <cursor>", "the cursor the last page printed")
+        .option("--limit <n>", "at most this many (1 to 1000; default 100)"),
+    ).action(async (id: string, flags: ApiFlags & { after?: string; limit?: string }) => {
+      const { client } = apiSettings(flags, [
+        idProblem(id, "<id>"),
+        flags.limit === undefined || /^[1-9]\d{0,3}$/.test(flags.limit) ? undefined : "--limit: 1 to 1000",
+      ]);
+      const { body } = await client.request("GET", `/endpoints/${id}/excluded`, {
+        query: { after: flags.after, limit: flags.limit },
+      });
+      const page = body as {
+        messages: Array<{ webhookId: string; eventType: string | null; createdAt: string }>;
+        next: string | null;
+      };
+      printer(context, flags.json).answer(body, () =>
+        [
+          ...(page.messages.length === 0 ? ["No excluded messages."] : []),
+          ...page.messages.map((m) => `${m.createdAt}  ${m.eventType ?? "(no event type)"}  ${m.webhookId}`),
+          ...(page.next === null || page.messages.length === 0 ? [] : [`More: --after ${page.next}`]),
+        ].join("\n"),
       );
     }),
   );

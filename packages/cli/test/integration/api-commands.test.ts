@@ -220,11 +220,14 @@ describe("plant-webhooks endpoints: filter, headers, signature header names", ()
       headers: { "x-api-key": "********", "X-Team": "********" },
     });
     // The receiver library reads svix-* names as it reads webhook-* ones.
+    const queued: string[] = [];
     for (const [id, name, tag] of [
       [9101, "Filtered Monstera", "tropical"],
       [9102, "Filtered Ficus", "indoor"],
     ] as const)
-      await api.outbox.enqueue({ eventType: "newPlant", payload: { id, name, tag } });
+      queued.push(
+        (await api.outbox.enqueue({ eventType: "newPlant", payload: { id, name, tag } })).webhookId,
+      );
     worker.wake();
     await waitFor(() => (handled.some((plant) => plant.id === 9101) ? true : undefined));
     const listed = await asOperator("endpoints", "list");
@@ -237,6 +240,16 @@ describe("plant-webhooks endpoints: filter, headers, signature header names", ()
     expect(shown.out).toContain("  headers:      x-api-key, X-Team\n");
     expect(shown.out).not.toContain(apiKey);
     expect(handled.some((plant) => plant.id === 9102)).toBe(false);
+    // Which message it excluded: the Ficus, by the webhook id it was queued with.
+    const excluded = await asOperator("endpoints", "excluded", String(endpoint.id), "--json");
+    const page = JSON.parse(excluded.out) as { messages: Array<{ webhookId: string }>; next: string };
+    expect(page.messages.map((message) => message.webhookId)).toStrictEqual([queued[1]]);
+    const text = await asOperator("endpoints", "excluded", String(endpoint.id));
+    expect(text.out).toMatch(
+      new RegExp(`  newPlant  ${page.messages[0]?.webhookId}\nMore: --after ${page.next}\n$`),
+    );
+    const after = await asOperator("endpoints", "excluded", String(endpoint.id), "--after", page.next);
+    expect(after, JSON.stringify(after)).toMatchObject({ code: 0, out: "No excluded messages.\n" });
     // Left for the tests below, which count the plants handled.
     handled.splice(0, handled.length, ...handled.filter((plant) => plant.id !== 9101));
 
