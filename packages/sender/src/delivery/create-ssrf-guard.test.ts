@@ -17,6 +17,16 @@ describe("createSsrfGuard", () => {
     });
   });
 
+  it("resolves a name again at every check of the same URL: a rebound name is refused the next time", async () => {
+    const answers = ["93.184.216.34", "169.254.169.254"];
+    const guard = createSsrfGuard({
+      resolve: async () => [{ address: answers.shift() ?? "none", family: 4 as const }],
+    });
+    const url = "https://hooks.example/plant/webhook";
+    expect(await guard.check(url)).toEqual({ address: "93.184.216.34", family: 4 });
+    await expect(guard.check(url)).rejects.toBeInstanceOf(SsrfBlockedError);
+  });
+
   it("refuses a name with any non-public address, including the metadata address", async () => {
     for (const address of ["169.254.169.254", "10.0.0.5", "::1"]) {
       const guard = createSsrfGuard({ resolve: resolveTo("93.184.216.34", address) });

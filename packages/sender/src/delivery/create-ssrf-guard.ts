@@ -71,6 +71,27 @@ async function resolveAll(hostname: string): Promise<ResolvedTarget[]> {
   return results.map((entry) => ({ address: entry.address, family: entry.family as 4 | 6 }));
 }
 
+/** Distinct URLs whose parse a guard keeps; past it, it starts over (a store has far fewer endpoints). */
+const MAX_PARSED_URLS = 10_000;
+
+interface UrlTarget {
+  protocol: string;
+  /** The hostname, an IPv6 literal without its brackets. */
+  host: string;
+  /** 4 or 6 when the host is an address, else 0. */
+  family: number;
+}
+
+function parseTarget(url: string): UrlTarget {
+  const { hostname, protocol } = new URL(url);
+  // WHATWG URL parsing allows "[" and "]" in a hostname only around a whole IPv6 literal, so
+  // starting with one means ending with the other: the endsWith mutant is equivalent.
+  // Stryker disable next-line MethodExpression: equivalent (endsWith), see above
+  const bracketed = hostname.startsWith("[");
+  const host = bracketed ? hostname.slice(1, -1) : hostname;
+  return { protocol, host, family: isIP(host) };
+}
+
 /**
  * Refuses delivery targets inside the sender's own network. Every resolved address must be
  * public (a name with one public and one private address is refused: the connection could use
@@ -80,19 +101,24 @@ async function resolveAll(hostname: string): Promise<ResolvedTarget[]> {
 export function createSsrfGuard(options: SsrfGuardOptions = {}): SsrfGuard {
   const resolve = options.resolve ?? resolveAll;
   const lookupTimeoutMs = options.lookupTimeoutMs ?? DELIVERY_TIMEOUT_MS;
+  // What a URL says (its scheme, its host, whether that is an address) is the same at every attempt: it
+  // is parsed once. What it resolves to is not, and is looked up at every check.
+  const parsedUrls = new Map<string, UrlTarget>();
+  function targetOf(url: string): UrlTarget {
+    let target = parsedUrls.get(url);
+    if (target === undefined) {
+      target = parseTarget(url);
+      if (parsedUrls.size >= MAX_PARSED_URLS) parsedUrls.clear();
+      parsedUrls.set(url, target);
+    }
+    return target;
+  }
   return {
     async check(url, checkOptions = {}) {
-      const parsed = new URL(url);
-      const { hostname, protocol } = parsed;
+      const { protocol, host, family } = targetOf(url);
       if (protocol !== "http:" && protocol !== "https:") {
         throw new SsrfBlockedError(`Refusing a ${protocol} target: only http and https are delivered to`);
       }
-      // WHATWG URL parsing allows "[" and "]" in a hostname only around a whole IPv6 literal, so
-      // starting with one means ending with the other: the endsWith mutant is equivalent.
-      // Stryker disable next-line MethodExpression: equivalent (endsWith), see above
-      const bracketed = hostname.startsWith("[");
-      const host = bracketed ? hostname.slice(1, -1) : hostname;
-      const family = isIP(host);
       // A resolution failure propagates with its own code (ENOTFOUND…, ERR_DNS_TIMEOUT): it is retried like
       // any network error. The wait is bounded, so a name whose DNS hangs cannot hold a worker slot (and
       // its lease) past the attempt's time.
@@ -106,7 +132,8 @@ export function createSsrfGuard(options: SsrfGuardOptions = {}): SsrfGuard {
         typeof options.allowPrivateTargets === "function"
           ? options.allowPrivateTargets(endpoint)
           : options.allowPrivateTargets === true;
-      if (!allowed && options.isTrustedTarget?.(parsed, endpoint) !== true) {
+      // A URL of its own for the callback, which may keep or change it.
+      if (!allowed && options.isTrustedTarget?.(new URL(url), endpoint) !== true) {
         const blocked = targets.find((target) => !isPublicAddress(target.address));
         if (blocked)
           throw new SsrfBlockedError(`${host} resolves to a non-public address (${blocked.address})`);

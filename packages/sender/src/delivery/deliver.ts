@@ -38,8 +38,18 @@ function pinnedLookup(target: ResolvedTarget) {
   };
 }
 
+/** Each URL's host (an IPv6 literal without brackets), parsed once: the same at every attempt. */
+const hosts = new Map<string, string>();
+const MAX_HOSTS = 10_000;
+
 function isLiteral(url: string, target: ResolvedTarget): boolean {
-  return new URL(url).hostname.replace(/^\[(.*)\]$/, "$1") === target.address;
+  let host = hosts.get(url);
+  if (host === undefined) {
+    host = new URL(url).hostname.replace(/^\[(.*)\]$/, "$1");
+    if (hosts.size >= MAX_HOSTS) hosts.clear();
+    hosts.set(url, host);
+  }
+  return host === target.address;
 }
 
 function errorCode(error: unknown): string {

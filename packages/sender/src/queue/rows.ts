@@ -252,16 +252,15 @@ export function toClaimed(rows: readonly ClaimedRow[], open: (stored: string) =>
       endpoint = toEndpoint({ id: endpointId, ...Object.fromEntries(columns) } as EndpointRow, open);
       endpoints.set(endpointId, endpoint);
     }
-    return {
-      ...toDelivery(row),
-      body: row.m_payload,
-      endpoint,
-      leaseUntil: date(row.lease_until as Num),
-      ...(row.m_traceparent === null ? {} : { traceparent: row.m_traceparent }),
-      ...(row.start_in_ms === null || row.start_in_ms === undefined
-        ? {}
-        : { startInMs: Math.max(0, Number(row.start_in_ms)) }),
-    };
+    // The delivery's own object, completed: a spread copied every field of it into another, per claimed row.
+    const delivery = toDelivery(row) as ClaimedDelivery;
+    delivery.body = row.m_payload;
+    delivery.endpoint = endpoint;
+    delivery.leaseUntil = date(row.lease_until as Num);
+    if (row.m_traceparent !== null) delivery.traceparent = row.m_traceparent;
+    if (row.start_in_ms !== null && row.start_in_ms !== undefined)
+      delivery.startInMs = Math.max(0, Number(row.start_in_ms));
+    return delivery;
   });
   return claimed.sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || a.id - b.id);
 }

@@ -31,9 +31,17 @@ describe("startAttemptSpan without an OpenTelemetry SDK", () => {
     expect(parseTraceparent(other)?.traceId).not.toBe(parseTraceparent(first)?.traceId);
   });
 
+  it("sends a stored later version's context as version 00, its extra fields left out", () => {
+    const later = "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-future";
+    expect(startAttemptSpan(claimedDelivery(1, 1, { traceparent: later })).traceparent).toBe(STORED);
+  });
+
   it("treats a stored value that is not a valid traceparent like a missing one", () => {
     const broken = startAttemptSpan(claimedDelivery(1, 1, { webhookId: "msg_x", traceparent: "00-zz" }));
     const missing = startAttemptSpan(claimedDelivery(1, 1, { webhookId: "msg_x" }));
     expect(broken.traceparent).toBe(missing.traceparent);
+    // Version 00 allows no fields after the flags.
+    const extra = startAttemptSpan(claimedDelivery(1, 1, { webhookId: "msg_x", traceparent: `${STORED}-x` }));
+    expect(extra.traceparent).toBe(missing.traceparent);
   });
 });

@@ -35,7 +35,8 @@ function hostOf(url: string): string | undefined {
  * `traceparent` to send: this span's, or the stored one when no SDK records spans.
  */
 export function startAttemptSpan(delivery: ClaimedDelivery): { span: Span; traceparent: string } {
-  const stored = parseTraceparent(delivery.traceparent) ?? derivedParent(delivery.webhookId);
+  const parsed = parseTraceparent(delivery.traceparent);
+  const stored = parsed ?? derivedParent(delivery.webhookId);
   const parent = trace.setSpanContext(ROOT_CONTEXT, {
     traceId: stored.traceId,
     spanId: stored.parentId,
@@ -57,6 +58,17 @@ export function startAttemptSpan(delivery: ClaimedDelivery): { span: Span; trace
     });
   }
   const own = span.spanContext();
+  // With no SDK the span is the parent's context itself: the header to send is the stored one, which
+  // parsed as version 00 (it would be written back the same), so it is not formatted and checked again
+  // at every attempt. A later version's value is written back as version 00.
+  if (
+    parsed !== undefined &&
+    delivery.traceparent?.startsWith("00-") === true &&
+    own.traceId === stored.traceId &&
+    own.spanId === stored.parentId &&
+    own.traceFlags === stored.flags
+  )
+    return { span, traceparent: delivery.traceparent };
   const traceparent = formatTraceparent(
     isSpanContextValid(own) ? { traceId: own.traceId, parentId: own.spanId, flags: own.traceFlags } : stored,
   );

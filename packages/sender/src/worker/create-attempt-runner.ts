@@ -54,20 +54,8 @@ export function createAttemptRunner(
     const result = await options.attempt(delivery);
     // The request is over: its slot may start the next attempt while this one is recorded.
     free?.();
-    const event: AttemptEvent = {
-      deliveryId: delivery.id,
-      webhookId: delivery.webhookId,
-      messageId: delivery.messageId,
-      endpointId: delivery.endpointId,
-      attempt: delivery.attemptCount + 1,
-      status: result.status,
-      error: result.error,
-      durationMs: result.durationMs,
-      // Until the outbox says otherwise: an attempt whose record failed is made again after its lease.
-      outcome: "retrying",
-      queuedAt: delivery.createdAt.toISOString(),
-    };
     let recorded: RecordedAttempt | undefined;
+    let recordError: unknown;
     try {
       recorded = await options.record(
         { deliveryId: delivery.id, workerId, leaseUntil: delivery.leaseUntil, result },
@@ -78,9 +66,6 @@ export function createAttemptRunner(
         logger?.info({ deliveryId: delivery.id }, "delivery removed during its attempt");
         return;
       }
-      event.attempt = recorded.attempt;
-      event.outcome = recorded.outcome;
-      if (recorded.nextAttemptAt) event.nextAttemptAt = recorded.nextAttemptAt.toISOString();
       if (!recorded.held)
         logger?.warn({ deliveryId: delivery.id }, "lease lost before the attempt was recorded");
       // A delay, not the stored time: the store's clock (PostgreSQL's) need not agree with this one.
@@ -88,17 +73,37 @@ export function createAttemptRunner(
     } catch (error) {
       // The lease runs out and the delivery is attempted again: at least once, never lost.
       logger?.error({ deliveryId: delivery.id, err: error }, "could not record attempt");
-      event.recorded = false;
-      event.nextAttemptAt = new Date(options.leaseEnd(delivery)).toISOString();
+      recordError = error;
     }
-    // The worker id ties a log line to the lease owner and attempt rows in the database.
-    logger?.info({ ...event, workerId }, "delivery attempt");
+    // Built only for someone to hear it: its dates are formatted at every attempt otherwise.
+    if (logger || options.onAttempt) {
+      const event: AttemptEvent = {
+        deliveryId: delivery.id,
+        webhookId: delivery.webhookId,
+        messageId: delivery.messageId,
+        endpointId: delivery.endpointId,
+        attempt: recorded?.attempt ?? delivery.attemptCount + 1,
+        status: result.status,
+        error: result.error,
+        durationMs: result.durationMs,
+        // An attempt whose record failed is made again after its lease.
+        outcome: recorded?.outcome ?? "retrying",
+        queuedAt: delivery.createdAt.toISOString(),
+      };
+      if (recorded?.nextAttemptAt) event.nextAttemptAt = recorded.nextAttemptAt.toISOString();
+      if (recordError !== undefined) {
+        event.recorded = false;
+        event.nextAttemptAt = new Date(options.leaseEnd(delivery)).toISOString();
+      }
+      // The worker id ties a log line to the lease owner and attempt rows in the database.
+      logger?.info({ ...event, workerId }, "delivery attempt");
+      options.onAttempt?.(event);
+    }
     if (recorded?.disabledEndpoint)
       logger?.warn(
         { endpointId: delivery.endpointId, reason: recorded.disabledEndpoint },
         "endpoint disabled",
       );
-    options.onAttempt?.(event);
     for (const alert of recorded?.alerts ?? []) {
       logger?.warn({ alert }, alert.type);
       options.onAlert?.(alert);

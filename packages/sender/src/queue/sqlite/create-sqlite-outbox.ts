@@ -43,16 +43,45 @@ export interface SqliteOutbox<Events extends EventMap = EventMap> extends Outbox
   enqueueSync(message: MessageInput<Events>): EnqueueResult;
 }
 
+/** A prepared statement, and the names of its columns when it answers its rows as arrays. */
+interface Prepared {
+  statement: Database.Statement;
+  names: string[] | undefined;
+}
+
+/**
+ * Each row as an object of its columns, made here from the row as an array: better-sqlite3 making the
+ * objects itself cost a read about as much as SQLite's own work (18 rows of 13 columns, the record's
+ * read: 142 µs of CPU as objects, 82 as arrays made into objects here).
+ */
+function toObjects(rows: unknown[][], names: readonly string[]): Record<string, unknown>[] {
+  return rows.map((values) => {
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < names.length; i++) row[names[i] as string] = values[i];
+    return row;
+  });
+}
+
 /** Runs an operation to its end synchronously, each statement prepared once per handle. */
 function createStatementRunner(db: Database.Database) {
-  const prepared = new Map<string, Database.Statement>();
+  const prepared = new Map<string, Prepared>();
   const query = (text: string, values: unknown[], kind: "rows" | "count") => {
-    let statement = prepared.get(text);
-    if (!statement) {
-      statement = db.prepare(text);
-      prepared.set(text, statement);
+    let entry = prepared.get(text);
+    if (!entry) {
+      const statement = db.prepare(text);
+      // Its columns are known once it is prepared, unless it selects `*`: those follow the schema, which
+      // another process may migrate, and better-sqlite3 names their columns at every call.
+      const names =
+        kind === "rows" && statement.reader && !text.includes("*")
+          ? statement.columns().map((column) => column.name)
+          : undefined;
+      if (names) statement.raw(true);
+      entry = { statement, names };
+      prepared.set(text, entry);
     }
-    return kind === "rows" ? statement.all(...values) : statement.run(...values).changes;
+    const { statement, names } = entry;
+    if (kind === "count") return statement.run(...values).changes;
+    return names ? toObjects(statement.all(...values) as unknown[][], names) : statement.all(...values);
   };
   return <R>(operation: Operation<R>, onWake: () => void): R => {
     const runner = { dialect: sqliteDialect, query, wake: onWake, reusePlans: () => undefined };
