@@ -1,6 +1,7 @@
 import { renderStaticPage, type StaticPage } from "@plant-store/app-shell/http";
-// The script is pages/store-page.ts, bundled (scripts/page-script.ts).
 import SCRIPT from "../pages/operator-page.ts?page-script";
+// The script is pages/store-page.ts, bundled (scripts/page-script.ts).
+import { FILTER_FORM_HTML, subscribeFormHtml } from "./endpoint-forms-html.js";
 
 const STYLE = `
   body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5rem auto; max-width: 72rem; padding: 0 1rem; color: #1b2a1b; }
@@ -60,16 +61,15 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.char
 export function renderOperatorPage(options: { title: string; eventTypes: readonly string[] }): StaticPage {
   const EVENT_TYPES = options.eventTypes.map(escapeHtml);
   const title = escapeHtml(options.title);
-  const listed = EVENT_TYPES.length > 0 ? `this API's: ${EVENT_TYPES.join(", ")}; ` : "";
   return renderStaticPage({
     title: options.title,
     style: STYLE,
-    body: body(title, EVENT_TYPES, listed),
+    body: body(title, EVENT_TYPES),
     script: SCRIPT,
   });
 }
 
-const body = (title: string, EVENT_TYPES: readonly string[], listed: string) => `
+const body = (title: string, EVENT_TYPES: readonly string[]) => `
 <h1>${title}</h1>
 <p id="status" data-state="signed-out"></p>
 <form id="login" hidden>
@@ -101,24 +101,14 @@ const body = (title: string, EVENT_TYPES: readonly string[], listed: string) => 
     <tbody id="endpoints"></tbody>
   </table>
   <p id="no-endpoints" class="muted">No endpoint yet.</p>
-  <form id="subscribe">
-    Endpoint <select id="subscribe-endpoint"></select>
-    receives <input id="subscribe-types" type="text" autocomplete="off" placeholder="every event type">
-    <button type="submit" id="subscribe-button">Save</button>
-    <span class="muted">Event types, comma-separated (${listed}a trailing * matches a prefix); empty: every event type.</span>
-  </form>
+  ${subscribeFormHtml(EVENT_TYPES)}
   <form id="rate">
     Endpoint <select id="rate-endpoint"></select>
     at most <input id="rate-limit" type="number" min="1" max="10000" step="1" placeholder="no limit"> deliveries a second
     <button type="submit" id="rate-button">Save</button>
     <span class="muted">By every worker together, at most a second's worth at once; empty: no limit.</span>
   </form>
-  <form id="endpoint-filter">
-    Endpoint <select id="endpoint-filter-endpoint"></select>
-    is sent only what <input id="endpoint-filter-expression" type="text" autocomplete="off" spellcheck="false" placeholder="no filter: every message"> is true for
-    <button type="submit" id="endpoint-filter-button">Save</button>
-    <span class="muted">A CEL expression over eventType and payload, say payload.tag == "tropical"; empty: no filter. From the next message on.</span>
-  </form>
+  ${FILTER_FORM_HTML}
   <form id="move">
     Endpoint <select id="move-endpoint"></select>
     moves to <input id="move-url" type="url" autocomplete="off" required placeholder="https://…">

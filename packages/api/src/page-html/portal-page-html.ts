@@ -1,6 +1,7 @@
 import { renderStaticPage, type StaticPage } from "@plant-store/app-shell/http";
-// The script is pages/portal-page.ts, bundled (scripts/page-script.ts).
 import SCRIPT from "../pages/portal-page.ts?page-script";
+// The script is pages/portal-page.ts, bundled (scripts/page-script.ts).
+import { FILTER_FORM_HTML, subscribeFormHtml } from "./endpoint-forms-html.js";
 
 // The store page's look, so an operator and a subscriber read the same tables.
 const STYLE = `
@@ -51,18 +52,8 @@ const body = (title: string, EVENT_TYPES: readonly string[]) => `
     <button type="submit" id="add-button">Add</button>
     <span class="muted">The store generates its signing secret and shows it once.</span>
   </form>
-  <form id="subscribe">
-    Endpoint <select id="subscribe-endpoint"></select>
-    receives <input id="subscribe-types" type="text" autocomplete="off" placeholder="every event type">
-    <button type="submit" id="subscribe-button">Save</button>
-    <span class="muted">Event types, comma-separated (${EVENT_TYPES.length > 0 ? `${EVENT_TYPES.join(", ")}; ` : ""}a trailing * matches a prefix); empty: every event type.</span>
-  </form>
-  <form id="endpoint-filter">
-    Endpoint <select id="endpoint-filter-endpoint"></select>
-    is sent only what <input id="endpoint-filter-expression" type="text" autocomplete="off" spellcheck="false" placeholder="no filter: every message"> is true for
-    <button type="submit" id="endpoint-filter-button">Save</button>
-    <span class="muted">A CEL expression over eventType and payload, say payload.tag == "tropical"; empty: no filter. From the next message on.</span>
-  </form>
+  ${subscribeFormHtml(EVENT_TYPES)}
+  ${FILTER_FORM_HTML}
   <form id="move">
     Endpoint <select id="move-endpoint"></select>
     moves to <input id="move-url" type="url" autocomplete="off" required placeholder="https://…">
