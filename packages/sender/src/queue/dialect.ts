@@ -42,4 +42,19 @@ export interface Dialect {
   subscribes(eventTypes: Sql, eventType: Sql): Sql;
   /** The smaller of two numbers (`LEAST`; SQLite's two-argument `min`). */
   least(a: Sql, b: Sql): Sql;
+  /** The larger of two numbers (`GREATEST`; SQLite's two-argument `max`). */
+  greatest(a: Sql, b: Sql): Sql;
+  /** After a table in FROM: the index the query walks (SQLite's `INDEXED BY`; PostgreSQL's planner finds it). */
+  indexedBy(index: string): string;
+  /**
+   * `column` is one of the rows of `select`, each looked up by `column`'s index (PostgreSQL:
+   * `= ANY(ARRAY(...))`, which its planner never turns into a join that scans the table).
+   */
+  inSelect(column: Sql, select: Sql): Sql;
+  /**
+   * Joins to each row of the FROM before it the rows of `table` as `alias` that `rest` picks (its WHERE,
+   * ORDER BY and a constant LIMIT over the table as `x`, naming outer columns): `LATERAL` on PostgreSQL;
+   * on SQLite, which has none, the table joined by `id IN` that correlated subquery.
+   */
+  joinFirst(alias: string, table: string, columns: readonly string[], rest: Sql): Sql;
 }
