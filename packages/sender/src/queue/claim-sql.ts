@@ -60,10 +60,7 @@ function openColumns(dialect: Dialect, now: Sql, plan: ClaimPlan): Sql {
  *   rows' (endpoint_id, next_attempt_at) index and stopping after `perEndpoint` rows, so the cost follows
  *   what is due, not the backlog (a constant limit: SQLite's subquery cannot take its LIMIT from an outer
  *   column; the allowance, never over `perEndpoint`, is applied to `place` instead);
- * - `chosen`: of those within their endpoint's allowance, owners taking turns: each owner's first (its
- *   endpoints' earliest due first, one per endpoint before any endpoint's second), then each owner's
- *   second..., at most `perOwner` of an owner and `limit` in all. So an owner with a large backlog or many
- *   endpoints takes one turn per round like an owner with one delivery due.
+ * - `chosen`: of those within their endpoint's allowance, owners taking turns (`ownersTakeTurns`).
  */
 export function claimSelection(dialect: Dialect, now: Sql, plan: ClaimPlan): Sql[] {
   const next = (alias: string, after: string) =>
@@ -95,14 +92,24 @@ export function claimSelection(dialect: Dialect, now: Sql, plan: ClaimPlan): Sql
           ORDER BY x.next_attempt_at, x.id LIMIT ${param(plan.perEndpoint, "int")}`,
       )}
       WHERE oe.allowance > 0)`,
-    sql`chosen AS (
+    ownersTakeTurns(plan),
+  ];
+}
+
+/**
+ * `chosen`, of the `candidates` within their endpoint's allowance: owners taking turns, each owner's first
+ * (its endpoints' earliest due first, one per endpoint before any endpoint's second), then each owner's
+ * second..., at most `perOwner` of an owner and `limit` in all. So an owner with a large backlog or many
+ * endpoints takes one turn per round like an owner with one delivery due.
+ */
+export function ownersTakeTurns(plan: Pick<ClaimPlan, "perOwner" | "limit">): Sql {
+  return sql`chosen AS (
       SELECT id, endpoint_id, next_attempt_at FROM (
         SELECT id, endpoint_id, next_attempt_at, place,
           row_number() OVER (PARTITION BY owner ORDER BY place, next_attempt_at, id) AS turn
         FROM candidates WHERE place <= allowance) c
       WHERE turn <= ${param(plan.perOwner, "int")}
-      ORDER BY turn, place, next_attempt_at, id LIMIT ${param(plan.limit, "int")})`,
-  ];
+      ORDER BY turn, place, next_attempt_at, id LIMIT ${param(plan.limit, "int")})`;
 }
 
 /**
