@@ -5,9 +5,10 @@ import type { Sql, SqlParam, SqlValue } from "./sql.js";
 export type ColumnType = "bigint" | "int" | "text";
 
 /**
- * How one database writes SQL, and nothing else: parameters, lists and row sets, locks, and the two
- * functions the databases spell differently. Every statement of the queue is written once over it
- * (`queue/operations`); the few a database writes its own way are its `StoreStatements`.
+ * How one database writes SQL, and nothing else: parameters, lists and row sets, locks, and the few
+ * constructs the databases spell differently. Every statement of the queue is written once over it
+ * (`queue/operations`, the claim's selection in `claim-sql.ts`); what a database does its own way is
+ * its `StoreStatements`.
  */
 export interface Dialect {
   readonly name: "postgresql" | "sqlite";
@@ -40,21 +41,16 @@ export interface Dialect {
    * message) takes a message of `eventType`: an entry equal to it, or ending in `*` and a prefix of it.
    */
   subscribes(eventTypes: Sql, eventType: Sql): Sql;
-  /** The smaller of two numbers (`LEAST`; SQLite's two-argument `min`). */
+  /** The smaller, the larger of two numbers (`LEAST`, `GREATEST`; SQLite's two-argument `min`, `max`). */
   least(a: Sql, b: Sql): Sql;
-  /** The larger of two numbers (`GREATEST`; SQLite's two-argument `max`). */
   greatest(a: Sql, b: Sql): Sql;
-  /** After a table in FROM: the index the query walks (SQLite's `INDEXED BY`; PostgreSQL's planner finds it). */
+  /** After a table in FROM, the index to walk (SQLite's `INDEXED BY`; PostgreSQL's planner finds it). */
   indexedBy(index: string): string;
-  /**
-   * `column` is one of the rows of `select`, each looked up by `column`'s index (PostgreSQL:
-   * `= ANY(ARRAY(...))`, which its planner never turns into a join that scans the table).
-   */
+  /** `column` is one of `select`'s rows, each looked up by its index (PostgreSQL: `= ANY(ARRAY(...))`). */
   inSelect(column: Sql, select: Sql): Sql;
   /**
-   * Joins to each row of the FROM before it the rows of `table` as `alias` that `rest` picks (its WHERE,
-   * ORDER BY and a constant LIMIT over the table as `x`, naming outer columns): `LATERAL` on PostgreSQL;
-   * on SQLite, which has none, the table joined by `id IN` that correlated subquery.
+   * Joins to each row before it the rows of `table` (as `alias`) that `rest` picks over it as `x`, naming
+   * outer columns and ending in a constant LIMIT: `LATERAL`, or on SQLite (none) by `id IN` that subquery.
    */
   joinFirst(alias: string, table: string, columns: readonly string[], rest: Sql): Sql;
 }

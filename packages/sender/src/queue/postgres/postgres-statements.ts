@@ -98,22 +98,16 @@ export const postgresStatements: StoreStatements = {
   // were when the statement began, which is why the claim is told what the writes recorded and disabled.
   *writeAndClaim(ctx, writes, claim): Operation<{ counts: number[]; claimed: ClaimedRow[] }> {
     if (writes.length === 0 && claim === undefined) return { counts: [], claimed: [] };
-    if (writes.length === 0 && claim !== undefined)
-      return {
-        counts: [],
-        claimed: yield* rows<ClaimedRow>(
-          sql`WITH RECURSIVE ${join([...claimParts(ctx, claim), ...claimWrites()], ",\n")}
-              SELECT ${CLAIMED_FROM_CTE}, ${startIn(ctx.now)} FROM claimed LEFT JOIN held h ON h.id = claimed.endpoint_id`,
-        ),
-      };
     const parts = writes.map((write, index) => sql`${raw(`w${index}`)} AS (${write} RETURNING 1)`);
     const counted = writes.map((_, index) => raw(`(SELECT count(*) FROM w${index})::int AS w${index}`));
+    // With writes, one row even when nothing is claimed: it carries their counts.
     const statement =
       claim === undefined
         ? sql`WITH ${join(parts, ",\n")}\nSELECT ${join(counted, ", ")}`
         : sql`WITH RECURSIVE ${join([...claimParts(ctx, claim), ...parts, ...claimWrites()], ",\n")}
-              SELECT ${join(counted, ", ")}, ${CLAIMED_FROM_CTE}, ${startIn(ctx.now)}
-              FROM (SELECT 1) AS one LEFT JOIN claimed ON true LEFT JOIN held h ON h.id = claimed.endpoint_id`;
+              SELECT ${join([...counted, CLAIMED_FROM_CTE, startIn(ctx.now)], ", ")}
+              FROM ${raw(writes.length === 0 ? "claimed" : "(SELECT 1) AS one LEFT JOIN claimed ON true")}
+                LEFT JOIN held h ON h.id = claimed.endpoint_id`;
     const found = yield* rows<ClaimedRow & Record<string, number>>(statement);
     const first = found[0];
     return {

@@ -56,4 +56,6 @@ spent AS (UPDATE webhook_endpoints e
         ON c.endpoint_id = h.id, lease
       WHERE e.id = h.id)
               SELECT claimed.id, claimed.message_id, claimed.endpoint_id, claimed.webhook_id, claimed.event_type, claimed.ordering_key, claimed.status, claimed.attempt_count, claimed.round_attempts, claimed.next_attempt_at, claimed.lease_owner, claimed.lease_until, claimed.last_status, claimed.last_error, claimed.created_at, claimed.updated_at, claimed.m_payload, claimed.m_traceparent, claimed.e_url, claimed.e_token, claimed.e_secrets, claimed.e_status, claimed.e_disabled_reason, claimed.e_failing_since, claimed.e_last_failure_at, claimed.e_event_types, claimed.e_rate_limit, claimed.e_subscriber_id, claimed.e_verified_at, claimed.e_signature_headers, claimed.e_headers, claimed.e_filter, claimed.e_filtered_count, claimed.e_created_at, CASE WHEN h.rate_from IS NULL THEN NULL ELSE h.rate_from - (extract(epoch FROM clock_timestamp()) * 1000) + h.spacing * (row_number()
-    OVER (PARTITION BY claimed.endpoint_id ORDER BY claimed.next_attempt_at, claimed.id) - 1) END AS start_in_ms FROM claimed LEFT JOIN held h ON h.id = claimed.endpoint_id;
+    OVER (PARTITION BY claimed.endpoint_id ORDER BY claimed.next_attempt_at, claimed.id) - 1) END AS start_in_ms
+              FROM claimed
+                LEFT JOIN held h ON h.id = claimed.endpoint_id;
