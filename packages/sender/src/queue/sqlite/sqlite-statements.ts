@@ -77,16 +77,17 @@ export const sqliteStatements: StoreStatements = {
     );
   },
   // The claim's selection (`claimSelection`, written once for both databases), then the chosen rows
-  // leased and the rows of the endpoints whose schedule or lane the claim spent written, and only those.
+  // leased and, when it took work for a held endpoint, the rows of the endpoints whose schedule or lane
+  // it spent written, and only those.
   // The write transaction holds the file: no other claim reads or spends an endpoint's schedule meanwhile.
   *writeAndClaim(ctx, writes, claim) {
     const counts: number[] = [];
     for (const write of writes) counts.push(yield* count(write));
     if (claim === undefined) return { counts, claimed: [] };
     const { now } = ctx;
-    const chosen = yield* rows<{ id: number; start_in_ms: number | null }>(
+    const chosen = yield* rows<{ id: number; start_in_ms: number | null; held: number | null }>(
       sql`WITH RECURSIVE ${join(claimSelection(sqliteDialect, now, claim), ",\n")}
-          SELECT c.id, ${startInMs("c", now)} FROM chosen c LEFT JOIN held h ON h.id = c.endpoint_id`,
+          SELECT c.id, ${startInMs("c", now)}, h.id AS held FROM chosen c LEFT JOIN held h ON h.id = c.endpoint_id`,
     );
     if (chosen.length === 0) return { counts, claimed: [] };
     const ids = chosen.map((delivery) => delivery.id);
@@ -95,12 +96,13 @@ export const sqliteStatements: StoreStatements = {
       sql`UPDATE webhook_deliveries SET lease_owner = ${claim.workerId}, lease_until = ${lease}
           WHERE ${isIn(raw("id"), ids, "bigint")}`,
     );
-    yield* count(
-      sql`UPDATE webhook_endpoints AS e SET ${spentEndpoint(rateFrom(sqliteDialect, now), RATE_SPACING, raw("c.n"), lease)}
+    if (chosen.some((delivery) => delivery.held !== null))
+      yield* count(
+        sql`UPDATE webhook_endpoints AS e SET ${spentEndpoint(rateFrom(sqliteDialect, now), RATE_SPACING, raw("c.n"), lease)}
           FROM (SELECT endpoint_id, count(*) AS n FROM webhook_deliveries WHERE ${isIn(raw("id"), ids, "bigint")}
             GROUP BY endpoint_id) c
           WHERE e.id = c.endpoint_id AND ${WRITES_ON_CLAIM}`,
-    );
+      );
     const startIn = new Map(chosen.map((delivery) => [Number(delivery.id), delivery.start_in_ms]));
     const found = yield* rows<ClaimedRow>(
       sql`SELECT ${CLAIMED_COLUMNS} FROM webhook_deliveries d

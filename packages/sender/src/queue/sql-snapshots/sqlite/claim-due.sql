@@ -40,7 +40,7 @@ chosen AS (
       WHERE turn <= ?
       ORDER BY turn, place, next_attempt_at, id LIMIT ?)
           SELECT c.id, CASE WHEN h.rate_from IS NULL THEN NULL ELSE h.rate_from - ? + h.spacing * (row_number()
-    OVER (PARTITION BY c.endpoint_id ORDER BY c.next_attempt_at, c.id) - 1) END AS start_in_ms FROM chosen c LEFT JOIN held h ON h.id = c.endpoint_id;
+    OVER (PARTITION BY c.endpoint_id ORDER BY c.next_attempt_at, c.id) - 1) END AS start_in_ms, h.id AS held FROM chosen c LEFT JOIN held h ON h.id = c.endpoint_id;
 
 UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ? + ?
           WHERE id = ?;
