@@ -39,7 +39,8 @@ export const postgresDialect: Dialect = {
   least: (a, b) => sql`LEAST(${a}, ${b})`,
   greatest: (a, b) => sql`GREATEST(${a}, ${b})`,
   indexedBy: () => "",
-  inSelect: (column, select) => sql`${column} = ANY(ARRAY(${select}))`,
+  fromIds: (ids, table, alias) =>
+    raw(`FROM ${table} ${alias} WHERE ${alias}.id = ANY(ARRAY(SELECT id FROM ${ids} WHERE id IS NOT NULL))`),
   joinFirst: (alias, table, columns, rest) =>
     sql`CROSS JOIN LATERAL (SELECT ${raw(columns.map((name) => `x.${name}`).join(", "))} FROM ${raw(table)} x ${rest}) AS ${raw(alias)}`,
 };

@@ -27,7 +27,8 @@ export const sqliteDialect: Dialect = {
   least: (a, b) => sql`min(${a}, ${b})`,
   greatest: (a, b) => sql`max(${a}, ${b})`,
   indexedBy: (index) => `INDEXED BY ${index}`,
-  inSelect: (column, select) => sql`${column} IN (${select})`,
+  fromIds: (ids, table, alias) =>
+    raw(`FROM ${ids} CROSS JOIN ${table} ${alias} WHERE ${alias}.id = ${ids}.id`),
   // CROSS JOIN keeps the outer rows first: each looks up its own few rows, never the reverse.
   joinFirst: (alias, table, _columns, rest) =>
     sql`CROSS JOIN ${raw(`${table} AS ${alias}`)} ON ${raw(alias)}.id IN (SELECT x.id FROM ${raw(table)} x ${rest})`,

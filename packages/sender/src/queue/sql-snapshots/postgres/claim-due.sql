@@ -9,8 +9,7 @@ held AS (
         LEAST(CASE WHEN e.timeouts < 3 THEN $1::int
       WHEN e.slow_until IS NOT NULL AND e.slow_until > (extract(epoch FROM statement_timestamp()) * 1000)::bigint THEN 0 ELSE LEAST($2::int, 1) END, CASE WHEN e.rate_limit IS NULL THEN $3::int ELSE CAST(GREATEST(0, ceil(((extract(epoch FROM statement_timestamp()) * 1000)::bigint + 1000 - GREATEST((extract(epoch FROM statement_timestamp()) * 1000)::bigint, COALESCE(e.rate_next_at, (extract(epoch FROM statement_timestamp()) * 1000)::bigint))) * e.rate_limit / 1200.0)) AS integer) END) AS allowance,
         CASE WHEN e.rate_limit IS NULL THEN NULL ELSE GREATEST((extract(epoch FROM statement_timestamp()) * 1000)::bigint, COALESCE(e.rate_next_at, (extract(epoch FROM statement_timestamp()) * 1000)::bigint)) END AS rate_from,
-        (1200.0 / e.rate_limit) AS spacing FROM webhook_endpoints e
-      WHERE e.id = ANY(ARRAY(SELECT id FROM pending WHERE id IS NOT NULL)) AND e.status = 'active' AND (e.subscriber_id IS NULL OR e.verified_at IS NOT NULL) AND NOT (e.id = ANY($4::bigint[]))
+        (1200.0 / e.rate_limit) AS spacing FROM webhook_endpoints e WHERE e.id = ANY(ARRAY(SELECT id FROM pending WHERE id IS NOT NULL)) AND e.status = 'active' AND (e.subscriber_id IS NULL OR e.verified_at IS NOT NULL) AND NOT (e.id = ANY($4::bigint[]))
         AND NOT (COALESCE(e.subscriber_id, 0) = ANY($5::bigint[])) AND (e.rate_limit IS NOT NULL OR e.timeouts >= 3)
         AND NOT (e.id = ANY($6::bigint[])) FOR UPDATE SKIP LOCKED),
 open AS (
@@ -30,7 +29,7 @@ candidates AS (
           AND NOT (x.id = ANY($12::bigint[])) AND (x.ordering_key IS NULL OR NOT EXISTS (
     SELECT 1 FROM webhook_deliveries o WHERE o.endpoint_id = x.endpoint_id
       AND o.ordering_key = x.ordering_key AND o.status = 'pending' AND o.id < x.id))
-          ORDER BY x.next_attempt_at, x.id LIMIT $13::int) AS due
+          ORDER BY x.next_attempt_at, x.id LIMIT CAST($13::int AS integer)) AS due
       WHERE oe.allowance > 0),
 chosen AS (
       SELECT id, endpoint_id, next_attempt_at FROM (
@@ -38,7 +37,7 @@ chosen AS (
           row_number() OVER (PARTITION BY owner ORDER BY place, next_attempt_at, id) AS turn
         FROM candidates WHERE place <= allowance) c
       WHERE turn <= $14::int
-      ORDER BY turn, place, next_attempt_at, id LIMIT $15::int),
+      ORDER BY turn, place, next_attempt_at, id LIMIT CAST($15::int AS integer)),
 locked AS (
       SELECT d.id FROM webhook_deliveries d
       WHERE d.id IN (SELECT id FROM chosen) AND d.status = 'pending'

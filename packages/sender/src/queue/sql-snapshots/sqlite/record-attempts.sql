@@ -38,8 +38,7 @@ held AS (
         min(CASE WHEN e.timeouts < 3 THEN ?
       WHEN e.slow_until IS NOT NULL AND e.slow_until > ? THEN 0 ELSE min(?, 1) END, CASE WHEN e.rate_limit IS NULL THEN ? ELSE CAST(max(0, ceil((? + 1000 - max(?, COALESCE(e.rate_next_at, ?))) * e.rate_limit / 1200.0)) AS integer) END) AS allowance,
         CASE WHEN e.rate_limit IS NULL THEN NULL ELSE max(?, COALESCE(e.rate_next_at, ?)) END AS rate_from,
-        (1200.0 / e.rate_limit) AS spacing FROM webhook_endpoints e
-      WHERE e.id IN (SELECT id FROM pending WHERE id IS NOT NULL) AND e.status = 'active' AND (e.subscriber_id IS NULL OR e.verified_at IS NOT NULL) AND NOT (e.id IN (SELECT value FROM json_each(?)))
+        (1200.0 / e.rate_limit) AS spacing FROM pending CROSS JOIN webhook_endpoints e WHERE e.id = pending.id AND e.status = 'active' AND (e.subscriber_id IS NULL OR e.verified_at IS NOT NULL) AND NOT (e.id IN (SELECT value FROM json_each(?)))
         AND NOT (COALESCE(e.subscriber_id, 0) IN (SELECT value FROM json_each(?))) AND (e.rate_limit IS NOT NULL OR e.timeouts >= 3)
         AND NOT (e.id = ?)),
 open AS (
@@ -49,7 +48,7 @@ open AS (
         min(CASE WHEN e.timeouts < 3 THEN ?
       WHEN e.slow_until IS NOT NULL AND e.slow_until > ? THEN 0 ELSE min(?, 1) END, CASE WHEN e.rate_limit IS NULL THEN ? ELSE CAST(max(0, ceil((? + 1000 - max(?, COALESCE(e.rate_next_at, ?))) * e.rate_limit / 1200.0)) AS integer) END) AS allowance,
         CASE WHEN e.rate_limit IS NULL THEN NULL ELSE max(?, COALESCE(e.rate_next_at, ?)) END AS rate_from,
-        (1200.0 / e.rate_limit) AS spacing FROM webhook_endpoints e WHERE e.id IN (SELECT id FROM pending WHERE id IS NOT NULL) AND e.status = 'active' AND (e.subscriber_id IS NULL OR e.verified_at IS NOT NULL) AND NOT (e.id IN (SELECT value FROM json_each(?)))
+        (1200.0 / e.rate_limit) AS spacing FROM pending CROSS JOIN webhook_endpoints e WHERE e.id = pending.id AND e.status = 'active' AND (e.subscriber_id IS NULL OR e.verified_at IS NOT NULL) AND NOT (e.id IN (SELECT value FROM json_each(?)))
         AND NOT (COALESCE(e.subscriber_id, 0) IN (SELECT value FROM json_each(?))) AND NOT (e.rate_limit IS NOT NULL OR e.timeouts >= 3)),
 candidates AS (
       SELECT due.id, due.endpoint_id, due.next_attempt_at, oe.owner, oe.allowance,
@@ -59,7 +58,7 @@ candidates AS (
           AND NOT (x.id IN (SELECT value FROM json_each(?))) AND (x.ordering_key IS NULL OR NOT EXISTS (
     SELECT 1 FROM webhook_deliveries o WHERE o.endpoint_id = x.endpoint_id
       AND o.ordering_key = x.ordering_key AND o.status = 'pending' AND o.id < x.id))
-          ORDER BY x.next_attempt_at, x.id LIMIT ?)
+          ORDER BY x.next_attempt_at, x.id LIMIT CAST(? AS integer))
       WHERE oe.allowance > 0),
 chosen AS (
       SELECT id, endpoint_id, next_attempt_at FROM (
@@ -67,7 +66,7 @@ chosen AS (
           row_number() OVER (PARTITION BY owner ORDER BY place, next_attempt_at, id) AS turn
         FROM candidates WHERE place <= allowance) c
       WHERE turn <= ?
-      ORDER BY turn, place, next_attempt_at, id LIMIT ?)
+      ORDER BY turn, place, next_attempt_at, id LIMIT CAST(? AS integer))
           SELECT c.id, CASE WHEN h.rate_from IS NULL THEN NULL ELSE h.rate_from - ? + h.spacing * (row_number()
     OVER (PARTITION BY c.endpoint_id ORDER BY c.next_attempt_at, c.id) - 1) END AS start_in_ms, h.id AS held FROM chosen c LEFT JOIN held h ON h.id = c.endpoint_id;
 
