@@ -15,4 +15,10 @@ export interface OutboxOptions<Events extends EventMap = EventMap> {
    * plain text before still read; `reencryptEndpoints` converts them.
    */
   secretsCipher?: SecretsCipher;
+  /**
+   * The store's clock in Unix ms (leases, due times, failing periods); give one only for tests. Default:
+   * on SQLite `Date.now`; on PostgreSQL the database's own (`statement_timestamp()`), which every process
+   * sharing the database agrees on whatever its machine's clock says.
+   */
+  now?: () => number;
 }

@@ -46,7 +46,7 @@ export function runStep<Answer>(step: Step, runner: StepRunner<Answer>): Answer 
  */
 export function createDatabaseOutbox<Join, Events extends EventMap>(
   database: Database<Join>,
-  options: OutboxOptions<Events> & { now?: () => number },
+  options: OutboxOptions<Events>,
 ): JoinableOutbox<Join> {
   const work = new EventEmitter();
   const notify = () => work.emit("work");

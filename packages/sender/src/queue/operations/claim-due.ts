@@ -25,7 +25,7 @@ export function claimPlan(
 }
 
 /**
- * Leases at most `limit` due deliveries, owners taking turns (`takeTurns`), at most `perEndpointLimit` per
+ * Leases at most `limit` due deliveries, owners taking turns (`ownersTakeTurns`), at most `perEndpointLimit` per
  * endpoint (one in the slow lane, a rate-limited one's schedule) and `perOwnerLimit` per owner, none of
  * the excluded endpoints' or owners', with their payload and endpoint. Only endpoints with pending work
  * are looked at, and only the rows of the endpoints it takes work for are written.

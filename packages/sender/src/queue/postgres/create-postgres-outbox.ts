@@ -28,11 +28,6 @@ export interface PostgresOutboxOptions<Events extends EventMap = EventMap> exten
    * opened from a URL, an idle pooled connection the server ended (a restart, a failover).
    */
   onError?: (error: Error) => void;
-  /**
-   * The store's clock in Unix ms. Default: the database's own (`statement_timestamp()`), which every
-   * process sharing the database agrees on whatever its machine's clock says; give one only for tests.
-   */
-  now?: () => number;
 }
 
 export interface PostgresEnqueueOptions {

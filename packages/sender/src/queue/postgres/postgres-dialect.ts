@@ -37,4 +37,10 @@ export const postgresDialect: Dialect = {
     sql`(${eventTypes} IS NULL OR EXISTS (SELECT 1 FROM json_array_elements_text(${eventTypes}::json) AS t(v)
       WHERE t.v = ${eventType} OR (right(t.v, 1) = '*' AND starts_with(${eventType}, left(t.v, -1)))))`,
   least: (a, b) => sql`LEAST(${a}, ${b})`,
+  greatest: (a, b) => sql`GREATEST(${a}, ${b})`,
+  indexedBy: () => "",
+  fromIds: (ids, table, alias) =>
+    raw(`FROM ${table} ${alias} WHERE ${alias}.id = ANY(ARRAY(SELECT id FROM ${ids} WHERE id IS NOT NULL))`),
+  joinFirst: (alias, table, columns, rest) =>
+    sql`CROSS JOIN LATERAL (SELECT ${raw(columns.map((name) => `x.${name}`).join(", "))} FROM ${raw(table)} x ${rest}) AS ${raw(alias)}`,
 };

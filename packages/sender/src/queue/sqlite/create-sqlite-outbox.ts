@@ -25,8 +25,6 @@ export interface SqliteOutboxOptions<Events extends EventMap = EventMap> extends
    * such writes to the worker's poll.
    */
   watchIntervalMs?: number;
-  /** The store's clock in Unix ms (leases, due times, failing periods); default `Date.now`. */
-  now?: () => number;
 }
 
 /** The queue as seen through SQLite: it can also enqueue synchronously, inside the caller's transaction. */

@@ -25,4 +25,11 @@ export const sqliteDialect: Dialect = {
     sql`(${types} IS NULL OR EXISTS (SELECT 1 FROM json_each(${types}) AS t WHERE t.value = ${type}
       OR (substr(t.value, -1) = '*' AND substr(${type}, 1, length(t.value) - 1) = substr(t.value, 1, length(t.value) - 1))))`,
   least: (a, b) => sql`min(${a}, ${b})`,
+  greatest: (a, b) => sql`max(${a}, ${b})`,
+  indexedBy: (index) => `INDEXED BY ${index}`,
+  fromIds: (ids, table, alias) =>
+    raw(`FROM ${ids} CROSS JOIN ${table} ${alias} WHERE ${alias}.id = ${ids}.id`),
+  // CROSS JOIN keeps the outer rows first: each looks up its own few rows, never the reverse.
+  joinFirst: (alias, table, _columns, rest) =>
+    sql`CROSS JOIN ${raw(`${table} AS ${alias}`)} ON ${raw(alias)}.id IN (SELECT x.id FROM ${raw(table)} x ${rest})`,
 };

@@ -28,31 +28,56 @@ UPDATE webhook_endpoints AS e SET status = u.status, disabled_reason = u.disable
           FROM (SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS status, json_extract(value, '$[2]') AS disabled_reason, json_extract(value, '$[3]') AS failing_since, json_extract(value, '$[4]') AS last_failure_at, json_extract(value, '$[5]') AS timeouts, json_extract(value, '$[6]') AS slow_until, key + 1 AS n FROM json_each(?)) AS u WHERE e.id = u.id;
 
 WITH RECURSIVE pending (id) AS (
-          SELECT (SELECT endpoint_id FROM webhook_deliveries INDEXED BY webhook_deliveries_pending_due
-            WHERE status = 'pending' ORDER BY endpoint_id LIMIT 1)
-          UNION ALL
-          SELECT (SELECT x.endpoint_id FROM webhook_deliveries x INDEXED BY webhook_deliveries_pending_due
-            WHERE x.status = 'pending' AND x.endpoint_id > p.id ORDER BY x.endpoint_id LIMIT 1)
-          FROM pending p WHERE p.id IS NOT NULL)
-        SELECT e.id, COALESCE(e.subscriber_id, 0) AS owner, e.rate_limit, e.rate_next_at, e.timeouts, e.slow_until,
-          ? AS now_ms
-        FROM pending p CROSS JOIN webhook_endpoints e ON e.id = p.id
-        WHERE e.status = 'active' AND (e.subscriber_id IS NULL OR e.verified_at IS NOT NULL) AND NOT (e.id IN (SELECT value FROM json_each(?)))
-        AND NOT (COALESCE(e.subscriber_id, 0) IN (SELECT value FROM json_each(?)));
-
-SELECT d.id, d.endpoint_id, d.next_attempt_at FROM json_each(?) j
-          JOIN webhook_deliveries d ON d.id IN (
-            SELECT x.id FROM webhook_deliveries x
-            WHERE x.endpoint_id = j.value AND x.status = 'pending' AND x.next_attempt_at <= ?
+      SELECT (SELECT d.endpoint_id FROM webhook_deliveries d INDEXED BY webhook_deliveries_pending_due
+        WHERE d.status = 'pending' ORDER BY d.endpoint_id LIMIT 1)
+      UNION ALL
+      SELECT (SELECT d.endpoint_id FROM webhook_deliveries d INDEXED BY webhook_deliveries_pending_due
+        WHERE d.status = 'pending' AND d.endpoint_id > p.id ORDER BY d.endpoint_id LIMIT 1) FROM pending p WHERE p.id IS NOT NULL),
+held AS (
+      SELECT e.id, COALESCE(e.subscriber_id, 0) AS owner,
+        min(CASE WHEN e.timeouts < 3 THEN ?
+      WHEN e.slow_until IS NOT NULL AND e.slow_until > ? THEN 0 ELSE min(?, 1) END, CASE WHEN e.rate_limit IS NULL THEN ? ELSE CAST(max(0, ceil((? + 1000 - max(?, COALESCE(e.rate_next_at, ?))) * e.rate_limit / 1200.0)) AS integer) END) AS allowance,
+        CASE WHEN e.rate_limit IS NULL THEN NULL ELSE max(?, COALESCE(e.rate_next_at, ?)) END AS rate_from,
+        (1200.0 / e.rate_limit) AS spacing FROM pending CROSS JOIN webhook_endpoints e WHERE e.id = pending.id AND e.status = 'active' AND (e.subscriber_id IS NULL OR e.verified_at IS NOT NULL) AND NOT (e.id IN (SELECT value FROM json_each(?)))
+        AND NOT (COALESCE(e.subscriber_id, 0) IN (SELECT value FROM json_each(?))) AND (e.rate_limit IS NOT NULL OR e.timeouts >= 3)
+        AND NOT (e.id = ?)),
+open AS (
+      SELECT id, owner, allowance, rate_from, spacing FROM held
+      UNION ALL
+      SELECT e.id, COALESCE(e.subscriber_id, 0) AS owner,
+        min(CASE WHEN e.timeouts < 3 THEN ?
+      WHEN e.slow_until IS NOT NULL AND e.slow_until > ? THEN 0 ELSE min(?, 1) END, CASE WHEN e.rate_limit IS NULL THEN ? ELSE CAST(max(0, ceil((? + 1000 - max(?, COALESCE(e.rate_next_at, ?))) * e.rate_limit / 1200.0)) AS integer) END) AS allowance,
+        CASE WHEN e.rate_limit IS NULL THEN NULL ELSE max(?, COALESCE(e.rate_next_at, ?)) END AS rate_from,
+        (1200.0 / e.rate_limit) AS spacing FROM pending CROSS JOIN webhook_endpoints e WHERE e.id = pending.id AND e.status = 'active' AND (e.subscriber_id IS NULL OR e.verified_at IS NOT NULL) AND NOT (e.id IN (SELECT value FROM json_each(?)))
+        AND NOT (COALESCE(e.subscriber_id, 0) IN (SELECT value FROM json_each(?))) AND NOT (e.rate_limit IS NOT NULL OR e.timeouts >= 3)),
+candidates AS (
+      SELECT due.id, due.endpoint_id, due.next_attempt_at, oe.owner, oe.allowance,
+        row_number() OVER (PARTITION BY oe.id ORDER BY due.next_attempt_at, due.id) AS place
+      FROM open oe CROSS JOIN webhook_deliveries AS due ON due.id IN (SELECT x.id FROM webhook_deliveries x WHERE x.endpoint_id = oe.id AND x.status = 'pending' AND x.next_attempt_at <= ?
           AND (x.lease_until IS NULL OR x.lease_until <= ?)
           AND NOT (x.id IN (SELECT value FROM json_each(?))) AND (x.ordering_key IS NULL OR NOT EXISTS (
     SELECT 1 FROM webhook_deliveries o WHERE o.endpoint_id = x.endpoint_id
       AND o.ordering_key = x.ordering_key AND o.status = 'pending' AND o.id < x.id))
-            ORDER BY x.next_attempt_at, x.id LIMIT ?)
-        ORDER BY d.endpoint_id, d.next_attempt_at, d.id;
+          ORDER BY x.next_attempt_at, x.id LIMIT CAST(? AS integer))
+      WHERE oe.allowance > 0),
+chosen AS (
+      SELECT id, endpoint_id, next_attempt_at FROM (
+        SELECT id, endpoint_id, next_attempt_at, place,
+          row_number() OVER (PARTITION BY owner ORDER BY place, next_attempt_at, id) AS turn
+        FROM candidates WHERE place <= allowance) c
+      WHERE turn <= ?
+      ORDER BY turn, place, next_attempt_at, id LIMIT CAST(? AS integer))
+          SELECT c.id, CASE WHEN h.rate_from IS NULL THEN NULL ELSE h.rate_from - ? + h.spacing * (row_number()
+    OVER (PARTITION BY c.endpoint_id ORDER BY c.next_attempt_at, c.id) - 1) END AS start_in_ms, h.id AS held FROM chosen c LEFT JOIN held h ON h.id = c.endpoint_id;
 
 UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ? + ?
-                WHERE id = ? RETURNING id, endpoint_id, next_attempt_at;
+          WHERE id = ?;
+
+UPDATE webhook_endpoints AS e SET rate_next_at = CASE WHEN e.rate_limit IS NULL THEN e.rate_next_at ELSE max(?, COALESCE(e.rate_next_at, ?)) + c.n * (1200.0 / e.rate_limit) END,
+        slow_until = CASE WHEN e.timeouts >= 3 THEN ? + ? ELSE e.slow_until END
+          FROM (SELECT endpoint_id, count(*) AS n FROM webhook_deliveries WHERE id = ?
+            GROUP BY endpoint_id) c
+          WHERE e.id = c.endpoint_id AND (e.rate_limit IS NOT NULL OR e.timeouts >= 3);
 
 SELECT d.id, d.message_id, d.endpoint_id, d.webhook_id, d.event_type, d.ordering_key, d.status, d.attempt_count, d.round_attempts, d.next_attempt_at, d.lease_owner, d.lease_until, d.last_status, d.last_error, d.created_at, d.updated_at, m.payload AS m_payload, m.traceparent AS m_traceparent, e.url AS e_url, e.token AS e_token, e.secrets AS e_secrets, e.status AS e_status, e.disabled_reason AS e_disabled_reason, e.failing_since AS e_failing_since, e.last_failure_at AS e_last_failure_at, e.event_types AS e_event_types, e.rate_limit AS e_rate_limit, e.subscriber_id AS e_subscriber_id, e.verified_at AS e_verified_at, e.signature_headers AS e_signature_headers, e.headers AS e_headers, e.filter AS e_filter, e.filtered_count AS e_filtered_count, e.created_at AS e_created_at FROM webhook_deliveries d
           JOIN webhook_messages m ON m.id = d.message_id JOIN webhook_endpoints e ON e.id = d.endpoint_id
