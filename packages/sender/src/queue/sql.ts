@@ -109,3 +109,16 @@ export function render(statement: Sql, style: ParamStyle): { text: string; value
   }
   return { text, values };
 }
+
+/**
+ * A statement composed once, bound at each call with values in the order of its parameters: its text is
+ * then rendered once, as a template's without fragments is (a hot statement's fragments are not composed
+ * again at every call).
+ */
+export function composedOnce(statement: Sql): (values: readonly unknown[]) => Sql {
+  const strings = Object.freeze([...statement.strings]);
+  return (values) => ({
+    strings,
+    params: statement.params.map((bound, index) => ({ value: values[index] as SqlValue, type: bound.type })),
+  });
+}
