@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { generateWebhookSecret } from "@plant-store/types";
 
 export interface BenchCredentials {
@@ -5,9 +6,12 @@ export interface BenchCredentials {
   secret: string;
 }
 
-/** Fresh credentials per bench run, handed to child processes in their environment. */
+/**
+ * Fresh credentials per bench run, handed to child processes in their environment. The token is long
+ * enough for the store's admin API, which refuses an operator token under 16 characters.
+ */
 export function createBenchCredentials(): BenchCredentials {
-  return { token: `bench-${Date.now().toString(36)}`, secret: generateWebhookSecret() };
+  return { token: `bench-${randomBytes(12).toString("hex")}`, secret: generateWebhookSecret() };
 }
 
 export function credentialsEnv(credentials: BenchCredentials): Record<string, string> {
