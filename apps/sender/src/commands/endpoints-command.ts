@@ -1,7 +1,14 @@
 import { IdSchema, MAX_ENDPOINTS, presentEndpoint, RateLimitSchema } from "@plant-store/api";
 import { ConfigError, parseSettings } from "@plant-store/app-shell";
 import { MAX_ENDPOINT_SECRETS, SubscriberNotFoundError, TooManySecretsError } from "@plant-store/sender";
-import { generateWebhookSecret, WebhookSecretSchema } from "@plant-store/types";
+import {
+  EndpointFilterSchema,
+  EndpointHeadersSchema,
+  generateWebhookSecret,
+  SIGNATURE_HEADER_STYLES,
+  SignatureHeaderStyleSchema,
+  WebhookSecretSchema,
+} from "@plant-store/types";
 import { Argument, Command, Option } from "commander";
 import { z } from "zod";
 import { BooleanSetting } from "../boolean-setting.js";
@@ -29,10 +36,54 @@ const URL_SOURCE = { flag: "--url", env: "PLANT_STORE_ENDPOINT_URL" } as const;
 const EventTypeFlag = EventTypesSchema.unwrap().optional();
 /** `--rate-limit <n>`: a whole number of deliveries a second, read from text. */
 const RateLimitFlag = z.coerce.number().pipe(RateLimitSchema.unwrap());
+/**
+ * `--header name:value`, repeatable: split at the first colon, spaces around the value dropped (as curl's
+ * `-H` reads it), then the sender's rules for static headers, whose problems name the header and never
+ * its value (a value is a secret, an API key say).
+ */
+const HeaderFlags = z
+  .array(z.string())
+  .transform((pairs, context) => {
+    const headers: Record<string, string> = {};
+    for (const pair of pairs) {
+      const colon = pair.indexOf(":");
+      const name = colon === -1 ? pair.trim() : pair.slice(0, colon).trim();
+      if (colon === -1 || name in headers)
+        context.addIssue({
+          code: "custom",
+          message:
+            colon === -1
+              ? `must be name:value (${name || "a header"} has no colon)`
+              : `${name} is given twice`,
+        });
+      else headers[name] = pair.slice(colon + 1).trim();
+    }
+    return headers;
+  })
+  .pipe(EndpointHeadersSchema);
 const AddFlags = AddEndpointInputSchema.pick({ url: true, token: true, secret: true }).extend({
   eventType: EventTypeFlag,
   rateLimit: RateLimitFlag.optional(),
+  filter: EndpointFilterSchema.optional(),
+  header: HeaderFlags.optional(),
+  signatureHeaders: SignatureHeaderStyleSchema.optional(),
 });
+/** commander gives `--no-filter` as `filter: false`: every message the endpoint subscribes to. */
+const SetFilterFlags = z.strictObject({
+  filter: z.union([z.literal(false), EndpointFilterSchema], {
+    error: "give --filter <cel> (a CEL expression over { eventType, payload }) or --no-filter",
+  }),
+});
+/** `--no-header` (`header: false`): no static headers, an empty set; a bad `--header` names its problem. */
+const SetHeadersFlags = z.strictObject({
+  header: z
+    .union([z.literal(false), z.array(z.string())], {
+      error: "give --header <name:value> (repeat for several) or --no-header",
+    })
+    .transform((header) => (header === false ? [] : header))
+    .pipe(HeaderFlags),
+});
+const SetSignatureHeadersFlags = z.strictObject({ signatureHeaders: SignatureHeaderStyleSchema });
 /** commander gives `--no-rate-limit` as `rateLimit: false`: no limit. */
 const SetRateLimitFlags = z.strictObject({
   rateLimit: z.union([z.literal(false), RateLimitFlag], {
@@ -61,6 +112,30 @@ const rateLimitOption = () =>
     "at most this many deliveries a second, by every worker together (a second's worth at once at most)",
   ).env("PLANT_STORE_RATE_LIMIT");
 
+/** `--filter <cel>`: only the messages it is true for are queued for the endpoint. */
+const filterOption = () =>
+  new Option(
+    "--filter <cel>",
+    "a CEL expression over { eventType, payload }: only messages it is true for are sent (say 'payload.tag == \"tropical\"')",
+  ).env("PLANT_STORE_FILTER");
+
+/** `--header name:value`, repeatable; `PLANT_STORE_HEADER` holds one (a value may hold commas). */
+const headerOption = () =>
+  new Option(
+    "--header <name:value>",
+    "a static header sent with every attempt and the handshake (say x-api-key:...); repeat for several",
+  )
+    .env("PLANT_STORE_HEADER")
+    .argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]);
+
+const signatureHeadersOption = () =>
+  new Option(
+    "--signature-headers <style>",
+    "the signature headers' names: standard (webhook-*) or svix (svix-*)",
+  )
+    .choices(SIGNATURE_HEADER_STYLES)
+    .env("PLANT_STORE_SIGNATURE_HEADERS");
+
 /** `--event-type`, repeatable; `PLANT_STORE_EVENT_TYPE` may hold several, comma-separated. */
 const eventTypeOption = (description: string) =>
   new Option("--event-type <type>", description).env("PLANT_STORE_EVENT_TYPE").argParser(collectList);
@@ -68,6 +143,12 @@ const eventTypeOption = (description: string) =>
 /** How `endpoints list` and the answers of add and set-event-types say what an endpoint receives. */
 const subscriptions = (eventTypes: readonly string[] | null) =>
   eventTypes === null ? "every event type" : eventTypes.join(", ");
+
+/** Its filter and what it excluded (` filter <cel> (2 excluded)`), or nothing for an endpoint never filtered. */
+const filtered = (endpoint: { filter: string | null; filteredCount: number }) =>
+  endpoint.filter === null && endpoint.filteredCount === 0
+    ? ""
+    : `${endpoint.filter === null ? "" : ` filter ${endpoint.filter}`} (${endpoint.filteredCount} excluded)`;
 
 interface StoreOptions {
   db: string;
@@ -79,6 +160,9 @@ interface AddOptions extends StoreOptions {
   secret?: string;
   eventType?: string[];
   rateLimit?: string;
+  filter?: string;
+  header?: string[];
+  signatureHeaders?: string;
 }
 interface SetEventTypesOptions extends StoreOptions {
   eventType?: string[];
@@ -109,6 +193,9 @@ export function endpointsCommand(): Command {
       ).env("PLANT_STORE_SUBSCRIBER"),
     )
     .addOption(rateLimitOption())
+    .addOption(filterOption())
+    .addOption(headerOption())
+    .addOption(signatureHeadersOption())
     .addOption(dbOption())
     .addOption(encryptionKeyFileOption())
     .addOption(jsonOption())
@@ -119,6 +206,9 @@ export function endpointsCommand(): Command {
         ...(opts.secret ? { secret: opts.secret } : {}),
         ...(opts.eventType ? { eventType: opts.eventType } : {}),
         ...(opts.rateLimit === undefined ? {} : { rateLimit: opts.rateLimit }),
+        ...(opts.filter === undefined ? {} : { filter: opts.filter }),
+        ...(opts.header === undefined ? {} : { header: opts.header }),
+        ...(opts.signatureHeaders === undefined ? {} : { signatureHeaders: opts.signatureHeaders }),
       });
       // Keyed like the flag, so a problem names --subscriber (PLANT_STORE_SUBSCRIBER).
       const { subscriber } = parseConfig(z.object({ subscriber: IdSchema.optional() }), {
@@ -141,6 +231,9 @@ export function endpointsCommand(): Command {
             eventTypes: input.eventType ?? null,
             rateLimit: input.rateLimit ?? null,
             subscriberId: subscriber ?? null,
+            ...(input.filter === undefined ? {} : { filter: input.filter }),
+            ...(input.header === undefined ? {} : { headers: input.header }),
+            ...(input.signatureHeaders === undefined ? {} : { signatureHeaders: input.signatureHeaders }),
           })
           .catch((error: unknown) => {
             if (error instanceof SubscriberNotFoundError)
@@ -150,7 +243,7 @@ export function endpointsCommand(): Command {
         print(
           opts.json,
           { endpoint: presentEndpoint(endpoint), ...(generated ? { secret: generated } : {}) },
-          `Added endpoint #${endpoint.id} ${endpoint.url} (receives ${subscriptions(endpoint.eventTypes)})` +
+          `Added endpoint #${endpoint.id} ${endpoint.url} (receives ${subscriptions(endpoint.eventTypes)}${filtered(endpoint)})` +
             (generated ? `\nSigning secret (shown once, give it to the receiver): ${generated}` : ""),
         );
       });
@@ -170,7 +263,7 @@ export function endpointsCommand(): Command {
           list
             .map(
               (e) =>
-                `#${e.id}\t${e.status}\t${e.url}\t${subscriptions(e.eventTypes)}${e.disabledReason ? `\t(${e.disabledReason})` : ""}`,
+                `#${e.id}\t${e.status}\t${e.url}\t${subscriptions(e.eventTypes)}${filtered(e)}${e.disabledReason ? `\t(${e.disabledReason})` : ""}`,
             )
             .join("\n"),
         );
@@ -369,6 +462,83 @@ export function endpointsCommand(): Command {
           opts.json,
           { endpoint: presentEndpoint(endpoint) },
           `Endpoint #${endpoint.id} receives ${subscriptions(endpoint.eventTypes)}`,
+        );
+      });
+    });
+  // Like a change of event types, a filter decides for messages queued from now on.
+  endpoints
+    .command("set-filter")
+    .description("Send an endpoint only the messages a CEL filter is true for, or every one again")
+    .addArgument(new Argument("<id>", "endpoint id"))
+    .addOption(filterOption())
+    .addOption(new Option("--no-filter", "no filter: every message it subscribes to"))
+    .addOption(dbOption())
+    .addOption(encryptionKeyFileOption())
+    .addOption(jsonOption())
+    .action(async (id: string, opts: StoreOptions & { filter?: string | false }) => {
+      const endpointId = parseConfig(IdSchema, id);
+      const input = parseConfig(SetFilterFlags, { filter: opts.filter });
+      await withStore(opts, async ({ outbox }) => {
+        const filter = input.filter === false ? null : input.filter;
+        const endpoint = await outbox.updateEndpoint(endpointId, { filter });
+        if (!endpoint) throw new NotFoundError(`No endpoint ${id}`);
+        print(
+          opts.json,
+          { endpoint: presentEndpoint(endpoint) },
+          endpoint.filter === null
+            ? `Endpoint #${endpoint.id} has no filter`
+            : `Endpoint #${endpoint.id} is sent only what ${endpoint.filter} is true for`,
+        );
+      });
+    });
+  endpoints
+    .command("set-headers")
+    .description("Replace the static headers sent to an endpoint (the whole set), or remove them")
+    .addArgument(new Argument("<id>", "endpoint id"))
+    .addOption(headerOption())
+    .addOption(new Option("--no-header", "no static headers"))
+    .addOption(dbOption())
+    .addOption(encryptionKeyFileOption())
+    .addOption(jsonOption())
+    .action(async (id: string, opts: StoreOptions & { header?: string[] | false }) => {
+      const endpointId = parseConfig(IdSchema, id);
+      const input = parseConfig(SetHeadersFlags, { header: opts.header });
+      await withStore(opts, async ({ outbox }) => {
+        const endpoint = await outbox.updateEndpoint(endpointId, { headers: input.header });
+        if (!endpoint) throw new NotFoundError(`No endpoint ${id}`);
+        // The names only: a value is never shown again.
+        const names = Object.keys(endpoint.headers);
+        print(
+          opts.json,
+          { endpoint: presentEndpoint(endpoint) },
+          names.length === 0
+            ? `Endpoint #${endpoint.id} is sent no static headers`
+            : `Endpoint #${endpoint.id} is sent ${names.join(", ")} with every attempt`,
+        );
+      });
+    });
+  endpoints
+    .command("set-signature-headers")
+    .description(
+      "Name an endpoint's signature headers webhook-* (standard) or svix-* (for a receiver using svix)",
+    )
+    .addArgument(new Argument("<id>", "endpoint id"))
+    .addOption(signatureHeadersOption().makeOptionMandatory())
+    .addOption(dbOption())
+    .addOption(encryptionKeyFileOption())
+    .addOption(jsonOption())
+    .action(async (id: string, opts: StoreOptions & { signatureHeaders: string }) => {
+      const endpointId = parseConfig(IdSchema, id);
+      const input = parseConfig(SetSignatureHeadersFlags, { signatureHeaders: opts.signatureHeaders });
+      await withStore(opts, async ({ outbox }) => {
+        const endpoint = await outbox.updateEndpoint(endpointId, {
+          signatureHeaders: input.signatureHeaders,
+        });
+        if (!endpoint) throw new NotFoundError(`No endpoint ${id}`);
+        print(
+          opts.json,
+          { endpoint: presentEndpoint(endpoint) },
+          `Endpoint #${endpoint.id} is signed under ${endpoint.signatureHeaders === "svix" ? "svix-*" : "webhook-*"} headers`,
         );
       });
     });

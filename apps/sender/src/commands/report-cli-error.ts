@@ -28,8 +28,13 @@ export async function reportCliError(error: unknown): Promise<number> {
     printErrorLine(error.message);
     return 2;
   }
-  // Input the store refused: the same exit code as any other invalid input.
-  if (error instanceof InvalidPlantError || error instanceof sender.IdempotencyConflictError) {
+  // Input the store refused (a filter that does not compile, say): the same exit code as any other
+  // invalid input.
+  if (
+    error instanceof InvalidPlantError ||
+    error instanceof sender.IdempotencyConflictError ||
+    error instanceof sender.InvalidEndpointError
+  ) {
     printErrorLine(error.message);
     return 2;
   }

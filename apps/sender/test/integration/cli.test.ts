@@ -25,6 +25,7 @@ describe("the built plant-store CLI against a real receiver", () => {
   let secret: string;
   let rotatedSecret = "";
   const rotatedToken = "receiver-token-rotated-987";
+  const apiKey = "gateway-key-4d7f0c2a9e";
 
   beforeAll(async () => {
     receiver = await startTestReceiver();
@@ -395,10 +396,107 @@ describe("the built plant-store CLI against a real receiver", () => {
     expect(store.output()).not.toContain(rotated.token);
   });
 
-  it("never logs the admin token, the receiver token or the secret", () => {
+  it("adds an endpoint with --filter, --header and --signature-headers: it is sent only what the filter is true for, with the header, under svix-* names; set-filter, set-headers and set-signature-headers change them", async () => {
+    const path = "/filtered/webhook";
+    const added = await cliJson<{ endpoint: { id: number } & Record<string, unknown>; secret: string }>([
+      ...["endpoints", "add", `${receiver.url}${path}`, "--token", receiverToken],
+      ...["--filter", 'payload.tag == "tropical"', "--header", `x-api-key: ${apiKey}`],
+      ...["--signature-headers", "svix", "--db", db],
+    ]);
+    const id = String(added.endpoint.id);
+    expect(added.endpoint).toMatchObject({
+      filter: 'payload.tag == "tropical"',
+      filteredCount: 0,
+      headers: { "x-api-key": "********" },
+      signatureHeaders: "svix",
+    });
+    await cliJson(["plants", "add", "--name", "Saguaro", "--tag", "desert", "--db", db]);
+    const { plant } = await cliJson<{ plant: { id: number; webhookId: string } }>([
+      ...["plants", "add", "--name", "Bird of paradise", "--tag", "tropical", "--db", db],
+    ]);
+    const request = await waitFor(() => receiver.requests.find((candidate) => candidate.path === path));
+    expect(request.headers["x-api-key"]).toBe(apiKey);
+    expect(request.headers["webhook-signature"]).toBeUndefined();
+    // The svix names carry the Standard Webhooks signature itself: read under the standard names, it verifies.
+    const asStandard = {
+      "webhook-id": String(request.headers["svix-id"]),
+      "webhook-timestamp": String(request.headers["svix-timestamp"]),
+      "webhook-signature": String(request.headers["svix-signature"]),
+    };
+    expect(new Webhook(added.secret).verify(request.body, asStandard)).toMatchObject({ id: plant.id });
+    expect(asStandard["webhook-id"]).toBe(plant.webhookId);
+    // The desert plant was queued first and excluded at enqueue: never sent, counted on the endpoint.
+    expect(receiver.requests.filter((candidate) => candidate.path === path)).toHaveLength(1);
+    const listed = await runCli(["endpoints", "list", "--db", db]);
+    expect(listed.stdout).toContain('filter payload.tag == "tropical" (1 excluded)');
+    expect(listed.stdout).not.toContain(apiKey);
+
+    for (const [args, problem] of [
+      [["set-filter", id, "--filter", "payload.tag =="], "filter: "],
+      [
+        ["set-filter", id],
+        "give --filter <cel> (a CEL expression over { eventType, payload }) or --no-filter",
+      ],
+      [["set-headers", id, "--header", "Host: example.com"], "Host is written by the sender or HTTP itself"],
+      [["set-headers", id, "--header", "x-api-key"], "--header (PLANT_STORE_HEADER): must be name:value"],
+    ] as const) {
+      const refused = await runCli(["endpoints", ...args, "--db", db]);
+      expect(refused.code, args.join(" ")).toBe(2);
+      expect(refused.stderr).toContain(problem);
+    }
+    // commander checks the choices: a usage error, exit 1 like every other it reports.
+    const style = await runCli([
+      "endpoints",
+      "set-signature-headers",
+      id,
+      "--signature-headers",
+      "stripe",
+      "--db",
+      db,
+    ]);
+    expect(style.code).toBe(1);
+    expect(style.stderr).toContain("standard, svix");
+    const changed = [
+      await cliJson<{ endpoint: Record<string, unknown> }>([
+        "endpoints",
+        "set-filter",
+        id,
+        "--no-filter",
+        "--db",
+        db,
+      ]),
+      await cliJson<{ endpoint: Record<string, unknown> }>([
+        "endpoints",
+        "set-headers",
+        id,
+        "--no-header",
+        "--db",
+        db,
+      ]),
+      await cliJson<{ endpoint: Record<string, unknown> }>([
+        ...["endpoints", "set-signature-headers", id, "--signature-headers", "standard", "--db", db],
+      ]),
+    ].map(({ endpoint }) => endpoint);
+    expect(changed[0]).toMatchObject({ filter: null, filteredCount: 1 });
+    expect(changed[1]).toMatchObject({ headers: {} });
+    expect(changed[2]).toMatchObject({ filter: null, headers: {}, signatureHeaders: "standard" });
+    const text = await runCli(["endpoints", "set-headers", id, "--header", "x-team: ferns", "--db", db]);
+    expect(text.stdout).toBe(`Endpoint #${id} is sent x-team with every attempt\n`);
+    expect((await runCli(["endpoints", "remove", id, "--db", db])).code).toBe(0);
+  });
+
+  it("never logs the admin token, the receiver token, the secret or a static header's value", () => {
     const output = store.output();
     expect(output).toContain("delivery attempt");
-    for (const value of [adminToken, receiverToken, secret, secret.slice(6), rotatedSecret, rotatedToken])
+    for (const value of [
+      adminToken,
+      receiverToken,
+      secret,
+      secret.slice(6),
+      rotatedSecret,
+      rotatedToken,
+      apiKey,
+    ])
       expect(output).not.toContain(value);
   });
 
