@@ -1,6 +1,12 @@
 import { IdSchema, MAX_ENDPOINTS, presentEndpoint, RateLimitSchema } from "@plant-store/api";
 import { ConfigError, parseSettings } from "@plant-store/app-shell";
-import { MAX_ENDPOINT_SECRETS, SubscriberNotFoundError, TooManySecretsError } from "@plant-store/sender";
+import {
+  type Endpoint,
+  type EndpointChanges,
+  MAX_ENDPOINT_SECRETS,
+  SubscriberNotFoundError,
+  TooManySecretsError,
+} from "@plant-store/sender";
 import {
   EndpointFilterSchema,
   EndpointHeadersSchema,
@@ -164,9 +170,31 @@ interface AddOptions extends StoreOptions {
   header?: string[];
   signatureHeaders?: string;
 }
-interface SetEventTypesOptions extends StoreOptions {
-  eventType?: string[];
-  allEventTypes?: boolean;
+
+/**
+ * `endpoints set-… <id>`: its flags validated once by `changes` (a problem names the flag and its
+ * variable, exit 2) before the store is opened, then one `updateEndpoint`, and the endpoint printed
+ * (`says` is the text line).
+ */
+function setCommand<Flags>(
+  name: string,
+  description: string,
+  options: Option[],
+  changes: (flags: Flags) => EndpointChanges,
+  says: (endpoint: Endpoint) => string,
+): Command {
+  const command = new Command(name).description(description).addArgument(new Argument("<id>", "endpoint id"));
+  for (const option of [...options, dbOption(), encryptionKeyFileOption(), jsonOption()])
+    command.addOption(option);
+  return command.action(async (id: string, opts: Flags & StoreOptions) => {
+    const endpointId = parseConfig(IdSchema, id);
+    const change = changes(opts);
+    await withStore(opts, async ({ outbox }) => {
+      const endpoint = await outbox.updateEndpoint(endpointId, change);
+      if (!endpoint) throw new NotFoundError(`No endpoint ${id}`);
+      print(opts.json, { endpoint: presentEndpoint(endpoint) }, says(endpoint));
+    });
+  });
 }
 
 export function endpointsCommand(): Command {
@@ -330,218 +358,132 @@ export function endpointsCommand(): Command {
         );
       });
     });
-  endpoints
-    .command("set-secrets")
-    .description("Replace an endpoint's signing secrets (e.g. drop the old one after a rotation)")
-    .addArgument(new Argument("<id>", "endpoint id"))
-    .addOption(
-      new Option("--secret <whsec>", "a secret to sign with; repeat for several")
-        .env("PLANT_STORE_SECRET")
-        .argParser(collectList)
-        .makeOptionMandatory(),
-    )
-    .addOption(dbOption())
-    .addOption(encryptionKeyFileOption())
-    .addOption(jsonOption())
-    .action(async (id: string, opts: { secret: string[]; db: string; json?: boolean }) => {
-      const endpointId = parseConfig(IdSchema, id);
-      const input = parseConfig(SetSecretsFlags, { secret: opts.secret });
-      await withStore(opts, async ({ outbox }) => {
-        const endpoint = await outbox.updateEndpoint(endpointId, { secrets: input.secret });
-        if (!endpoint) throw new NotFoundError(`No endpoint ${id}`);
-        print(
-          opts.json,
-          { endpoint: presentEndpoint(endpoint) },
-          `Endpoint #${endpoint.id} now signs with ${endpoint.secrets.length} secret${endpoint.secrets.length === 1 ? "" : "s"}`,
-        );
-      });
-    });
-  endpoints
-    .command("set-rate-limit")
-    .description("Limit the deliveries a second started to an endpoint, by every worker together, or lift it")
-    .addArgument(new Argument("<id>", "endpoint id"))
-    .addOption(rateLimitOption())
-    .addOption(new Option("--no-rate-limit", "lift the endpoint's limit"))
-    .addOption(dbOption())
-    .addOption(encryptionKeyFileOption())
-    .addOption(jsonOption())
-    .action(async (id: string, opts: StoreOptions & { rateLimit?: string | false }) => {
-      const endpointId = parseConfig(IdSchema, id);
-      const input = parseConfig(SetRateLimitFlags, { rateLimit: opts.rateLimit });
-      await withStore(opts, async ({ outbox }) => {
-        const rateLimit = input.rateLimit === false ? null : input.rateLimit;
-        const endpoint = await outbox.updateEndpoint(endpointId, { rateLimit });
-        if (!endpoint) throw new NotFoundError(`No endpoint ${id}`);
-        print(
-          opts.json,
-          { endpoint: presentEndpoint(endpoint) },
-          endpoint.rateLimit === null
-            ? `Endpoint #${endpoint.id} has no rate limit`
-            : `Endpoint #${endpoint.id} is sent at most ${endpoint.rateLimit} deliveries a second`,
-        );
-      });
-    });
-  endpoints
-    .command("set-token")
-    .description("Replace the bearer token sent to an endpoint")
-    .addArgument(new Argument("<id>", "endpoint id"))
-    .addOption(
-      new Option("--token <token>", "bearer token sent with every delivery")
-        .env("PLANT_STORE_TOKEN")
-        .makeOptionMandatory(),
-    )
-    .addOption(dbOption())
-    .addOption(encryptionKeyFileOption())
-    .addOption(jsonOption())
-    .action(async (id: string, opts: { token: string; db: string; json?: boolean }) => {
-      const endpointId = parseConfig(IdSchema, id);
-      const input = parseConfig(SetTokenFlags, { token: opts.token });
-      await withStore(opts, async ({ outbox }) => {
-        const endpoint = await outbox.updateEndpoint(endpointId, { token: input.token });
-        if (!endpoint) throw new NotFoundError(`No endpoint ${id}`);
-        print(opts.json, { endpoint: presentEndpoint(endpoint) }, `Endpoint #${endpoint.id} has a new token`);
-      });
-    });
+  endpoints.addCommand(
+    setCommand(
+      "set-secrets",
+      "Replace an endpoint's signing secrets (e.g. drop the old one after a rotation)",
+      [
+        new Option("--secret <whsec>", "a secret to sign with; repeat for several")
+          .env("PLANT_STORE_SECRET")
+          .argParser(collectList)
+          .makeOptionMandatory(),
+      ],
+      (opts: { secret: string[] }) => ({
+        secrets: parseConfig(SetSecretsFlags, { secret: opts.secret }).secret,
+      }),
+      (endpoint) =>
+        `Endpoint #${endpoint.id} now signs with ${endpoint.secrets.length} secret${endpoint.secrets.length === 1 ? "" : "s"}`,
+    ),
+  );
+  endpoints.addCommand(
+    setCommand(
+      "set-rate-limit",
+      "Limit the deliveries a second started to an endpoint, by every worker together, or lift it",
+      [rateLimitOption(), new Option("--no-rate-limit", "lift the endpoint's limit")],
+      (opts: { rateLimit?: string | false }) => {
+        const { rateLimit } = parseConfig(SetRateLimitFlags, { rateLimit: opts.rateLimit });
+        return { rateLimit: rateLimit === false ? null : rateLimit };
+      },
+      (endpoint) =>
+        endpoint.rateLimit === null
+          ? `Endpoint #${endpoint.id} has no rate limit`
+          : `Endpoint #${endpoint.id} is sent at most ${endpoint.rateLimit} deliveries a second`,
+    ),
+  );
+  endpoints.addCommand(
+    setCommand(
+      "set-token",
+      "Replace the bearer token sent to an endpoint",
+      [
+        new Option("--token <token>", "bearer token sent with every delivery")
+          .env("PLANT_STORE_TOKEN")
+          .makeOptionMandatory(),
+      ],
+      (opts: { token: string }) => ({ token: parseConfig(SetTokenFlags, { token: opts.token }).token }),
+      (endpoint) => `Endpoint #${endpoint.id} has a new token`,
+    ),
+  );
   // Moving keeps the endpoint's deliveries and history, which removing and adding it again would lose.
-  endpoints
-    .command("set-url")
-    .description(
+  endpoints.addCommand(
+    setCommand(
+      "set-url",
       "Move an endpoint to another URL, keeping its deliveries (a subscriber's must pass the handshake again: POST /endpoints/{id}/verify)",
-    )
-    .addArgument(new Argument("<id>", "endpoint id"))
-    .addOption(
-      new Option("--url <url>", "the receiver's new webhook URL").env(URL_SOURCE.env).makeOptionMandatory(),
-    )
-    .addOption(dbOption())
-    .addOption(encryptionKeyFileOption())
-    .addOption(jsonOption())
-    .action(async (id: string, opts: { url: string; db: string; json?: boolean }) => {
-      const endpointId = parseConfig(IdSchema, id);
-      const input = parseSettings(SetUrlFlags, { url: opts.url }, () => URL_SOURCE);
-      await withStore(opts, async ({ outbox }) => {
-        const endpoint = await outbox.updateEndpoint(endpointId, { url: input.url });
-        if (!endpoint) throw new NotFoundError(`No endpoint ${id}`);
-        print(
-          opts.json,
-          { endpoint: presentEndpoint(endpoint) },
-          `Endpoint #${endpoint.id} now delivers to ${endpoint.url}` +
-            (endpoint.verified
-              ? ""
-              : " (sent nothing until it passes the handshake: POST /endpoints/{id}/verify)"),
-        );
-      });
-    });
+      [new Option("--url <url>", "the receiver's new webhook URL").env(URL_SOURCE.env).makeOptionMandatory()],
+      (opts: { url: string }) => ({
+        url: parseSettings(SetUrlFlags, { url: opts.url }, () => URL_SOURCE).url,
+      }),
+      (endpoint) =>
+        `Endpoint #${endpoint.id} now delivers to ${endpoint.url}` +
+        (endpoint.verified
+          ? ""
+          : " (sent nothing until it passes the handshake: POST /endpoints/{id}/verify)"),
+    ),
+  );
   // Subscriptions change for messages queued from now on; deliveries already queued stay.
-  endpoints
-    .command("set-event-types")
-    .description("Replace the event types an endpoint receives, or let it receive every one again")
-    .addArgument(new Argument("<id>", "endpoint id"))
-    .addOption(
-      eventTypeOption("an event type it receives (a trailing * matches a prefix); repeat for several"),
-    )
-    .addOption(
-      flagOption(
-        "--all-event-types",
-        "receive every event type (what an endpoint without a list does)",
-        "PLANT_STORE_ALL_EVENT_TYPES",
-      ),
-    )
-    .addOption(dbOption())
-    .addOption(encryptionKeyFileOption())
-    .addOption(jsonOption())
-    .action(async (id: string, opts: SetEventTypesOptions) => {
-      const endpointId = parseConfig(IdSchema, id);
-      const input = parseConfig(SetEventTypesFlags, {
-        ...(opts.eventType ? { eventType: opts.eventType } : {}),
-        allEventTypes: readFlag(opts.allEventTypes, "PLANT_STORE_ALL_EVENT_TYPES"),
-      });
-      await withStore(opts, async ({ outbox }) => {
-        const endpoint = await outbox.updateEndpoint(endpointId, { eventTypes: input.eventType ?? null });
-        if (!endpoint) throw new NotFoundError(`No endpoint ${id}`);
-        print(
-          opts.json,
-          { endpoint: presentEndpoint(endpoint) },
-          `Endpoint #${endpoint.id} receives ${subscriptions(endpoint.eventTypes)}`,
-        );
-      });
-    });
-  // Like a change of event types, a filter decides for messages queued from now on.
-  endpoints
-    .command("set-filter")
-    .description("Send an endpoint only the messages a CEL filter is true for, or every one again")
-    .addArgument(new Argument("<id>", "endpoint id"))
-    .addOption(filterOption())
-    .addOption(new Option("--no-filter", "no filter: every message it subscribes to"))
-    .addOption(dbOption())
-    .addOption(encryptionKeyFileOption())
-    .addOption(jsonOption())
-    .action(async (id: string, opts: StoreOptions & { filter?: string | false }) => {
-      const endpointId = parseConfig(IdSchema, id);
-      const input = parseConfig(SetFilterFlags, { filter: opts.filter });
-      await withStore(opts, async ({ outbox }) => {
-        const filter = input.filter === false ? null : input.filter;
-        const endpoint = await outbox.updateEndpoint(endpointId, { filter });
-        if (!endpoint) throw new NotFoundError(`No endpoint ${id}`);
-        print(
-          opts.json,
-          { endpoint: presentEndpoint(endpoint) },
-          endpoint.filter === null
-            ? `Endpoint #${endpoint.id} has no filter`
-            : `Endpoint #${endpoint.id} is sent only what ${endpoint.filter} is true for`,
-        );
-      });
-    });
-  endpoints
-    .command("set-headers")
-    .description("Replace the static headers sent to an endpoint (the whole set), or remove them")
-    .addArgument(new Argument("<id>", "endpoint id"))
-    .addOption(headerOption())
-    .addOption(new Option("--no-header", "no static headers"))
-    .addOption(dbOption())
-    .addOption(encryptionKeyFileOption())
-    .addOption(jsonOption())
-    .action(async (id: string, opts: StoreOptions & { header?: string[] | false }) => {
-      const endpointId = parseConfig(IdSchema, id);
-      const input = parseConfig(SetHeadersFlags, { header: opts.header });
-      await withStore(opts, async ({ outbox }) => {
-        const endpoint = await outbox.updateEndpoint(endpointId, { headers: input.header });
-        if (!endpoint) throw new NotFoundError(`No endpoint ${id}`);
-        // The names only: a value is never shown again.
-        const names = Object.keys(endpoint.headers);
-        print(
-          opts.json,
-          { endpoint: presentEndpoint(endpoint) },
-          names.length === 0
-            ? `Endpoint #${endpoint.id} is sent no static headers`
-            : `Endpoint #${endpoint.id} is sent ${names.join(", ")} with every attempt`,
-        );
-      });
-    });
-  endpoints
-    .command("set-signature-headers")
-    .description(
-      "Name an endpoint's signature headers webhook-* (standard) or svix-* (for a receiver using svix)",
-    )
-    .addArgument(new Argument("<id>", "endpoint id"))
-    .addOption(signatureHeadersOption().makeOptionMandatory())
-    .addOption(dbOption())
-    .addOption(encryptionKeyFileOption())
-    .addOption(jsonOption())
-    .action(async (id: string, opts: StoreOptions & { signatureHeaders: string }) => {
-      const endpointId = parseConfig(IdSchema, id);
-      const input = parseConfig(SetSignatureHeadersFlags, { signatureHeaders: opts.signatureHeaders });
-      await withStore(opts, async ({ outbox }) => {
-        const endpoint = await outbox.updateEndpoint(endpointId, {
-          signatureHeaders: input.signatureHeaders,
+  endpoints.addCommand(
+    setCommand(
+      "set-event-types",
+      "Replace the event types an endpoint receives, or let it receive every one again",
+      [
+        eventTypeOption("an event type it receives (a trailing * matches a prefix); repeat for several"),
+        flagOption(
+          "--all-event-types",
+          "receive every event type (what an endpoint without a list does)",
+          "PLANT_STORE_ALL_EVENT_TYPES",
+        ),
+      ],
+      (opts: { eventType?: string[]; allEventTypes?: boolean }) => {
+        const { eventType } = parseConfig(SetEventTypesFlags, {
+          ...(opts.eventType ? { eventType: opts.eventType } : {}),
+          allEventTypes: readFlag(opts.allEventTypes, "PLANT_STORE_ALL_EVENT_TYPES"),
         });
-        if (!endpoint) throw new NotFoundError(`No endpoint ${id}`);
-        print(
-          opts.json,
-          { endpoint: presentEndpoint(endpoint) },
-          `Endpoint #${endpoint.id} is signed under ${endpoint.signatureHeaders === "svix" ? "svix-*" : "webhook-*"} headers`,
-        );
-      });
-    });
+        return { eventTypes: eventType ?? null };
+      },
+      (endpoint) => `Endpoint #${endpoint.id} receives ${subscriptions(endpoint.eventTypes)}`,
+    ),
+  );
+  // Like a change of event types, a filter decides for messages queued from now on.
+  endpoints.addCommand(
+    setCommand(
+      "set-filter",
+      "Send an endpoint only the messages a CEL filter is true for, or every one again",
+      [filterOption(), new Option("--no-filter", "no filter: every message it subscribes to")],
+      (opts: { filter?: string | false }) => {
+        const { filter } = parseConfig(SetFilterFlags, { filter: opts.filter });
+        return { filter: filter === false ? null : filter };
+      },
+      (endpoint) =>
+        endpoint.filter === null
+          ? `Endpoint #${endpoint.id} has no filter`
+          : `Endpoint #${endpoint.id} is sent only what ${endpoint.filter} is true for`,
+    ),
+  );
+  endpoints.addCommand(
+    setCommand(
+      "set-headers",
+      "Replace the static headers sent to an endpoint (the whole set), or remove them",
+      [headerOption(), new Option("--no-header", "no static headers")],
+      (opts: { header?: string[] | false }) => ({
+        headers: parseConfig(SetHeadersFlags, { header: opts.header }).header,
+      }),
+      // The names only: a value is never shown again.
+      (endpoint) =>
+        Object.keys(endpoint.headers).length === 0
+          ? `Endpoint #${endpoint.id} is sent no static headers`
+          : `Endpoint #${endpoint.id} is sent ${Object.keys(endpoint.headers).join(", ")} with every attempt`,
+    ),
+  );
+  endpoints.addCommand(
+    setCommand(
+      "set-signature-headers",
+      "Name an endpoint's signature headers webhook-* (standard) or svix-* (for a receiver using svix)",
+      [signatureHeadersOption().makeOptionMandatory()],
+      (opts: { signatureHeaders: string }) =>
+        parseConfig(SetSignatureHeadersFlags, { signatureHeaders: opts.signatureHeaders }),
+      (endpoint) =>
+        `Endpoint #${endpoint.id} is signed under ${endpoint.signatureHeaders === "svix" ? "svix-*" : "webhook-*"} headers`,
+    ),
+  );
   // A key list rather than an --old-key/--new-key pair: the same setting every process already reads, so
   // a running `serve` given "new,old" keeps reading old values while this converts them, and nothing
   // ever needs two settings to be in step.
