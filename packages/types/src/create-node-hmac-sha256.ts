@@ -50,6 +50,7 @@ export function createNodeHmacSha256(key: Uint8Array): (prefix: string, body: Si
     // joined, unless the prefix ends in the first half of a surrogate pair: alone it is written as
     // U+FFFD (as createHmac's update writes it), joined it could pair with the body's first unit.
     let end: number;
+    // Stryker disable next-line ConditionalExpression: equivalent as false: prefix and body written apart are the same bytes, only slower
     if (typeof body === "string" && (prefix.charCodeAt(prefix.length - 1) & 0xfc00) !== 0xd800)
       end = BLOCK + inner.write(prefix + body, BLOCK);
     else if (typeof body === "string") {
@@ -61,8 +62,10 @@ export function createNodeHmacSha256(key: Uint8Array): (prefix: string, body: Si
       end += body.length;
     }
     let view = views[end];
+    // Stryker disable next-line ConditionalExpression: equivalent: a view made afresh hashes the same bytes
     if (view === undefined) {
       view = inner.subarray(0, end);
+      // Stryker disable next-line ConditionalExpression,EqualityOperator,ArithmeticOperator: equivalent: the bound only caps how many views are kept
       if (end <= BLOCK + VIEWS) views[end] = view;
     }
     // The inner digest as "binary" (latin1) text is its 32 bytes one per character, written back as those bytes.
