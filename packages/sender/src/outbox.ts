@@ -392,6 +392,11 @@ export interface ListEventsOptions {
   limit?: number;
   /** Only an endpoint of this subscriber's: another's answers as a missing one. */
   scope?: SubscriberScope;
+  /**
+   * Only when this is the endpoint's bearer token (compared in constant time): with another, the endpoint
+   * answers as a missing one. Lets a route that takes the endpoint's own token read the endpoint once.
+   */
+  token?: string;
 }
 
 /** The most events one `listEvents` page holds. */

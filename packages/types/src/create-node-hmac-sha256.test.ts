@@ -60,6 +60,39 @@ describe("createNodeHmacSha256", () => {
     );
   });
 
+  it("answers what createHmac answers for keys of 1, 32, 64, 65 and 200 bytes and messages of many lengths", () => {
+    const prefixes = ["", "msg_2Vx.1700000000.", "é.", "🌼"];
+    // Empty, multi-byte UTF-8, around one and two blocks, and around the longest message whose view is
+    // kept (512 bytes); each length twice in a row with other content, so a kept view is hashed again.
+    const bodies = [
+      0, 1, 2, 40, 55, 56, 63, 64, 65, 119, 120, 128, 400, 440, 490, 495, 496, 497, 512, 600, 3000,
+    ]
+      .flatMap((n) => ["a".repeat(n), "b".repeat(n), new Uint8Array(n).fill(n % 256)])
+      .concat(["é", "€🌼 ünïcode", "€".repeat(170), "🌼".repeat(120)]);
+    for (const length of [1, 32, 64, 65, 200]) {
+      const k = realCrypto.randomBytes(length);
+      const mac = createNodeHmacSha256(k);
+      for (const prefix of prefixes)
+        for (const body of bodies)
+          expect(mac(prefix, body), `key ${length}, ${prefix} + ${body.length}`).toBe(
+            reference(k, prefix, body),
+          );
+    }
+  });
+
+  it("writes a prefix ending in half a surrogate pair apart from its body, as createHmac's update does", () => {
+    const k = realCrypto.randomBytes(32);
+    const mac = createNodeHmacSha256(k);
+    // Joined, "\ud83c" + "\udf3c" would be one character (🌼, 4 bytes); written apart, two U+FFFD (6 bytes).
+    for (const [prefix, body] of [
+      ["x.\ud83c", "\udf3c"],
+      ["\ud83c", "\udf3c rest"],
+      ["x.\ud83c", "plain"],
+      ["x.", "\udf3c"],
+    ] as const)
+      expect(mac(prefix, body)).toBe(reference(k, prefix, body));
+  });
+
   it("builds the MAC from two one-shot digests for a message that fits, and uses createHmac past it", () => {
     const k = realCrypto.randomBytes(32);
     const mac = createNodeHmacSha256(k);

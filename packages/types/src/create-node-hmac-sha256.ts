@@ -5,6 +5,8 @@ import type { SignedBody } from "./webhook-crypto.js";
 const BLOCK = 64;
 /** Messages up to this many bytes take the one-shot path; longer ones (rare: bodies are small) `createHmac`. */
 const SCRATCH = 8192;
+/** Messages up to this many bytes hash a view of the buffer kept for their length (see below). */
+const VIEWS = 512;
 
 /**
  * HMAC-SHA256 under one key, as base64, for many messages (`prefix` then `body`).
@@ -36,20 +38,38 @@ export function createNodeHmacSha256(key: Uint8Array): (prefix: string, body: Si
     inner[i] = (k[i] ?? 0) ^ 0x36;
     outer[i] = (k[i] ?? 0) ^ 0x5c;
   }
+  // The inner digest's input is the start of `inner`, as long as the message: a view of that length
+  // made once and kept (for messages up to VIEWS bytes, which are nearly all), since making one per
+  // message (`subarray`) cost a tenth of the MAC.
+  const views: Buffer[] = [];
   return (prefix, body) => {
     // UTF-8 takes at most 3 bytes per UTF-16 unit: a bound that needs no measuring.
     const most = 3 * prefix.length + (typeof body === "string" ? 3 * body.length : body.length);
     if (most > SCRATCH) return slow(prefix, body);
-    // Stryker disable next-line StringLiteral: equivalent: Buffer#write reads an empty encoding as UTF-8
-    let end = BLOCK + inner.write(prefix, BLOCK, "utf8");
-    // Stryker disable next-line StringLiteral: equivalent, as above
-    if (typeof body === "string") end += inner.write(body, end, "utf8");
-    else {
+    // Without an encoding, Buffer#write writes UTF-8. Text is written in one call, prefix and body
+    // joined, unless the prefix ends in the first half of a surrogate pair: alone it is written as
+    // U+FFFD (as createHmac's update writes it), joined it could pair with the body's first unit.
+    let end: number;
+    // Stryker disable next-line ConditionalExpression: equivalent as false: prefix and body written apart are the same bytes, only slower
+    if (typeof body === "string" && (prefix.charCodeAt(prefix.length - 1) & 0xfc00) !== 0xd800)
+      end = BLOCK + inner.write(prefix + body, BLOCK);
+    else if (typeof body === "string") {
+      end = BLOCK + inner.write(prefix, BLOCK);
+      end += inner.write(body, end);
+    } else {
+      end = BLOCK + inner.write(prefix, BLOCK);
       inner.set(body, end);
       end += body.length;
     }
+    let view = views[end];
+    // Stryker disable next-line ConditionalExpression: equivalent: a view made afresh hashes the same bytes
+    if (view === undefined) {
+      view = inner.subarray(0, end);
+      // Stryker disable next-line ConditionalExpression,EqualityOperator,ArithmeticOperator: equivalent: the bound only caps how many views are kept
+      if (end <= BLOCK + VIEWS) views[end] = view;
+    }
     // The inner digest as "binary" (latin1) text is its 32 bytes one per character, written back as those bytes.
-    outer.write(hash("sha256", inner.subarray(0, end), "binary"), BLOCK, "binary");
+    outer.write(hash("sha256", view, "binary"), BLOCK, "binary");
     return hash("sha256", outer, "base64");
   };
 }

@@ -169,6 +169,50 @@ describe.each(targets)("GET /endpoints/{id}/events on %s", (_name, target) => {
     expect((await get(ids.theirs, "", session)).status).toBe(404);
   });
 
+  it("reads the endpoint once a page for its own token, and answers bad input only to the endpoint's holder", async () => {
+    // The store's own outbox, its calls counted on the way through.
+    const calls: string[] = [];
+    const counted = new Proxy(outbox, {
+      get(target, key) {
+        const value = Reflect.get(target, key);
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          calls.push(String(key));
+          return value.apply(target, args);
+        };
+      },
+    });
+    const app = createAdminApp({
+      outbox: counted,
+      plants: store.plants,
+      adminToken,
+      registry: new Registry(),
+    });
+    const counting = app.listen(0, "127.0.0.1");
+    await new Promise((resolve) => counting.once("listening", resolve));
+    const url = `http://127.0.0.1:${(counting.address() as AddressInfo).port}`;
+    try {
+      const reads = () => calls.filter((name) => name === "getEndpoint" || name === "listEvents");
+      calls.length = 0;
+      const page = await callApi(url, "GET", `/endpoints/${ids.mine}/events`, {
+        token: "mine-endpoint-token",
+      });
+      expect(page.status).toBe(200);
+      expect(plantIds(page)).toEqual([1, 3, 4]);
+      expect(reads()).toEqual(["listEvents"]);
+      // Not a cursor: 400 to the endpoint's own token, 401 to a wrong one, as before it was read.
+      const path = `/endpoints/${ids.mine}/events?after=abc`;
+      expect((await callApi(url, "GET", path, { token: "mine-endpoint-token" })).status).toBe(400);
+      expect((await callApi(url, "GET", path, { token: "not-a-token-of-anything" })).status).toBe(401);
+      // A cursor of the right shape but past what a number holds: refused by the listing before any read.
+      const huge = `/endpoints/${ids.mine}/events?after=9999999999999999`;
+      expect((await callApi(url, "GET", huge, { token: "mine-endpoint-token" })).status).toBe(400);
+      expect((await callApi(url, "GET", huge, { token: "not-a-token-of-anything" })).status).toBe(401);
+    } finally {
+      await new Promise((resolve) => counting.close(resolve));
+    }
+  });
+
   it("answers 401 without a credential and to a wrong one", async () => {
     const none = await get(ids.mine, "", null);
     expect(none.status).toBe(401);

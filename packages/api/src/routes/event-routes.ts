@@ -29,6 +29,8 @@ export const ListEventsQuerySchema = z
     message: "give after or since, not both (since only starts a first listing)",
   });
 
+type ListEventsQuery = z.infer<typeof ListEventsQuerySchema>;
+
 const BEARER = /^Bearer ([\x21-\x7e]+)$/i;
 const MISSING =
   "Missing token: the endpoint's, a subscriber's or an operator's (Authorization: Bearer <token>)";
@@ -62,9 +64,17 @@ const presentPage = (page: EventPage) => ({
 export function eventRoutes(options: EventRoutesOptions): RouteTable {
   const { outbox, guard, throttle } = options;
 
-  const list = async (ctx: Context, rawId: unknown, scope: SubscriberScope | undefined): Promise<void> => {
-    const id = parseInput(IdSchema, rawId, "id");
-    const query = parseInput(ListEventsQuerySchema, ctx.query, "query", "(query)");
+  /**
+   * Answers the page, or 400/410; false when the endpoint is not found (with `token`: not with that
+   * token), for the caller to answer.
+   */
+  const list = async (
+    ctx: Context,
+    id: number,
+    query: ListEventsQuery,
+    scope: SubscriberScope | undefined,
+    token?: string,
+  ): Promise<boolean> => {
     let page: EventPage | undefined;
     try {
       page = await outbox.listEvents(id, {
@@ -72,6 +82,7 @@ export function eventRoutes(options: EventRoutesOptions): RouteTable {
         ...(query.after !== undefined ? { after: query.after } : {}),
         ...(query.since !== undefined ? { since: new Date(query.since) } : {}),
         ...(scope ? { scope } : {}),
+        ...(token !== undefined ? { token } : {}),
       });
     } catch (error) {
       const code = (error as { code?: unknown }).code;
@@ -85,13 +96,21 @@ export function eventRoutes(options: EventRoutesOptions): RouteTable {
         const oldestCursor = (error as { oldestCursor: string }).oldestCursor;
         ctx.status = 410;
         ctx.body = { error: 410, message: (error as Error).message, oldestCursor };
-        return;
+        return true;
       }
       throw error;
     }
-    if (!page) throw notFound("Endpoint");
+    if (!page) return false;
     ctx.set("Cache-Control", "no-store");
     ctx.body = presentPage(page);
+    return true;
+  };
+
+  /** For the guard's callers: the input checked, then the page, or 404. */
+  const listOrNotFound = async (ctx: Context, scope: SubscriberScope | undefined): Promise<void> => {
+    const id = parseInput(IdSchema, ctx.params.id, "id");
+    const query = parseInput(ListEventsQuerySchema, ctx.query, "query", "(query)");
+    if (!(await list(ctx, id, query, scope))) throw notFound("Endpoint");
   };
 
   /** Whether `candidate` is the bearer token of some endpoint: read only for a credential the guard refused. */
@@ -121,14 +140,30 @@ export function eventRoutes(options: EventRoutesOptions): RouteTable {
           id.success &&
           throttle.retryAfterMs(clientKey(ctx.req.socket.remoteAddress)) === 0
         ) {
-          const endpoint = await outbox.getEndpoint(id.data);
-          if (endpoint?.token !== undefined && sameToken(candidate, endpoint.token))
-            return list(ctx, ctx.params.id, undefined);
+          // A valid query is listed with the token as its condition: the listing compares it as it reads
+          // the endpoint, one read of it a page (a pulling receiver's every request). Input the listing
+          // would refuse before reading anything is answered only to the endpoint's holder, as before.
+          const query = ListEventsQuerySchema.safeParse(ctx.query);
+          let refused = !query.success;
+          if (query.success) {
+            try {
+              if (await list(ctx, id.data, query.data, undefined, candidate)) return;
+            } catch (error) {
+              // Not a cursor: refused before the endpoint (or the token) was read.
+              if (!(error instanceof WebhookApiError && error.code === "ERR_INVALID_INPUT")) throw error;
+              refused = true;
+            }
+          }
+          if (refused) {
+            const endpoint = await outbox.getEndpoint(id.data);
+            if (endpoint?.token !== undefined && sameToken(candidate, endpoint.token))
+              return listOrNotFound(ctx, undefined);
+          }
         }
         let passed = false;
         await guard(ctx, async () => {
           passed = true;
-          await list(ctx, ctx.params.id, scopeOf(ctx));
+          await listOrNotFound(ctx, scopeOf(ctx));
         });
         // Another endpoint's token: refused by the guard (and counted by the throttle), answered as a
         // missing endpoint rather than a wrong credential.

@@ -186,7 +186,13 @@ const SCENARIOS: Record<string, Scenario> = {
   },
   "list-events": {
     run: (ctx) => listEvents(ctx, 1, { after: "5", limit: 50, scope: { subscriberId: 1 } }, NOW / 1000),
-    answer: (text) => (text.includes("SELECT 1 AS found") ? [] : [{ ...ROW, message_id: 4 }]),
+    // PostgreSQL reads the endpoint (message_id NULL) and the page in one statement, SQLite in two.
+    answer: (text) =>
+      text.includes("SELECT 1 AS found")
+        ? []
+        : text.includes("UNION ALL")
+          ? [{ ...ROW, message_id: null }, { ...ROW, message_id: 4 }]
+          : [{ ...ROW, message_id: 4 }],
   },
   "list-subscribers": { run: () => listSubscribers() },
   "mark-endpoint-verified": {

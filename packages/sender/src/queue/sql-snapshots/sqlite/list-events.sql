@@ -1,4 +1,4 @@
-SELECT secrets, signature_headers FROM webhook_endpoints
+SELECT secrets, signature_headers, token FROM webhook_endpoints
         WHERE id = ? AND subscriber_id = ?;
 
 SELECT d.message_id, m.webhook_id, m.event_type, m.payload, m.created_at
