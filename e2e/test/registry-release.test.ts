@@ -131,28 +131,76 @@ function bumpPatch(version: string): string {
   return `${major}.${minor}.${(patch ?? 0) + 1}`;
 }
 
+/** What the second release changed in the copy on its way to the registry, for the test to check. */
+interface SecondRelease {
+  /** Files `changeset version` changed. */
+  versioned: string[];
+  /** `git diff -U0` of every package.json after versioning. */
+  manifestDiff: string;
+}
+
+/**
+ * The second release as a maintainer makes it: the first committed, a changeset naming one package,
+ * `changeset version`, then `pnpm release`'s publishing step (its build is the first release's: see
+ * the comment at the top). Only what it saw is returned; the test checks all of it.
+ */
+async function releaseSecond(): Promise<SecondRelease> {
+  // As a maintainer commits a release before the next: what the next versioning changes shows alone.
+  await run("git", ["add", "-A"], { cwd: copy, env: gitEnv });
+  await run("git", ["commit", "-q", "-m", "the first release"], { cwd: copy, env: gitEnv });
+  await writeFile(
+    join(copy, ".changeset", "registry-test-second-release.md"),
+    '---\n"@plant-store/receiver": patch\n---\n\nA second release, from the registry test.\n',
+  );
+  await versionInCopy();
+  const versioned = await changedInCopy();
+  const { stdout: manifestDiff } = await run("git", ["diff", "-U0", "--", "package.json", "*/package.json"], {
+    cwd: copy,
+    env: gitEnv,
+  });
+  const [publishCommand = "", ...publishArgs] = await publishStepOfRelease();
+  await runInCopy(join(copy, "node_modules", ".bin", publishCommand), publishArgs);
+  return { versioned, manifestDiff };
+}
+
 /** For the sender README's PostgreSQL example. */
 let postgres: TestPostgres;
 
 beforeAll(async () => {
-  postgres = await startPostgres();
   scratch = await mkdtemp(join(tmpdir(), "plant-store-registry-"));
   // The copy gets a repository of its own (changesets tags releases): never inside ours.
   expect(scratch.startsWith(workspaceRoot)).toBe(false);
   checkoutBefore = await checkoutState();
-  registry = await startVerdaccio(join(scratch, "verdaccio"));
   copy = join(scratch, "workspace");
-  await copyWorkspace(copy);
-  // The store already holds every package (CI just installed them): no network, no native rebuild.
-  await run("pnpm", ["install", "--offline", "--frozen-lockfile"], { cwd: copy, env: releaseEnv() });
-  // A repository of its own, as a clone is: `changeset publish` tags each release there.
-  for (const args of [
-    ["init", "-q"],
-    ["add", "-A"],
-    ["commit", "-q", "-m", "the workspace, copied"],
-  ]) {
-    await run("git", args, { cwd: copy, env: gitEnv });
-  }
+  // PostgreSQL, verdaccio and the copy's install need nothing of each other: started side by side
+  // (each mostly waits on a process: initdb, verdaccio's start, pnpm), each settled before any
+  // failure is thrown, so that afterAll never removes the scratch folder under one still running.
+  const settled = await Promise.allSettled([
+    startPostgres().then((started) => {
+      postgres = started;
+    }),
+    startVerdaccio(join(scratch, "verdaccio")).then((started) => {
+      registry = started;
+    }),
+    (async () => {
+      await copyWorkspace(copy);
+      // The store already holds every package (CI just installed them): no network, no native rebuild.
+      // No registry is asked for anything here (--offline): verdaccio's URL is needed from the release on.
+      await run("pnpm", ["install", "--offline", "--frozen-lockfile"], {
+        cwd: copy,
+        env: { ...gitEnv, CI: "true" },
+      });
+      // A repository of its own, as a clone is: `changeset publish` tags each release there.
+      for (const args of [
+        ["init", "-q"],
+        ["add", "-A"],
+        ["commit", "-q", "-m", "the workspace, copied"],
+      ]) {
+        await run("git", args, { cwd: copy, env: gitEnv });
+      }
+    })(),
+  ]);
+  for (const result of settled) if (result.status === "rejected") throw result.reason;
   const host = registry.url.replace(/^http:/, "");
   await writeFile(join(copy, ".npmrc"), `${host}:_authToken=${registry.token}\n`);
 }, 300_000);
@@ -167,6 +215,18 @@ describe("a release published to a registry (verdaccio), installed by version wi
   let first: string;
   let project: string;
   let readmeExamples: ReadmeExample[] = [];
+  /**
+   * The second release, started once the consumer is installed: it changes only the copy and the
+   * registry, which the type check and the README examples (they read the consumer project alone) never
+   * look at, so it runs beside them instead of after them (about 20 s of a CI near its limit). Its
+   * test waits for it and checks what it did.
+   */
+  let secondRelease: Promise<SecondRelease> | undefined;
+
+  afterAll(async () => {
+    // Never under a release still running, whatever failed first.
+    await secondRelease?.catch(() => undefined);
+  });
 
   it("changeset version then pnpm release publish every published package at one version", async () => {
     await versionInCopy();
@@ -223,6 +283,10 @@ describe("a release published to a registry (verdaccio), installed by version wi
       expect(lock.packages[`node_modules/${dependency}`]?.integrity, dependency).toMatch(/^sha512-/);
       expect((await fetch(`${registry.url}${dependency}`)).status, dependency).toBe(404);
     }
+    // From here the consumer's dependencies are resolved: a second release can no longer change them.
+    secondRelease = releaseSecond();
+    // Awaited, and its failure reported, by its own test below.
+    secondRelease.catch(() => undefined);
   }, 300_000);
 
   it("type-checks a strict TypeScript consumer and the README examples against what was installed", async () => {
@@ -236,35 +300,19 @@ describe("a release published to a registry (verdaccio), installed by version wi
   }, 300_000);
 
   it("a second release after a changeset naming one package moves all of them together", async () => {
-    // As a maintainer commits a release before the next: what the next versioning changes shows alone.
-    await run("git", ["add", "-A"], { cwd: copy, env: gitEnv });
-    await run("git", ["commit", "-q", "-m", "the first release"], { cwd: copy, env: gitEnv });
-    await writeFile(
-      join(copy, ".changeset", "registry-test-second-release.md"),
-      '---\n"@plant-store/receiver": patch\n---\n\nA second release, from the registry test.\n',
-    );
-    await versionInCopy();
+    if (secondRelease === undefined)
+      throw new Error("the second release never started: the install test failed first");
+    const { versioned, manifestDiff } = await secondRelease;
     // Only versions, changelogs and the consumed changeset: the first release's build is this one's.
-    const versioned = await changedInCopy();
     for (const { dir } of publishedPackages) expect(versioned).toContain(`${dir}/package.json`);
     expect(
       versioned.filter(
         (file) => !file.startsWith(".changeset/") && !/(^|\/)(package\.json|CHANGELOG\.md)$/.test(file),
       ),
     ).toStrictEqual([]);
-    const { stdout: manifestDiff } = await run(
-      "git",
-      ["diff", "-U0", "--", "package.json", "*/package.json"],
-      {
-        cwd: copy,
-        env: gitEnv,
-      },
-    );
     const manifestLines = manifestDiff.split("\n").filter((line) => /^[+-](?![+-]{2} )/.test(line));
     expect(manifestLines.length).toBeGreaterThan(0);
     expect(manifestLines.filter((line) => !/^[+-]\s*"version": "[^"]+",?$/.test(line))).toStrictEqual([]);
-    const [publishCommand = "", ...publishArgs] = await publishStepOfRelease();
-    await runInCopy(join(copy, "node_modules", ".bin", publishCommand), publishArgs);
     const second = bumpPatch(first);
     expect(await versionsInCopy()).toStrictEqual(
       Object.fromEntries(publishedPackages.map(({ name }) => [name, second])),

@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { bin, publishedPackages, run, workspaceRoot } from "./fixtures/published-packages.js";
 import { copyWorkspaceManifests, workspacePackageDirs } from "./fixtures/workspace-manifests.js";
 
@@ -63,22 +63,40 @@ describe(".changeset/config.json", () => {
   });
 });
 
+/** The sample changeset: a minor change of the types alone. */
+async function writeSampleChangeset(): Promise<void> {
+  await writeFile(
+    join(scratch, ".changeset", "sample-types-change.md"),
+    '---\n"@plant-store/types": minor\n---\n\nSample: a new export in types.\n',
+  );
+}
+
+// One `changeset version` for the tests that only read what it did (each ran the same one on the same
+// copy before, five runs of one command); the test that changes a manifest first has a copy of its own.
 describe("changeset version with one sample changeset", () => {
-  beforeEach(async () => {
+  let workspaceDir: string;
+  let privateDirs: string[];
+  /** The private packages' manifests in the copy before versioning. */
+  let privateBefore: Manifest[];
+
+  beforeAll(async () => {
     await setUp(false);
-    await writeFile(
-      join(scratch, ".changeset", "sample-types-change.md"),
-      '---\n"@plant-store/types": minor\n---\n\nSample: a new export in types.\n',
-    );
+    workspaceDir = scratch;
+    await writeSampleChangeset();
+    privateDirs = [];
+    for (const dir of dirs) if ((await manifest(workspaceRoot, dir)).private) privateDirs.push(dir);
+    privateBefore = await Promise.all(privateDirs.map((dir) => manifest(workspaceDir, dir)));
+    await changesetVersion();
   });
-  afterEach(tearDown);
+  afterAll(async () => {
+    if (workspaceDir) await rm(workspaceDir, { recursive: true, force: true });
+  });
 
   it("moves every published package to the same next version, though only one was named", async () => {
     const before = await Promise.all(publishedPackages.map((p) => manifest(workspaceRoot, p.dir)));
     const versions = new Set(before.map((m) => m.version));
     expect(versions.size, "the fixed group already shares one version").toBe(1);
-    await changesetVersion();
-    const after = await Promise.all(publishedPackages.map((p) => manifest(scratch, p.dir)));
+    const after = await Promise.all(publishedPackages.map((p) => manifest(workspaceDir, p.dir)));
     const expected = nextMinor([...versions][0] as string);
     expect(after.map((m) => [m.name, m.version])).toStrictEqual(
       publishedPackages.map((p) => [p.name, expected]),
@@ -86,9 +104,8 @@ describe("changeset version with one sample changeset", () => {
   });
 
   it("writes a CHANGELOG entry in every published package: the change where it was made, a dependency note elsewhere", async () => {
-    await changesetVersion();
-    const version = (await manifest(scratch, "packages/types")).version;
-    const changelog = (dir: string) => readFile(join(scratch, dir, "CHANGELOG.md"), "utf8");
+    const version = (await manifest(workspaceDir, "packages/types")).version;
+    const changelog = (dir: string) => readFile(join(workspaceDir, dir, "CHANGELOG.md"), "utf8");
     expect(await changelog("packages/types")).toMatch(
       new RegExp(`## ${version}\\n\\n### Minor Changes\\n\\n- Sample: a new export in types\\.`),
     );
@@ -102,11 +119,36 @@ describe("changeset version with one sample changeset", () => {
 
   it("keeps workspace:^ ranges, which pnpm pack and publish turn into a caret range of the new version", async () => {
     const before = await manifest(workspaceRoot, "packages/sender");
-    await changesetVersion();
-    const after = await manifest(scratch, "packages/sender");
+    const after = await manifest(workspaceDir, "packages/sender");
     expect(before.dependencies?.["@plant-store/types"]).toBe("workspace:^");
     expect(after.dependencies?.["@plant-store/types"]).toBe("workspace:^");
   });
+
+  it("leaves private packages (the apps, e2e, testing) untouched", async () => {
+    expect(privateDirs).toEqual(
+      expect.arrayContaining(["apps/receiver", "apps/sender", "e2e", "packages/testing"]),
+    );
+    // Compared as values: changesets re-serialises some manifests without changing them.
+    const after = await Promise.all(privateDirs.map((dir) => manifest(workspaceDir, dir)));
+    expect(after).toStrictEqual(privateBefore);
+    for (const dir of privateDirs) {
+      await expect(readFile(join(workspaceDir, dir, "CHANGELOG.md"), "utf8")).rejects.toThrow(/ENOENT/);
+    }
+  });
+
+  it("consumes the changeset", async () => {
+    await expect(
+      readFile(join(workspaceDir, ".changeset", "sample-types-change.md"), "utf8"),
+    ).rejects.toThrow(/ENOENT/);
+  });
+});
+
+describe("changeset version with one sample changeset and an explicit internal range", () => {
+  beforeEach(async () => {
+    await setUp(false);
+    await writeSampleChangeset();
+  });
+  afterEach(tearDown);
 
   it("updates explicit internal ranges to the new version", async () => {
     // If a package ever pins a range instead of workspace:^, changesets must move it with the train.
@@ -123,29 +165,6 @@ describe("changeset version with one sample changeset", () => {
     await changesetVersion();
     const after = await manifest(scratch, "packages/sender");
     expect(after.dependencies?.["@plant-store/types"]).toBe(`workspace:^${nextMinor(current)}`);
-  });
-
-  it("leaves private packages (the apps, e2e, testing) untouched", async () => {
-    const privateDirs: string[] = [];
-    for (const dir of dirs) if ((await manifest(workspaceRoot, dir)).private) privateDirs.push(dir);
-    expect(privateDirs).toEqual(
-      expect.arrayContaining(["apps/receiver", "apps/sender", "e2e", "packages/testing"]),
-    );
-    const before = await Promise.all(privateDirs.map((dir) => manifest(scratch, dir)));
-    await changesetVersion();
-    // Compared as values: changesets re-serialises some manifests without changing them.
-    const after = await Promise.all(privateDirs.map((dir) => manifest(scratch, dir)));
-    expect(after).toStrictEqual(before);
-    for (const dir of privateDirs) {
-      await expect(readFile(join(scratch, dir, "CHANGELOG.md"), "utf8")).rejects.toThrow(/ENOENT/);
-    }
-  });
-
-  it("consumes the changeset", async () => {
-    await changesetVersion();
-    await expect(readFile(join(scratch, ".changeset", "sample-types-change.md"), "utf8")).rejects.toThrow(
-      /ENOENT/,
-    );
   });
 });
 

@@ -23,6 +23,27 @@ describe("startPostgres", () => {
     expect(server.url).toMatch(/^postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres$/);
   });
 
+  // Clusters without a password start from a copy of one shared initdb: each still has data of its own.
+  it("starts two clusters at once, each with its own data directory and server", async () => {
+    const [one, two] = await Promise.all([startPostgres(), startPostgres()]);
+    try {
+      expect(one.port).not.toBe(two.port);
+      const written = new pg.Client({ connectionString: one.url });
+      await written.connect();
+      await written.query("CREATE TABLE only_in_one (n int)");
+      await written.end();
+      const other = new pg.Client({ connectionString: two.url });
+      await other.connect();
+      const { rows } = await other.query<{ found: string | null }>(
+        "SELECT to_regclass('only_in_one')::text AS found",
+      );
+      await other.end();
+      expect(rows[0]).toEqual({ found: null });
+    } finally {
+      await Promise.all([one.stop(), two.stop()]);
+    }
+  }, 60_000);
+
   it("with a password, requires it over TCP and puts it in the URLs", async () => {
     const password = "pg p@ss/word";
     const secured = await startPostgres({ password });

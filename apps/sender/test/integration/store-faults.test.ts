@@ -232,10 +232,14 @@ describe("the store on a PostgreSQL table another session holds locked", () => {
       await locker.query("BEGIN");
       await locker.query("LOCK TABLE store_plants, webhook_deliveries IN ACCESS EXCLUSIVE MODE");
       try {
-        const refused = await postPlant(store, "During the lock");
+        // Each waits out the 5 s lock timeout on a connection of its own: side by side, not one after the
+        // other (5 s of a CI near its limit); each is checked alone below.
+        const [refused, cli] = await Promise.all([
+          postPlant(store, "During the lock"),
+          runCli(["plants", "add", "--name", "During the lock (CLI)", "--db", db]),
+        ]);
         expect(refused.status).toBe(503);
         expect(refused.body).toEqual({ error: 503, message: expect.stringContaining("SQLSTATE 55P03") });
-        const cli = await runCli(["plants", "add", "--name", "During the lock (CLI)", "--db", db]);
         expect(cli.code).not.toBe(0);
         expect(cli.stderr).toMatch(/lock/i);
         await waitFor(
