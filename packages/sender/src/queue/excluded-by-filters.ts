@@ -1,5 +1,6 @@
 import { compiledFilter, type FilterInput, toFilterInput } from "../filter/compile-endpoint-filter.js";
 import { ADDRESSED_TO_ENDPOINT, ENDPOINT_RECEIVES } from "./endpoint-receives.js";
+import type { MessageToInsert } from "./message-to-insert.js";
 import { count, type Operation, rows } from "./operation.js";
 import type { PreparedMessage } from "./prepare-message.js";
 import type { QueueContext } from "./queue-context.js";
@@ -81,35 +82,41 @@ export function passesFilter(source: string, input: FilterInput): boolean {
   }
 }
 
+/** The endpoints the filters excluded any of `messages` from, in id order (the order their rows are locked in). */
+export function excludedEndpointIds(messages: readonly MessageToInsert[]): number[] {
+  return [...new Set(messages.flatMap((message) => message.filteredOut ?? []))].sort((a, b) => a - b);
+}
+
+/** Each message's excluded endpoints (`filteredOut`) by its webhook id, as `countExcluded` reads them. */
+export function excludedByWebhookId(messages: readonly MessageToInsert[]): Map<string, readonly number[]> {
+  return new Map(
+    messages.flatMap((message) => (message.filteredOut ? [[message.webhookId, message.filteredOut]] : [])),
+  );
+}
+
 /**
- * Records what the filters excluded, in the enqueue's transaction, for the messages this call inserted
- * (`inserted`: message id by webhook id; not a duplicate, which queued nothing): each (endpoint,
- * message) pair in `webhook_exclusions` (one statement), and each endpoint's `filtered_count` raised by
- * as many (one statement per distinct count: one, for a single message).
+ * Raises each endpoint's `filtered_count` by the messages of `inserted` (message id by webhook id; not
+ * a duplicate, which queued nothing) its filter excluded (`excluded`), in the enqueue's transaction:
+ * one statement per distinct count (one, for a single message), each endpoint's row locked in id order
+ * as every statement that writes several endpoint rows takes them. The (endpoint, message) rows of
+ * `webhook_exclusions` are the store's insert's (`insertMessages`).
  */
-export function* recordExcluded(
+export function* countExcluded(
   excluded: ReadonlyMap<string, readonly number[]>,
   inserted: ReadonlyMap<string, number>,
   ctx: QueueContext,
 ): Operation<void> {
   const perEndpoint = new Map<number, number>();
-  const pairs: Array<[endpointId: number, messageId: number]> = [];
   for (const [webhookId, endpointIds] of excluded) {
-    const messageId = inserted.get(webhookId);
-    if (messageId === undefined) continue;
-    for (const id of endpointIds) {
-      perEndpoint.set(id, (perEndpoint.get(id) ?? 0) + 1);
-      pairs.push([id, messageId]);
-    }
+    if (!inserted.has(webhookId)) continue;
+    for (const id of endpointIds) perEndpoint.set(id, (perEndpoint.get(id) ?? 0) + 1);
   }
-  if (pairs.length === 0) return;
   const byCount = new Map<number, number[]>();
   for (const [id, n] of perEndpoint) {
     const ids = byCount.get(n);
     if (ids) ids.push(id);
     else byCount.set(n, [id]);
   }
-  // In id order, as every statement that writes several endpoint rows takes their locks.
   for (const [n, ids] of byCount)
     yield* count(
       sql`UPDATE webhook_endpoints SET filtered_count = filtered_count + ${n}
@@ -119,15 +126,4 @@ export function* recordExcluded(
             "bigint",
           )}`,
     );
-  const input = ctx.dialect.table(
-    "x",
-    [
-      ["endpoint_id", "bigint"],
-      ["message_id", "bigint"],
-    ],
-    pairs,
-  );
-  yield* count(
-    sql`INSERT INTO webhook_exclusions (endpoint_id, message_id) SELECT endpoint_id, message_id FROM ${input}`,
-  );
 }
