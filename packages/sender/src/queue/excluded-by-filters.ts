@@ -20,15 +20,13 @@ export function* excludedByFilters(
   messages: readonly PreparedMessage[],
 ): Operation<Map<string, number[]>> {
   const { dialect } = ctx;
-  const [only] = messages;
+  const only = messages.length === 1 ? messages[0] : undefined;
   // One message (the common call) as a row of parameters: SQLite reads a JSON table's columns again
   // for every endpoint the join tries (a third of the statement's time with 100 filtered endpoints).
+  // Its rows then leave out its webhook id, the same in each.
   const input =
-    messages.length === 1 && only !== undefined
-      ? sql`(SELECT ${param(only.webhookId, "text")} AS webhook_id, ${param(only.eventType, "text")} AS event_type, ${param(
-          only.subscriberId,
-          "bigint",
-        )} AS subscriber_id) AS m`
+    only !== undefined
+      ? sql`(SELECT ${param(only.eventType, "text")} AS event_type, ${param(only.subscriberId, "bigint")} AS subscriber_id) AS m`
       : dialect.table(
           "m",
           [
@@ -38,8 +36,8 @@ export function* excludedByFilters(
           ],
           messages.map((message) => [message.webhookId, message.eventType, message.subscriberId]),
         );
-  const candidates = yield* rows<{ webhook_id: string; id: number | string; filter: string }>(
-    sql`SELECT m.webhook_id, e.id, e.filter FROM ${input} CROSS JOIN webhook_endpoints e
+  const candidates = yield* rows<{ webhook_id?: string; id: number | string; filter: string }>(
+    sql`SELECT ${raw(only === undefined ? "m.webhook_id, " : "")}e.id, e.filter FROM ${input} CROSS JOIN webhook_endpoints e
         WHERE e.filter IS NOT NULL AND e.status = 'active' AND ${ENDPOINT_RECEIVES} AND ${ADDRESSED_TO_ENDPOINT}
           AND ${dialect.subscribes(raw("e.event_types"), raw("m.event_type"))}`,
   );
@@ -50,12 +48,13 @@ export function* excludedByFilters(
   // distinct expression's verdict on it (by message, then by expression: no key built per row).
   const seen = new Map<string, { input: FilterInput; verdicts: Map<string, boolean> }>();
   for (const candidate of candidates) {
-    let state = seen.get(candidate.webhook_id);
+    const webhookId = only?.webhookId ?? (candidate.webhook_id as string);
+    let state = seen.get(webhookId);
     if (state === undefined) {
-      const message = byId.get(candidate.webhook_id);
+      const message = byId.get(webhookId);
       if (message === undefined) continue;
       state = { input: toFilterInput(message.eventType, JSON.parse(message.payload)), verdicts: new Map() };
-      seen.set(candidate.webhook_id, state);
+      seen.set(webhookId, state);
     }
     let passes = state.verdicts.get(candidate.filter);
     if (passes === undefined) {
@@ -63,9 +62,9 @@ export function* excludedByFilters(
       state.verdicts.set(candidate.filter, passes);
     }
     if (passes) continue;
-    const list = excluded.get(candidate.webhook_id);
+    const list = excluded.get(webhookId);
     if (list) list.push(Number(candidate.id));
-    else excluded.set(candidate.webhook_id, [Number(candidate.id)]);
+    else excluded.set(webhookId, [Number(candidate.id)]);
   }
   return excluded;
 }

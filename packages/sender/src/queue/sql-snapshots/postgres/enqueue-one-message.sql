@@ -1,4 +1,4 @@
-SELECT m.webhook_id, e.id, e.filter FROM (SELECT $1::text AS webhook_id, $2::text AS event_type, $3::bigint AS subscriber_id) AS m CROSS JOIN webhook_endpoints e
+SELECT e.id, e.filter FROM (SELECT $1::text AS event_type, $2::bigint AS subscriber_id) AS m CROSS JOIN webhook_endpoints e
         WHERE e.filter IS NOT NULL AND e.status = 'active' AND (e.subscriber_id IS NULL OR e.verified_at IS NOT NULL) AND (((m.subscriber_id IS NULL AND (e.subscriber_id IS NULL OR (m.event_type IS NULL OR m.event_type NOT IN ('endpoint.failing', 'endpoint.disabled', 'endpoint.recovered', 'delivery.failed')))) OR m.subscriber_id = e.subscriber_id) AND (e.event_types IS NOT NULL OR (m.event_type IS NULL OR m.event_type NOT IN ('endpoint.failing', 'endpoint.disabled', 'endpoint.recovered', 'delivery.failed'))))
           AND (e.event_types IS NULL OR EXISTS (SELECT 1 FROM json_array_elements_text(e.event_types::json) AS t(v)
       WHERE t.v = m.event_type OR (right(t.v, 1) = '*' AND starts_with(m.event_type, left(t.v, -1)))));
