@@ -119,6 +119,34 @@ describe("compileEndpointFilter", () => {
     expect(compileEndpointFilter(`"x" in payload.care.tags`).matches(toFilterInput(null, nested))).toBe(true);
   });
 
+  it("judges an input made by toFilterInput as the payload's own maps, keys with dots too", () => {
+    const payload = { "a.b": 1, a: { b: 2, "c-d": 3 }, tag: "tropical", list: [{ name: "x" }] };
+    const prepared = toFilterInput("newPlant", payload);
+    const plain = { eventType: "newPlant", payload };
+    const cases: Array<[source: string, passes: boolean]> = [
+      [`payload["a.b"] == 1`, true],
+      ["payload.a.b == 2", true],
+      [`payload.a["c-d"] == 3`, true],
+      [`payload["tag"] == "tropical"`, true],
+      [`payload.list[0].name == "x"`, true],
+      ["has(payload.a.b) && !has(payload.a.c)", true],
+      ["payload.a.c == 2", false],
+      [`eventType == "newPlant"`, true],
+    ];
+    for (const [source, passes] of cases) {
+      const filter = compileEndpointFilter(source);
+      expect(filter.matches(prepared), source).toBe(passes);
+      expect(filter.matches(plain), source).toBe(passes);
+    }
+    // A copy with another event type or payload is judged by what it holds, not by what it was made from.
+    const byType = compileEndpointFilter(`eventType == "newPlant"`);
+    expect(byType.matches({ ...prepared, eventType: "other" })).toBe(false);
+    const byTag = compileEndpointFilter(`payload.tag == "tropical"`);
+    expect(byTag.matches({ ...prepared, payload: toFilterInput(null, { tag: "desert" }).payload })).toBe(
+      false,
+    );
+  });
+
   it("compiles each expression once however often it is asked for", () => {
     const source = `payload.tag == "cached"`;
     expect(compiledFilter(source)).toBe(compiledFilter(source));

@@ -11,24 +11,55 @@ export interface FilterInput {
   payload: unknown;
 }
 
+/** A name a select may spell without quoting: the only map keys `payload.a.b` can reach. */
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Where `toFilterInput` keeps a message's variables as `@bufbuild/cel` looks them up first: every path of
+ * plain field names (`payload.name`, `payload.care.light`) bound to its value, beside `eventType` and
+ * `payload`. For `payload.tag`, the planner tries the qualified name `payload.tag` as a variable, then as
+ * a type or enum name in its registry, and only then `payload` and its key `tag`: answered by the first
+ * try, an evaluation takes about half the time (2.1 against 1.1 µs for a three-part filter).
+ */
+const BY_PATH = Symbol("filter variables by path");
+
+interface PreparedInput extends FilterInput {
+  readonly [BY_PATH]: Record<string, unknown>;
+}
+
 /**
  * Parsed JSON as CEL's own lists and maps (`celList`, `celMap` over a `Map`): `@bufbuild/cel` takes
  * them as they are, where a plain array or `Map` is wrapped again at every access of every evaluation.
+ * Each map reached through plain field names from the payload has its fields put in `byPath` as well.
  */
-function toCelValue(value: unknown): CelInput {
-  if (Array.isArray(value)) return celList(value.map(toCelValue));
-  if (value !== null && typeof value === "object")
-    return celMap(new Map(Object.entries(value).map(([key, field]) => [key, toCelValue(field)])));
+function toCelValue(value: unknown, path: string | undefined, byPath: Record<string, unknown>): CelInput {
+  if (Array.isArray(value)) return celList(value.map((element) => toCelValue(element, undefined, byPath)));
+  if (value !== null && typeof value === "object") {
+    const fields = new Map<string, CelInput>();
+    for (const [key, field] of Object.entries(value)) {
+      const at = path !== undefined && IDENTIFIER.test(key) ? `${path}.${key}` : undefined;
+      const converted = toCelValue(field, at, byPath);
+      fields.set(key, converted);
+      if (at !== undefined) byPath[at] = converted;
+    }
+    return celMap(fields);
+  }
   return value as CelInput;
 }
 
 /**
  * A message's input to every filter, made once: its objects and arrays become CEL maps and lists (a
  * plain object is read too, by reflection at every access, about twice as slowly; a `Map` is wrapped
- * at every access, about 10 % slower per evaluation).
+ * at every access, about 10 % slower per evaluation), and its field paths are bound as `@bufbuild/cel`
+ * looks them up first (`BY_PATH`).
  */
 export function toFilterInput(eventType: string | null, payload: unknown): FilterInput {
-  return { eventType, payload: toCelValue(payload) };
+  const byPath: Record<string, unknown> = Object.create(null);
+  const converted = toCelValue(payload, "payload", byPath);
+  byPath.eventType = eventType;
+  byPath.payload = converted;
+  const input: PreparedInput = { eventType, payload: converted, [BY_PATH]: byPath };
+  return input;
 }
 
 /** A filter checked and planned once, run for every message. */
@@ -251,6 +282,47 @@ function checkExpression(parsed: ParsedExpr, source: string, payloadSchemas: rea
 }
 
 /**
+ * Whether every field the expression reads by name is a plain one (`payload.name`, `payload["name"]`),
+ * none optional (`payload.?name`): then a prepared input's paths (`BY_PATH`) answer as the payload's maps
+ * would. A key that is not an identifier (`payload["a.b"]`) would be looked up as the path `payload.a.b`,
+ * and an optional one must be wrapped: such an expression reads the maps themselves.
+ */
+function readsPlainFields(expr: Expr | undefined): boolean {
+  if (expr === undefined) return true;
+  const kind = expr.exprKind;
+  switch (kind.case) {
+    case "selectExpr":
+      return IDENTIFIER.test(kind.value.field) && readsPlainFields(kind.value.operand);
+    case "callExpr": {
+      const call = kind.value;
+      if (call.function === "_[?_]" || call.function === "_?._") return false;
+      if (call.function === "_[_]") {
+        const key = call.args[1]?.exprKind;
+        if (
+          key?.case === "constExpr" &&
+          key.value.constantKind.case === "stringValue" &&
+          !IDENTIFIER.test(key.value.constantKind.value)
+        )
+          return false;
+      }
+      return readsPlainFields(call.target) && call.args.every(readsPlainFields);
+    }
+    case "listExpr":
+      return kind.value.elements.every(readsPlainFields);
+    case "structExpr":
+      return kind.value.entries.every(
+        (entry) =>
+          (entry.keyKind.case !== "mapKey" || readsPlainFields(entry.keyKind.value)) &&
+          readsPlainFields(entry.value),
+      );
+    case "comprehensionExpr":
+      return false;
+    default:
+      return true;
+  }
+}
+
+/**
  * Checks a filter and plans it, or throws `InvalidEndpointFilterError` naming the problem and where it
  * is: over `MAX_ENDPOINT_FILTER_LENGTH` characters, a syntax error, an unknown function or variable, a
  * loop (`checkExpression`). `@bufbuild/cel` parses and runs it (never `eval`, no parser of our own).
@@ -288,11 +360,19 @@ export function compileEndpointFilter(source: string, options: FilterCheckOption
   } catch (error) {
     throw new InvalidEndpointFilterError((error as Error).message);
   }
+  const byPathReads = readsPlainFields(parsed.expr);
   return {
     source,
     matches(input) {
       try {
-        return run({ eventType: input.eventType, payload: input.payload as never }) === true;
+        const byPath = byPathReads ? (input as Partial<PreparedInput>)[BY_PATH] : undefined;
+        // A copy of a prepared input with another event type or payload (`{ ...input, eventType }`)
+        // carries the original's paths: read those only while they are still its own.
+        const variables =
+          byPath !== undefined && byPath.eventType === input.eventType && byPath.payload === input.payload
+            ? byPath
+            : { eventType: input.eventType, payload: input.payload };
+        return run(variables as never) === true;
       } catch {
         // A value the evaluator cannot take throws rather than answering an error: excluded all the same.
         return false;

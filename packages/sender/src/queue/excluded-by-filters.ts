@@ -1,5 +1,6 @@
 import { compiledFilter, type FilterInput, toFilterInput } from "../filter/compile-endpoint-filter.js";
 import { ADDRESSED_TO_ENDPOINT, ENDPOINT_RECEIVES } from "./endpoint-receives.js";
+import type { MessageToInsert } from "./message-to-insert.js";
 import { count, type Operation, rows } from "./operation.js";
 import type { PreparedMessage } from "./prepare-message.js";
 import type { QueueContext } from "./queue-context.js";
@@ -19,15 +20,13 @@ export function* excludedByFilters(
   messages: readonly PreparedMessage[],
 ): Operation<Map<string, number[]>> {
   const { dialect } = ctx;
-  const [only] = messages;
+  const only = messages.length === 1 ? messages[0] : undefined;
   // One message (the common call) as a row of parameters: SQLite reads a JSON table's columns again
   // for every endpoint the join tries (a third of the statement's time with 100 filtered endpoints).
+  // Its rows then leave out its webhook id, the same in each.
   const input =
-    messages.length === 1 && only !== undefined
-      ? sql`(SELECT ${param(only.webhookId, "text")} AS webhook_id, ${param(only.eventType, "text")} AS event_type, ${param(
-          only.subscriberId,
-          "bigint",
-        )} AS subscriber_id) AS m`
+    only !== undefined
+      ? sql`(SELECT ${param(only.eventType, "text")} AS event_type, ${param(only.subscriberId, "bigint")} AS subscriber_id) AS m`
       : dialect.table(
           "m",
           [
@@ -37,8 +36,8 @@ export function* excludedByFilters(
           ],
           messages.map((message) => [message.webhookId, message.eventType, message.subscriberId]),
         );
-  const candidates = yield* rows<{ webhook_id: string; id: number | string; filter: string }>(
-    sql`SELECT m.webhook_id, e.id, e.filter FROM ${input} CROSS JOIN webhook_endpoints e
+  const candidates = yield* rows<{ webhook_id?: string; id: number | string; filter: string }>(
+    sql`SELECT ${raw(only === undefined ? "m.webhook_id, " : "")}e.id, e.filter FROM ${input} CROSS JOIN webhook_endpoints e
         WHERE e.filter IS NOT NULL AND e.status = 'active' AND ${ENDPOINT_RECEIVES} AND ${ADDRESSED_TO_ENDPOINT}
           AND ${dialect.subscribes(raw("e.event_types"), raw("m.event_type"))}`,
   );
@@ -49,12 +48,13 @@ export function* excludedByFilters(
   // distinct expression's verdict on it (by message, then by expression: no key built per row).
   const seen = new Map<string, { input: FilterInput; verdicts: Map<string, boolean> }>();
   for (const candidate of candidates) {
-    let state = seen.get(candidate.webhook_id);
+    const webhookId = only?.webhookId ?? (candidate.webhook_id as string);
+    let state = seen.get(webhookId);
     if (state === undefined) {
-      const message = byId.get(candidate.webhook_id);
+      const message = byId.get(webhookId);
       if (message === undefined) continue;
       state = { input: toFilterInput(message.eventType, JSON.parse(message.payload)), verdicts: new Map() };
-      seen.set(candidate.webhook_id, state);
+      seen.set(webhookId, state);
     }
     let passes = state.verdicts.get(candidate.filter);
     if (passes === undefined) {
@@ -62,9 +62,9 @@ export function* excludedByFilters(
       state.verdicts.set(candidate.filter, passes);
     }
     if (passes) continue;
-    const list = excluded.get(candidate.webhook_id);
+    const list = excluded.get(webhookId);
     if (list) list.push(Number(candidate.id));
-    else excluded.set(candidate.webhook_id, [Number(candidate.id)]);
+    else excluded.set(webhookId, [Number(candidate.id)]);
   }
   return excluded;
 }
@@ -81,35 +81,41 @@ export function passesFilter(source: string, input: FilterInput): boolean {
   }
 }
 
+/** The endpoints the filters excluded any of `messages` from, in id order (the order their rows are locked in). */
+export function excludedEndpointIds(messages: readonly MessageToInsert[]): number[] {
+  return [...new Set(messages.flatMap((message) => message.filteredOut ?? []))].sort((a, b) => a - b);
+}
+
+/** Each message's excluded endpoints (`filteredOut`) by its webhook id, as `countExcluded` reads them. */
+export function excludedByWebhookId(messages: readonly MessageToInsert[]): Map<string, readonly number[]> {
+  return new Map(
+    messages.flatMap((message) => (message.filteredOut ? [[message.webhookId, message.filteredOut]] : [])),
+  );
+}
+
 /**
- * Records what the filters excluded, in the enqueue's transaction, for the messages this call inserted
- * (`inserted`: message id by webhook id; not a duplicate, which queued nothing): each (endpoint,
- * message) pair in `webhook_exclusions` (one statement), and each endpoint's `filtered_count` raised by
- * as many (one statement per distinct count: one, for a single message).
+ * Raises each endpoint's `filtered_count` by the messages of `inserted` (message id by webhook id; not
+ * a duplicate, which queued nothing) its filter excluded (`excluded`), in the enqueue's transaction:
+ * one statement per distinct count (one, for a single message), each endpoint's row locked in id order
+ * as every statement that writes several endpoint rows takes them. The (endpoint, message) rows of
+ * `webhook_exclusions` are the store's insert's (`insertMessages`).
  */
-export function* recordExcluded(
+export function* countExcluded(
   excluded: ReadonlyMap<string, readonly number[]>,
   inserted: ReadonlyMap<string, number>,
   ctx: QueueContext,
 ): Operation<void> {
   const perEndpoint = new Map<number, number>();
-  const pairs: Array<[endpointId: number, messageId: number]> = [];
   for (const [webhookId, endpointIds] of excluded) {
-    const messageId = inserted.get(webhookId);
-    if (messageId === undefined) continue;
-    for (const id of endpointIds) {
-      perEndpoint.set(id, (perEndpoint.get(id) ?? 0) + 1);
-      pairs.push([id, messageId]);
-    }
+    if (!inserted.has(webhookId)) continue;
+    for (const id of endpointIds) perEndpoint.set(id, (perEndpoint.get(id) ?? 0) + 1);
   }
-  if (pairs.length === 0) return;
   const byCount = new Map<number, number[]>();
   for (const [id, n] of perEndpoint) {
     const ids = byCount.get(n);
     if (ids) ids.push(id);
     else byCount.set(n, [id]);
   }
-  // In id order, as every statement that writes several endpoint rows takes their locks.
   for (const [n, ids] of byCount)
     yield* count(
       sql`UPDATE webhook_endpoints SET filtered_count = filtered_count + ${n}
@@ -119,15 +125,4 @@ export function* recordExcluded(
             "bigint",
           )}`,
     );
-  const input = ctx.dialect.table(
-    "x",
-    [
-      ["endpoint_id", "bigint"],
-      ["message_id", "bigint"],
-    ],
-    pairs,
-  );
-  yield* count(
-    sql`INSERT INTO webhook_exclusions (endpoint_id, message_id) SELECT endpoint_id, message_id FROM ${input}`,
-  );
 }

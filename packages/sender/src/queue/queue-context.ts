@@ -42,9 +42,17 @@ export interface StoreStatements {
   continueIds(tables: readonly string[]): Operation<void>;
   /**
    * Inserts the messages in order, skipping any whose webhook id or idempotency key is taken, queues
-   * their deliveries (`fanOut`), and wakes the workers after commit.
+   * their deliveries (`fanOut`), records each inserted message's `filteredOut` endpoints in
+   * `webhook_exclusions` (gone with the message should the call take it back), and wakes the workers
+   * after commit. With `countExclusions` (a call that cannot be refused once its messages are in: one
+   * message), it raises those endpoints' `filtered_count` too; otherwise the caller counts them
+   * (`countExcluded`) once nothing can refuse the call.
    */
-  insertMessages(ctx: QueueContext, messages: readonly MessageToInsert[]): Operation<InsertedMessage[]>;
+  insertMessages(
+    ctx: QueueContext,
+    messages: readonly MessageToInsert[],
+    options?: { countExclusions?: boolean },
+  ): Operation<InsertedMessage[]>;
   /**
    * Runs `writes` (statements that return no rows) in order, then, given a plan, leases due work and
    * returns it with its payload and endpoint.

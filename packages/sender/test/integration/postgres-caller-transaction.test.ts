@@ -100,6 +100,33 @@ describe("a PostgreSQL outbox on the caller's own pool", () => {
       client.release();
     }
   });
+
+  it("leaves no exclusion nor count of a batch it refuses in the caller's transaction, which commits anyway", async () => {
+    const filtered = await outbox.addEndpoint({
+      url: `${receiver.url}/filtered`,
+      token: "tok",
+      secrets: [generateWebhookSecret()],
+      filter: "payload.n == 0",
+    });
+    const first = await outbox.enqueue({ payload: { n: 1 }, idempotencyKey: "taken" });
+    const client = await pool.connect();
+    try {
+      await client.query("BEGIN");
+      // Its first message is inserted, and excluded, before the second is found to conflict.
+      await expect(
+        outbox.enqueueMany([{ payload: { n: 2 } }, { payload: { n: 3 }, idempotencyKey: "taken" }], {
+          client,
+        }),
+      ).rejects.toMatchObject({ code: "ERR_IDEMPOTENCY_CONFLICT" });
+      await client.query("COMMIT");
+    } finally {
+      client.release();
+    }
+    expect((await outbox.getEndpoint(filtered.id))?.filteredCount).toBe(1);
+    expect((await outbox.listExcluded(filtered.id))?.messages.map((message) => message.webhookId)).toEqual([
+      first.webhookId,
+    ]);
+  });
 });
 
 describe("withTransaction", () => {

@@ -1,6 +1,6 @@
 import { IdempotencyConflictError, WebhookIdTakenError } from "../../errors.js";
 import type { EnqueueResult } from "../../outbox.js";
-import { excludedByFilters, recordExcluded } from "../excluded-by-filters.js";
+import { countExcluded, excludedByFilters } from "../excluded-by-filters.js";
 import { count, type Operation, rows } from "../operation.js";
 import type { PreparedMessage } from "../prepare-message.js";
 import type { QueueContext } from "../queue-context.js";
@@ -27,6 +27,9 @@ export function* enqueueMessages(
   );
   // Before the insert (the fan-out leaves the excluded endpoints out), in the same transaction.
   const excluded = yield* excludedByFilters(ctx, messages);
+  // One message cannot be refused once it is in: the store's insert counts its exclusions with their
+  // rows (on PostgreSQL in the same statement).
+  const single = messages.length === 1;
   const inserted = yield* ctx.store.insertMessages(
     ctx,
     messages.map((message, index) => {
@@ -37,11 +40,13 @@ export function* enqueueMessages(
         ...(filteredOut ? { filteredOut } : {}),
       };
     }),
+    { countExclusions: single },
   );
-  // Recorded once nothing can refuse the call any more: a refusal takes back what it inserted.
+  // A batch's, counted once nothing can refuse it any more: a refusal takes back what it inserted, the
+  // exclusion rows with the messages (their cascade), where a count would stay.
   const counted = function* () {
-    if (excluded.size > 0)
-      yield* recordExcluded(
+    if (excluded.size > 0 && !single)
+      yield* countExcluded(
         excluded,
         new Map(inserted.map((message) => [message.webhook_id, Number(message.id)])),
         ctx,
@@ -49,8 +54,7 @@ export function* enqueueMessages(
   };
   const [only] = inserted;
   // The common case, one new message, without the bookkeeping the general one needs.
-  if (messages.length === 1 && only !== undefined) {
-    yield* counted();
+  if (single && only !== undefined) {
     return [
       {
         messageId: Number(only.id),

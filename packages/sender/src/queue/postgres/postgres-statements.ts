@@ -2,8 +2,10 @@ import { OUTBOX_NOTIFY_CHANNEL } from "../../outbox.js";
 import type { ClaimPlan } from "../claim-plan.js";
 import { claimSelection, spentEndpoint, startInMs } from "../claim-sql.js";
 import { CLAIMED_COLUMNS, claimedNames } from "../claimed-columns.js";
+import { excludedEndpointIds } from "../excluded-by-filters.js";
 import { fanOut } from "../fan-out.js";
 import { insertMessageRows } from "../insert-message-rows.js";
+import type { MessageToInsert } from "../message-to-insert.js";
 import { type Operation, row, rows } from "../operation.js";
 import type { QueueContext, StoreStatements } from "../queue-context.js";
 import type { ClaimedRow } from "../rows.js";
@@ -27,6 +29,36 @@ function claimParts(ctx: QueueContext, plan: ClaimPlan): Sql[] {
       FOR UPDATE SKIP LOCKED)`,
     sql`lease AS (SELECT ${param(plan.workerId, "text")} AS owner, ${now} + ${param(plan.leaseMs, "bigint")} AS until)`,
   ];
+}
+
+/**
+ * The enqueue's exclusions as parts of its one statement, none while no filter excluded anything (the
+ * statement stays the same): `x`, each inserted message's `filteredOut` endpoints in
+ * `webhook_exclusions` (a duplicate, not in `m`, records none); with `counted`, `c`, those endpoints'
+ * `filtered_count` raised by their rows in `x`, their rows found by id (`WHERE id = ANY`, in id order as
+ * every statement that writes several endpoint rows locks them).
+ */
+function recordExclusions(messages: readonly MessageToInsert[], counted: boolean): Sql {
+  const pairs = messages.flatMap((message) =>
+    (message.filteredOut ?? []).map((endpointId) => [message.webhookId, endpointId]),
+  );
+  if (pairs.length === 0) return raw("");
+  const excluded = postgresDialect.table(
+    "f",
+    [
+      ["webhook_id", "text"],
+      ["endpoint_id", "bigint"],
+    ],
+    pairs,
+  );
+  const insert = sql`
+        x AS (INSERT INTO webhook_exclusions (endpoint_id, message_id)
+          SELECT f.endpoint_id, m.id FROM m JOIN ${excluded} ON f.webhook_id = m.webhook_id
+          RETURNING endpoint_id),`;
+  if (!counted) return insert;
+  return sql`${insert}
+        c AS (UPDATE webhook_endpoints e SET filtered_count = e.filtered_count + (SELECT count(*) FROM x WHERE x.endpoint_id = e.id)
+          WHERE ${postgresDialect.isIn(raw("e.id"), excludedEndpointIds(messages), "bigint")} AND e.id IN (SELECT endpoint_id FROM x)),`;
 }
 
 /** The claim's result by name, not `claimed.*`: a statement selecting `*` is never prepared. */
@@ -84,10 +116,10 @@ export const postgresStatements: StoreStatements = {
   },
   // The messages, one delivery per active endpoint, and a NOTIFY that PostgreSQL holds until the
   // transaction commits (the caller's, when it passed its client), in one statement.
-  *insertMessages(ctx, messages) {
+  *insertMessages(ctx, messages, options) {
     return yield* rows(
       sql`WITH m AS (${insertMessageRows(postgresDialect, ctx.now, messages)}),
-        d AS (${fanOut(postgresDialect, raw("m"), undefined, messages)}),
+        d AS (${fanOut(postgresDialect, raw("m"), undefined, messages)}),${recordExclusions(messages, options?.countExclusions ?? false)}
         n AS (SELECT pg_notify(${param(OUTBOX_NOTIFY_CHANNEL, "text")}, '') FROM (SELECT 1 FROM d LIMIT 1) AS any_delivery)
         SELECT m.id, m.webhook_id, COALESCE(per.deliveries, 0)::int AS deliveries, (SELECT count(*) FROM n) AS notified
         FROM m LEFT JOIN (SELECT message_id, count(*) AS deliveries FROM d GROUP BY message_id) per ON per.message_id = m.id`,

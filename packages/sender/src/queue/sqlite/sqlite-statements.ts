@@ -7,6 +7,7 @@ import {
   WRITES_ON_CLAIM,
 } from "../claim-sql.js";
 import { CLAIMED_COLUMNS } from "../claimed-columns.js";
+import { countExcluded, excludedByWebhookId } from "../excluded-by-filters.js";
 import { fanOut } from "../fan-out.js";
 import { insertMessageRows } from "../insert-message-rows.js";
 import type { InsertedMessage } from "../message-to-insert.js";
@@ -38,7 +39,7 @@ export const sqliteStatements: StoreStatements = {
   // AUTOINCREMENT already continues after the largest id inserted.
   *continueIds() {},
   // The messages (one as plain VALUES), then their deliveries read back by id.
-  *insertMessages(ctx, messages) {
+  *insertMessages(ctx, messages, options) {
     const [only] = messages;
     const inserted = yield* rows<{ id: number; webhook_id: string }>(
       only && messages.length === 1
@@ -56,6 +57,26 @@ export const sqliteStatements: StoreStatements = {
         : fanOut(sqliteDialect, raw("webhook_messages m"), isIn(raw("m.id"), ids, "bigint"), messages),
     ))
       deliveries.set(message_id, (deliveries.get(message_id) ?? 0) + 1);
+    const byWebhookId = new Map(inserted.map((message) => [message.webhook_id, message.id]));
+    const excluded = messages.flatMap((message) => {
+      const messageId = byWebhookId.get(message.webhookId);
+      return messageId === undefined
+        ? []
+        : (message.filteredOut ?? []).map((endpointId) => [endpointId, messageId]);
+    });
+    if (excluded.length > 0) {
+      yield* count(
+        sql`INSERT INTO webhook_exclusions (endpoint_id, message_id) SELECT endpoint_id, message_id FROM ${sqliteDialect.table(
+          "x",
+          [
+            ["endpoint_id", "bigint"],
+            ["message_id", "bigint"],
+          ],
+          excluded,
+        )}`,
+      );
+      if (options?.countExclusions) yield* countExcluded(excludedByWebhookId(messages), byWebhookId, ctx);
+    }
     if (deliveries.size > 0) yield* wake();
     return inserted.map(
       (message): InsertedMessage => ({

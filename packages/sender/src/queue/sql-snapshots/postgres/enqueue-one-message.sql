@@ -1,4 +1,4 @@
-SELECT m.webhook_id, e.id, e.filter FROM (SELECT $1::text AS webhook_id, $2::text AS event_type, $3::bigint AS subscriber_id) AS m CROSS JOIN webhook_endpoints e
+SELECT e.id, e.filter FROM (SELECT $1::text AS event_type, $2::bigint AS subscriber_id) AS m CROSS JOIN webhook_endpoints e
         WHERE e.filter IS NOT NULL AND e.status = 'active' AND (e.subscriber_id IS NULL OR e.verified_at IS NOT NULL) AND (((m.subscriber_id IS NULL AND (e.subscriber_id IS NULL OR (m.event_type IS NULL OR m.event_type NOT IN ('endpoint.failing', 'endpoint.disabled', 'endpoint.recovered', 'delivery.failed')))) OR m.subscriber_id = e.subscriber_id) AND (e.event_types IS NOT NULL OR (m.event_type IS NULL OR m.event_type NOT IN ('endpoint.failing', 'endpoint.disabled', 'endpoint.recovered', 'delivery.failed'))))
           AND (e.event_types IS NULL OR EXISTS (SELECT 1 FROM json_array_elements_text(e.event_types::json) AS t(v)
       WHERE t.v = m.event_type OR (right(t.v, 1) = '*' AND starts_with(m.event_type, left(t.v, -1)))));
@@ -13,11 +13,11 @@ WITH m AS (INSERT INTO webhook_messages (webhook_id, event_type, idempotency_key
       AND (e.event_types IS NULL OR EXISTS (SELECT 1 FROM json_array_elements_text(e.event_types::json) AS t(v)
       WHERE t.v = m.event_type OR (right(t.v, 1) = '*' AND starts_with(m.event_type, left(t.v, -1))))) AND NOT ((m.webhook_id || ' ' || e.id) = ANY($8::text[]))
     ORDER BY m.id, e.id RETURNING message_id),
-        n AS (SELECT pg_notify($9::text, '') FROM (SELECT 1 FROM d LIMIT 1) AS any_delivery)
+        x AS (INSERT INTO webhook_exclusions (endpoint_id, message_id)
+          SELECT f.endpoint_id, m.id FROM m JOIN unnest($9::text[], $10::bigint[]) WITH ORDINALITY AS f(webhook_id, endpoint_id, n) ON f.webhook_id = m.webhook_id
+          RETURNING endpoint_id),
+        c AS (UPDATE webhook_endpoints e SET filtered_count = e.filtered_count + (SELECT count(*) FROM x WHERE x.endpoint_id = e.id)
+          WHERE e.id = ANY($11::bigint[]) AND e.id IN (SELECT endpoint_id FROM x)),
+        n AS (SELECT pg_notify($12::text, '') FROM (SELECT 1 FROM d LIMIT 1) AS any_delivery)
         SELECT m.id, m.webhook_id, COALESCE(per.deliveries, 0)::int AS deliveries, (SELECT count(*) FROM n) AS notified
         FROM m LEFT JOIN (SELECT message_id, count(*) AS deliveries FROM d GROUP BY message_id) per ON per.message_id = m.id;
-
-UPDATE webhook_endpoints SET filtered_count = filtered_count + $1
-          WHERE id = ANY($2::bigint[]);
-
-INSERT INTO webhook_exclusions (endpoint_id, message_id) SELECT endpoint_id, message_id FROM unnest($1::bigint[], $2::bigint[]) WITH ORDINALITY AS x(endpoint_id, message_id, n);
