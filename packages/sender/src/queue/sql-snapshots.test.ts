@@ -191,7 +191,10 @@ const SCENARIOS: Record<string, Scenario> = {
       text.includes("SELECT 1 AS found")
         ? []
         : text.includes("UNION ALL")
-          ? [{ ...ROW, message_id: null }, { ...ROW, message_id: 4 }]
+          ? [
+              { ...ROW, message_id: null },
+              { ...ROW, message_id: 4 },
+            ]
           : [{ ...ROW, message_id: 4 }],
   },
   "list-subscribers": { run: () => listSubscribers() },
