@@ -70,15 +70,27 @@ describe("composedPerClock", () => {
       text: "SELECT (extract(epoch FROM statement_timestamp()) * 1000)::bigint AS now LIMIT $1::int",
       values: [7],
     });
+    // Each way of writing the clock its own statement: another text, another parameter type.
+    expect(render(statement(raw("0"), { limit: 1 }), postgresDialect).text).toBe(
+      "SELECT 0 AS now LIMIT $1::int",
+    );
+    expect(render(statement(param(3, "int"), { limit: 2 }), postgresDialect)).toEqual({
+      text: "SELECT $1::int AS now LIMIT $2::int",
+      values: [3, 2],
+    });
+    expect(render(statement(param(4, "bigint"), { limit: 5 }), postgresDialect).text).toBe(
+      "SELECT $1::bigint AS now LIMIT $2::int",
+    );
+    expect(built).toBe(4);
     // A clock of text and a parameter is composed for its call alone, its own value kept.
     const mixed = statement(sql`${raw("1 + ")}${9}`, { limit: 10 });
     expect(render(mixed, postgresDialect)).toEqual({
       text: "SELECT 1 + $1 AS now LIMIT $2::int",
       values: [9, 10],
     });
-    expect(built).toBe(3);
+    expect(built).toBe(5);
     statement(sql`${raw("1 + ")}${9}`, { limit: 10 });
-    expect(built).toBe(4);
+    expect(built).toBe(6);
   });
 });
 

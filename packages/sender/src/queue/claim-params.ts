@@ -1,5 +1,5 @@
 import type { ClaimPlan } from "./claim-plan.js";
-import { bindByName, composedByName, named, type Sql, type SqlParam } from "./sql.js";
+import { bindByName, composedByName, isParam, named, type Sql, type SqlParam } from "./sql.js";
 
 /**
  * The claim's values as named parameters, so its statements are composed once and bound per call
@@ -36,12 +36,6 @@ export function claimValues(plan: ClaimPlan): Record<ClaimParam, SqlParam["value
   };
 }
 
-/** The store's clock, when it is one parameter (SQLite's, or the outbox's `now` option). */
-const clockParam = (now: Sql) =>
-  now.params.length === 1 && now.strings.length === 2 && now.strings[0] === "" && now.strings[1] === ""
-    ? now.params[0]
-    : undefined;
-
 /**
  * A statement over the store's clock `now` and named parameters (`named`), composed once for each way
  * the clock is written (a parameter; PostgreSQL's own clock as text) and bound per call by name, the
@@ -52,7 +46,8 @@ export function composedPerClock<Name extends string>(
 ): (now: Sql, values: Readonly<Record<Name, SqlParam["value"]>>) => Sql {
   const byClock = new Map<string, (values: Readonly<Record<Name | "now", SqlParam["value"]>>) => Sql>();
   return (now, values) => {
-    const clock = clockParam(now);
+    // The store's clock as one parameter (SQLite's, or the outbox's `now` option), or as text.
+    const clock = isParam(now) ? now.params[0] : undefined;
     // A clock of text and parameters would be bound as composed: composed for this call alone.
     if (clock === undefined && now.params.length > 0) return bindByName(build(now), values);
     const key = clock === undefined ? `text ${now.strings[0]}` : `param ${clock.type}`;

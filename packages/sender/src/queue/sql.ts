@@ -25,7 +25,7 @@ export interface Sql {
 const isSql = (value: unknown): value is Sql =>
   typeof value === "object" && value !== null && "strings" in value && "params" in value;
 /** A fragment that is one parameter and nothing else (`param(...)`). */
-const isParam = (fragment: Sql) =>
+export const isParam = (fragment: Sql) =>
   fragment.params.length === 1 && fragment.strings[0] === "" && fragment.strings[1] === "";
 
 /**

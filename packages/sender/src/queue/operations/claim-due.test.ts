@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { claimPlan } from "./claim-due.js";
+import type { QueueContext } from "../queue-context.js";
+import { claimDue, claimPlan } from "./claim-due.js";
 
 describe("claimPlan", () => {
   const request = { workerId: "w1", limit: 16, leaseMs: 30_000 };
@@ -10,7 +11,21 @@ describe("claimPlan", () => {
     expect(claimPlan(request).perEndpoint).toBe(16);
   });
 
-  it("fills the defaults and adds what the transaction leaves alone", () => {
+  it("fills the defaults: nothing excluded, skipped or kept", () => {
+    expect(claimPlan(request)).toEqual({
+      workerId: "w1",
+      limit: 16,
+      leaseMs: 30_000,
+      perEndpoint: 16,
+      perOwner: 16,
+      excludeOwners: [],
+      excludeEndpointIds: [],
+      skipDeliveryIds: [],
+      keepBucketsOf: [],
+    });
+  });
+
+  it("adds what the transaction leaves alone", () => {
     expect(
       claimPlan({ ...request, excludeOwners: [null, 4], excludeEndpointIds: [7] }, [1], [8], [9]),
     ).toEqual({
@@ -24,5 +39,21 @@ describe("claimPlan", () => {
       skipDeliveryIds: [1],
       keepBucketsOf: [9],
     });
+  });
+});
+
+describe("claimDue", () => {
+  it("asks the store for nothing when no delivery is wanted", () => {
+    const ctx = {
+      store: {
+        writeAndClaim() {
+          throw new Error("the store was asked");
+        },
+      },
+    } as unknown as QueueContext;
+    for (const limit of [0, -1]) {
+      const step = claimDue(ctx, { workerId: "w1", limit, leaseMs: 30_000 }).next();
+      expect(step).toEqual({ done: true, value: [] });
+    }
   });
 });
