@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { createBenchCredentials } from "../bench-credentials.js";
 import type { BenchResult } from "../bench-result.js";
 import { formatSpread } from "../format-spread.js";
@@ -16,7 +17,49 @@ const ROWS = {
   idleP50: `${NAME}.idle-${IDLE}.p50`,
   baseCpu: `${NAME}.none.idle-cpu`,
   idleCpu: `${NAME}.idle-${IDLE}.idle-cpu`,
+  baseClaim: `${NAME}.none.claim-cpu`,
+  idleClaim: `${NAME}.idle-${IDLE}.claim-cpu`,
 };
+const CLAIMS = 2_000;
+
+/**
+ * The CPU of one claim with nothing due, in this process (µs): `CLAIMS` in a row on a SQLite file holding
+ * the operator's endpoint, and `idle` more of a subscriber's (rate-limited, not verified), as the worker
+ * claims at serve's defaults. The claim, not the worker's poll around it: composing the claim's statement
+ * at every call cost it about three times SQLite's own work.
+ */
+async function idleClaimCpu(sender: SenderApi, file: string, secret: string, idle: number): Promise<number> {
+  const outbox = sender.createSqliteOutbox(file);
+  try {
+    await outbox.addEndpoint({ url: "http://127.0.0.1:9/operator", token: "token", secrets: [secret] });
+    if (idle > 0) {
+      const { subscriber } = await outbox.addSubscriber({ name: "Idle" });
+      for (let n = 0; n < idle; n++)
+        await outbox.addEndpoint({
+          url: `http://127.0.0.1:9/idle/${n}`,
+          token: "token",
+          secrets: [secret],
+          subscriberId: subscriber.id,
+          rateLimit: 5,
+        });
+    }
+    const request = {
+      workerId: "w_bench",
+      limit: 16,
+      leaseMs: 60_000,
+      perEndpointLimit: 2,
+      excludeEndpointIds: [],
+    };
+    // Warmed first: the row is the claim's steady cost, not its first calls'.
+    for (let n = 0; n < CLAIMS / 4; n++) await outbox.claimDue(request);
+    const before = process.cpuUsage();
+    for (let n = 0; n < CLAIMS; n++) await outbox.claimDue(request);
+    const used = process.cpuUsage(before);
+    return (used.user + used.system) / CLAIMS;
+  } finally {
+    await outbox.close();
+  }
+}
 
 /**
  * Issue 37: endpoints with nothing due must cost a claim nothing. A subscriber's 3,000 rate-limited
@@ -40,6 +83,7 @@ export const claimIdleEndpoints: Scenario = {
       none: { p50: [] as number[], cpu: [] as number[] },
       idle: { p50: [] as number[], cpu: [] as number[] },
     };
+    const claims = { none: [] as number[], idle: [] as number[] };
     for (let round = 0; round <= context.runs; round++)
       for (const kind of ["none", "idle"] as const) {
         const result = await runOperatorLatency({
@@ -62,12 +106,19 @@ export const claimIdleEndpoints: Scenario = {
               });
           },
         });
+        const claimCpu = await idleClaimCpu(
+          sender,
+          join(context.tempDir(), `claims-${kind}-${round}.db`),
+          credentials.secret,
+          kind === "idle" ? IDLE : 0,
+        );
         // Round 0 warms up and is not counted.
         if (round === 0) continue;
+        claims[kind].push(claimCpu);
         runs[kind].p50.push(result.p50);
         runs[kind].cpu.push(result.idleCpuPercent);
         context.log(
-          `${NAME}: round ${round}/${context.runs} ${kind} p50 ${result.p50.toFixed(1)} ms, idle CPU ${result.idleCpuPercent.toFixed(2)} %`,
+          `${NAME}: round ${round}/${context.runs} ${kind} p50 ${result.p50.toFixed(1)} ms, idle CPU ${result.idleCpuPercent.toFixed(2)} %, ${claimCpu.toFixed(1)} µs CPU per idle claim`,
         );
       }
     const baseP50 = { name: ROWS.baseP50, value: median(runs.none.p50) };
@@ -100,6 +151,20 @@ export const claimIdleEndpoints: Scenario = {
         "% of a core",
         baseCpu,
         `+ ${IDLE} unverified rate-limited endpoints; goal: ratio <= 1.1; ${formatSpread(runs.idle.cpu, 2)}`,
+      ),
+      ratioRow(
+        ROWS.baseClaim,
+        median(claims.none),
+        "µs/claim",
+        undefined,
+        `${CLAIMS} claims in a row with nothing due, in this process (SQLite file, operator endpoint only); ${formatSpread(claims.none, 1)}`,
+      ),
+      ratioRow(
+        ROWS.idleClaim,
+        median(claims.idle),
+        "µs/claim",
+        { name: ROWS.baseClaim, value: median(claims.none) },
+        `+ ${IDLE} unverified rate-limited endpoints; ${formatSpread(claims.idle, 1)}`,
       ),
     ];
     return results;

@@ -85,7 +85,7 @@ function chosen(candidates: ReadonlyArray<ReturnType<typeof candidate>>, perOwne
   );
   return evaluate(
     sql`WITH candidates AS (SELECT id, owner, place, next_attempt_at, allowance, 0 AS endpoint_id FROM ${table}),
-      ${ownersTakeTurns({ perOwner, limit })} SELECT id FROM chosen ORDER BY id`,
+      ${ownersTakeTurns({ perOwner: sql`${perOwner}`, limit: sql`${limit}` })} SELECT id FROM chosen ORDER BY id`,
   ).map((row) => row.id);
 }
 

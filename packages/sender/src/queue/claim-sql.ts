@@ -1,8 +1,8 @@
 import { RATE_HORIZON_MS, RATE_SPACING_MS, SLOW_LANE_AFTER } from "./claim-allowance.js";
-import type { ClaimPlan } from "./claim-plan.js";
+import { CLAIM } from "./claim-params.js";
 import { claimableDelivery, claimableEndpoint } from "./claimable.js";
 import type { Dialect } from "./dialect.js";
-import { param, raw, type Sql, sql } from "./sql.js";
+import { raw, type Sql, sql } from "./sql.js";
 
 /** The constants as SQL text (never parameters: the statement's text and plan stay the same). */
 const SLOW_LANE_AFTER_SQL = raw(String(SLOW_LANE_AFTER));
@@ -35,18 +35,19 @@ export function claimAllowance(dialect: Dialect, now: Sql, perEndpoint: Sql): Sq
 }
 
 /**
- * The columns of an open endpoint `e` (`open`, below) for `plan` at `now`: its owner, its allowance, and
- * for a rate limit where its starts begin and how far apart (NULL without one).
+ * The columns of an open endpoint `e` (`open`, below) at `now`: its owner, its allowance, and for a rate
+ * limit where its starts begin and how far apart (NULL without one).
  */
-function openColumns(dialect: Dialect, now: Sql, plan: ClaimPlan): Sql {
+function openColumns(dialect: Dialect, now: Sql): Sql {
   return sql`e.id, COALESCE(e.subscriber_id, 0) AS owner,
-        ${claimAllowance(dialect, now, param(plan.perEndpoint, "int"))} AS allowance,
+        ${claimAllowance(dialect, now, CLAIM.perEndpoint)} AS allowance,
         CASE WHEN e.rate_limit IS NULL THEN NULL ELSE ${rateFrom(dialect, now)} END AS rate_from,
         ${RATE_SPACING} AS spacing`;
 }
 
 /**
- * The claim's selection, written once for both databases, as the parts of a `WITH RECURSIVE`, in order:
+ * The claim's selection, written once for both databases over the claim's named parameters (`CLAIM`,
+ * bound per call: the statement is composed once), as the parts of a `WITH RECURSIVE`, in order:
  * - `pending`: the endpoints that have pending work, found by skipping along the pending rows' index
  *   from one endpoint to the next, so an endpoint with nothing pending (idle, not verified) costs a claim
  *   nothing; the endpoints are then looked up by primary key (`dialect.fromIds`), never joined by a scan
@@ -62,23 +63,23 @@ function openColumns(dialect: Dialect, now: Sql, plan: ClaimPlan): Sql {
  *   column; the allowance, never over `perEndpoint`, is applied to `place` instead);
  * - `chosen`: of those within their endpoint's allowance, owners taking turns (`ownersTakeTurns`).
  */
-export function claimSelection(dialect: Dialect, now: Sql, plan: ClaimPlan): Sql[] {
+export function claimSelection(dialect: Dialect, now: Sql): Sql[] {
   const next = (alias: string, after: string) =>
     raw(`SELECT ${alias}.endpoint_id FROM webhook_deliveries ${alias} ${dialect.indexedBy("webhook_deliveries_pending_due")}
         WHERE ${alias}.status = 'pending'${after} ORDER BY ${alias}.endpoint_id LIMIT 1`);
-  const open = sql`${dialect.fromIds("pending", "webhook_endpoints", "e")} AND ${claimableEndpoint(dialect, plan)}`;
+  const open = sql`${dialect.fromIds("pending", "webhook_endpoints", "e")} AND ${claimableEndpoint(dialect)}`;
   return [
     sql`pending (id) AS (
       SELECT (${next("d", "")})
       UNION ALL
       SELECT (${next("d", " AND d.endpoint_id > p.id")}) FROM pending p WHERE p.id IS NOT NULL)`,
     sql`held AS (
-      SELECT ${openColumns(dialect, now, plan)} ${open} AND ${WRITES_ON_CLAIM}
-        AND NOT (${dialect.isIn(raw("e.id"), plan.keepBucketsOf, "bigint")})${dialect.skipLocked})`,
+      SELECT ${openColumns(dialect, now)} ${open} AND ${WRITES_ON_CLAIM}
+        AND NOT (${dialect.inList(raw("e.id"), CLAIM.keepBucketsOf)})${dialect.skipLocked})`,
     sql`open AS (
       SELECT id, owner, allowance, rate_from, spacing FROM held
       UNION ALL
-      SELECT ${openColumns(dialect, now, plan)} ${open} AND NOT ${WRITES_ON_CLAIM})`,
+      SELECT ${openColumns(dialect, now)} ${open} AND NOT ${WRITES_ON_CLAIM})`,
     sql`candidates AS (
       SELECT due.id, due.endpoint_id, due.next_attempt_at, oe.owner, oe.allowance,
         row_number() OVER (PARTITION BY oe.id ORDER BY due.next_attempt_at, due.id) AS place
@@ -86,13 +87,13 @@ export function claimSelection(dialect: Dialect, now: Sql, plan: ClaimPlan): Sql
         "due",
         "webhook_deliveries",
         ["id", "endpoint_id", "next_attempt_at"],
-        sql`WHERE x.endpoint_id = oe.id AND ${claimableDelivery(dialect, "x", now, plan)}
-          ORDER BY x.next_attempt_at, x.id LIMIT CAST(${param(plan.perEndpoint, "int")} AS integer)`,
+        sql`WHERE x.endpoint_id = oe.id AND ${claimableDelivery(dialect, "x", now)}
+          ORDER BY x.next_attempt_at, x.id LIMIT CAST(${CLAIM.perEndpoint} AS integer)`,
       )}
       WHERE oe.allowance > 0)`,
     // A LIMIT that is a bare parameter cost SQLite about 1 ms a claim even with nothing open (here and in
     // `chosen`; better-sqlite3 12, SQLite 3.53); cast, about 30 µs, and the text stays the same for any value.
-    ownersTakeTurns(plan),
+    ownersTakeTurns(CLAIM),
   ];
 }
 
@@ -102,14 +103,14 @@ export function claimSelection(dialect: Dialect, now: Sql, plan: ClaimPlan): Sql
  * second..., at most `perOwner` of an owner and `limit` in all. So an owner with a large backlog or many
  * endpoints takes one turn per round like an owner with one delivery due.
  */
-export function ownersTakeTurns(plan: Pick<ClaimPlan, "perOwner" | "limit">): Sql {
+export function ownersTakeTurns({ perOwner, limit }: { perOwner: Sql; limit: Sql }): Sql {
   return sql`chosen AS (
       SELECT id, endpoint_id, next_attempt_at FROM (
         SELECT id, endpoint_id, next_attempt_at, place,
           row_number() OVER (PARTITION BY owner ORDER BY place, next_attempt_at, id) AS turn
         FROM candidates WHERE place <= allowance) c
-      WHERE turn <= ${param(plan.perOwner, "int")}
-      ORDER BY turn, place, next_attempt_at, id LIMIT CAST(${param(plan.limit, "int")} AS integer))`;
+      WHERE turn <= ${perOwner}
+      ORDER BY turn, place, next_attempt_at, id LIMIT CAST(${limit} AS integer))`;
 }
 
 /**

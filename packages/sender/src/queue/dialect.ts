@@ -19,6 +19,11 @@ export interface Dialect {
   /** `column` is one of `values`: one parameter however many values there are. */
   isIn(column: Sql, values: readonly SqlValue[], type: ColumnType): Sql;
   /**
+   * `column` is one of the values of `list`, a parameter bound to a list (`named(..., "bigint[]")`): the
+   * same text for any number of values, for a statement composed once (`isIn` writes one value as `=`).
+   */
+  inList(column: Sql, list: Sql): Sql;
+  /**
    * `rows` as a table named `alias` (to follow FROM), with the named, typed columns and each row's
    * 1-based position as column `n`: one parameter per column (or one for all), however many rows.
    */

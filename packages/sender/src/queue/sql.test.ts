@@ -1,5 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { join, type ParamStyle, param, raw, render, type SqlType, sql } from "./sql.js";
+import {
+  bindByName,
+  composedByName,
+  join,
+  named,
+  type ParamStyle,
+  param,
+  raw,
+  render,
+  type SqlType,
+  sql,
+} from "./sql.js";
 
 const dollars: ParamStyle = {
   placeholder: (index, bound) => (bound.type ? `$${index}::${bound.type}` : `$${index}`),
@@ -103,5 +114,29 @@ describe("sql", () => {
     });
     expect(render(join([sql`x = ${1}`], ", "), dollars)).toEqual({ text: "x = $1", values: [1] });
     expect(render(join([], ", "), dollars)).toEqual({ text: "", values: [] });
+  });
+
+  it("binds named parameters by name at each call, keeping a composed statement's text and its bound parameters", () => {
+    const where = sql`a = ${named("a", "bigint")} AND b IN (${named("list", "bigint[]")}) AND c = ${"fixed"}`;
+    const statement = composedByName<"a" | "list">(
+      sql`SELECT ${raw("x")} FROM t WHERE ${where} AND d = ${named("a")}`,
+    );
+    const first = statement({ a: 1, list: [2, 3] });
+    const second = statement({ a: 4, list: [] });
+    expect(second.strings).toBe(first.strings);
+    expect(Object.isFrozen(first.strings)).toBe(true);
+    expect(render(first, dollars)).toEqual({
+      text: "SELECT x FROM t WHERE a = $1::bigint AND b IN ($2::bigint[]) AND c = $3 AND d = $4",
+      values: [1, [2, 3], "fixed", 1],
+    });
+    expect(render(second, questions)).toEqual({
+      text: "SELECT x FROM t WHERE a = ? AND b IN (?) AND c = ? AND d = ?",
+      values: [4, "[]", "fixed", 4],
+    });
+    // Bound once, for one call: the statement's own text, not a copy kept for the next.
+    const once = sql`SELECT ${named("a")}, ${raw("y")}`;
+    const bound = bindByName(once, { a: 5 });
+    expect(bound.strings).toBe(once.strings);
+    expect(render(bound, dollars)).toEqual({ text: "SELECT $1, y", values: [5] });
   });
 });

@@ -8,6 +8,8 @@ export type SqlType = "bigint" | "int" | "text" | "bigint[]" | "int[]" | "text[]
 export interface SqlParam {
   readonly value: SqlValue | readonly SqlValue[];
   readonly type: SqlType | undefined;
+  /** A parameter composed before its value is known (`named`): its value is bound per call by this name. */
+  readonly name?: string;
 }
 
 /**
@@ -23,7 +25,7 @@ export interface Sql {
 const isSql = (value: unknown): value is Sql =>
   typeof value === "object" && value !== null && "strings" in value && "params" in value;
 /** A fragment that is one parameter and nothing else (`param(...)`). */
-const isParam = (fragment: Sql) =>
+export const isParam = (fragment: Sql) =>
   fragment.params.length === 1 && fragment.strings[0] === "" && fragment.strings[1] === "";
 
 /**
@@ -59,6 +61,14 @@ export function sql(strings: TemplateStringsArray, ...values: ReadonlyArray<Sql 
 /** A parameter with a type PostgreSQL is told (`$n::type`): needed for arrays and bare `IS NULL` tests. */
 export function param(value: SqlParam["value"], type?: SqlType): Sql {
   return { strings: ["", ""], params: [{ value, type }] };
+}
+
+/**
+ * A parameter without its value yet, bound at each call by `name` (`composedByName`): a hot statement is
+ * composed once with these, whatever the values it runs with.
+ */
+export function named(name: string, type?: SqlType): Sql {
+  return { strings: ["", ""], params: [{ value: null, type, name }] };
 }
 
 /** Text taken as SQL, never a parameter: identifiers and keywords the code chooses, never input. */
@@ -121,4 +131,28 @@ export function composedOnce(statement: Sql): (values: readonly unknown[]) => Sq
     strings,
     params: statement.params.map((bound, index) => ({ value: values[index] as SqlValue, type: bound.type })),
   });
+}
+
+/**
+ * `composedOnce` with its parameters bound by name (`named`), for a statement of many parameters: each
+ * call gives every name its value; a parameter bound when the statement was composed keeps its value.
+ */
+export function composedByName<Name extends string>(
+  statement: Sql,
+): (values: Readonly<Record<Name, SqlParam["value"]>>) => Sql {
+  const composed = { strings: Object.freeze([...statement.strings]), params: statement.params };
+  return (values) => bindByName(composed, values);
+}
+
+/** `statement` with each named parameter (`named`) bound to its value in `values`. */
+export function bindByName<Name extends string>(
+  statement: Sql,
+  values: Readonly<Record<Name, SqlParam["value"]>>,
+): Sql {
+  return {
+    strings: statement.strings,
+    params: statement.params.map((bound) =>
+      bound.name === undefined ? bound : { value: values[bound.name as Name], type: bound.type },
+    ),
+  };
 }

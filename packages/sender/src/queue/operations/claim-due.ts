@@ -15,7 +15,9 @@ export function claimPlan(
     workerId: request.workerId,
     limit: request.limit,
     leaseMs: request.leaseMs,
-    perEndpoint: request.perEndpointLimit ?? request.limit,
+    // Never more than `limit`: the claim reads that many of an endpoint's due rows, and more could never
+    // be taken (a worker allowing 50 per endpoint claimed 16 at a time and read 50 rows each time).
+    perEndpoint: Math.min(request.perEndpointLimit ?? request.limit, request.limit),
     perOwner: request.perOwnerLimit ?? request.limit,
     excludeOwners: (request.excludeOwners ?? []).map((owner) => owner ?? 0),
     excludeEndpointIds: [...(request.excludeEndpointIds ?? []), ...skipEndpointIds],

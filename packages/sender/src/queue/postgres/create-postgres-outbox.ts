@@ -63,9 +63,12 @@ const MAX_NAMED_STATEMENTS = 500;
 const SELECTS_STAR = /\b(?:SELECT|RETURNING)\s+\*|\w\.\*/i;
 
 function statementName(text: string): string | undefined {
-  if (SELECTS_STAR.test(text)) return undefined;
+  // A named text was tested when it was named: the test reads the whole text (several kB for the
+  // worker's record-and-claim), at every round trip before.
   let name = statementNames.get(text);
-  if (name === undefined && statementNames.size < MAX_NAMED_STATEMENTS) {
+  if (name !== undefined) return name;
+  if (SELECTS_STAR.test(text)) return undefined;
+  if (statementNames.size < MAX_NAMED_STATEMENTS) {
     name = `plant_store_${statementNames.size}`;
     statementNames.set(text, name);
   }

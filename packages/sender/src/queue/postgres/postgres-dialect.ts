@@ -18,6 +18,7 @@ export const postgresDialect: Dialect = {
   placeholder: (index, bound) => (bound.type ? `$${index}::${bound.type}` : `$${index}`),
   bind: (bound) => bound.value,
   isIn: (column, values, type) => sql`${column} = ANY(${param(values, arrayType(type))})`,
+  inList: (column, list) => sql`${column} = ANY(${list})`,
   table(alias, columns, rows) {
     const arrays = columns.map(([, type], index) =>
       param(

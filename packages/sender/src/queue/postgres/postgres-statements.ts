@@ -1,5 +1,5 @@
 import { OUTBOX_NOTIFY_CHANNEL } from "../../outbox.js";
-import type { ClaimPlan } from "../claim-plan.js";
+import { CLAIM, type ClaimParam, claimValues, composedPerClock } from "../claim-params.js";
 import { claimSelection, spentEndpoint, startInMs } from "../claim-sql.js";
 import { CLAIMED_COLUMNS, claimedNames } from "../claimed-columns.js";
 import { excludedEndpointIds } from "../excluded-by-filters.js";
@@ -7,27 +7,26 @@ import { fanOut } from "../fan-out.js";
 import { insertMessageRows } from "../insert-message-rows.js";
 import type { MessageToInsert } from "../message-to-insert.js";
 import { type Operation, row, rows } from "../operation.js";
-import type { QueueContext, StoreStatements } from "../queue-context.js";
+import type { StoreStatements } from "../queue-context.js";
 import type { ClaimedRow } from "../rows.js";
-import { join, param, raw, type Sql, sql } from "../sql.js";
+import { bindByName, join, param, raw, type Sql, sql } from "../sql.js";
 import { POSTGRES_NOW, postgresDialect } from "./postgres-dialect.js";
 import { POSTGRES_SCHEMA } from "./postgres-schema.js";
 
 /**
- * The claim's parts: its selection (`claimSelection`, written once for both databases; `held` there is
- * locked with `FOR UPDATE SKIP LOCKED`), then `locked`: the chosen rows re-checked as they stand after
- * any concurrent claim committed, skipping rows another holds.
+ * The claim's parts, over its named parameters (`CLAIM`): its selection (`claimSelection`, written once
+ * for both databases; `held` there is locked with `FOR UPDATE SKIP LOCKED`), then `locked`: the chosen
+ * rows re-checked as they stand after any concurrent claim committed, skipping rows another holds.
  */
-function claimParts(ctx: QueueContext, plan: ClaimPlan): Sql[] {
-  const { now } = ctx;
+function claimParts(now: Sql): Sql[] {
   return [
-    ...claimSelection(postgresDialect, now, plan),
+    ...claimSelection(postgresDialect, now),
     sql`locked AS (
       SELECT d.id FROM webhook_deliveries d
       WHERE d.id IN (SELECT id FROM chosen) AND d.status = 'pending'
         AND (d.lease_until IS NULL OR d.lease_until <= ${now})
       FOR UPDATE SKIP LOCKED)`,
-    sql`lease AS (SELECT ${param(plan.workerId, "text")} AS owner, ${now} + ${param(plan.leaseMs, "bigint")} AS until)`,
+    sql`lease AS (SELECT ${CLAIM.workerId} AS owner, ${now} + ${CLAIM.leaseMs} AS until)`,
   ];
 }
 
@@ -94,6 +93,20 @@ function claimWrites(): Sql[] {
 }
 
 /**
+ * The writes (`parts`, each counted by `counted`) and the claim as one statement, over the claim's named
+ * parameters.
+ */
+function writeAndClaimStatement(now: Sql, parts: readonly Sql[], counted: readonly Sql[]): Sql {
+  return sql`WITH RECURSIVE ${join([...claimParts(now), ...parts, ...claimWrites()], ",\n")}
+              SELECT ${join([...counted, CLAIMED_FROM_CTE, startIn(now)], ", ")}
+              FROM ${raw(parts.length === 0 ? "claimed" : "(SELECT 1) AS one LEFT JOIN claimed ON true")}
+                LEFT JOIN held h ON h.id = claimed.endpoint_id`;
+}
+
+/** The claim alone (the worker's poll, `claimDue`), composed once and bound per call. */
+const CLAIM_ONLY = composedPerClock<ClaimParam>((now) => writeAndClaimStatement(now, [], []));
+
+/**
  * PostgreSQL's own statements: the schema's upkeep, and one statement for each hot path (a round trip
  * saved is the drain's largest cost).
  */
@@ -136,10 +149,9 @@ export const postgresStatements: StoreStatements = {
     const statement =
       claim === undefined
         ? sql`WITH ${join(parts, ",\n")}\nSELECT ${join(counted, ", ")}`
-        : sql`WITH RECURSIVE ${join([...claimParts(ctx, claim), ...parts, ...claimWrites()], ",\n")}
-              SELECT ${join([...counted, CLAIMED_FROM_CTE, startIn(ctx.now)], ", ")}
-              FROM ${raw(writes.length === 0 ? "claimed" : "(SELECT 1) AS one LEFT JOIN claimed ON true")}
-                LEFT JOIN held h ON h.id = claimed.endpoint_id`;
+        : writes.length === 0
+          ? CLAIM_ONLY(ctx.now, claimValues(claim))
+          : bindByName(writeAndClaimStatement(ctx.now, parts, counted), claimValues(claim));
     const found = yield* rows<ClaimedRow & Record<string, number>>(statement);
     const first = found[0];
     return {

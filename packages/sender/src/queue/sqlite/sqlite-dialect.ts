@@ -14,6 +14,7 @@ export const sqliteDialect: Dialect = {
     values.length === 1
       ? sql`${column} = ${values[0] as SqlValue}`
       : sql`${column} IN (SELECT value FROM json_each(${param(values)}))`,
+  inList: (column, list) => sql`${column} IN (SELECT value FROM json_each(${list}))`,
   table(alias, columns, rows) {
     const picked = columns.map(([name], index) => `json_extract(value, '$[${index}]') AS ${name}`).join(", ");
     return sql`(SELECT ${raw(picked)}, key + 1 AS n FROM json_each(${JSON.stringify(rows)})) AS ${raw(alias)}`;

@@ -1,3 +1,4 @@
+import { CLAIM, type ClaimParam, claimValues, composedPerClock } from "../claim-params.js";
 import {
   claimSelection,
   RATE_SPACING,
@@ -14,16 +15,46 @@ import type { InsertedMessage } from "../message-to-insert.js";
 import { count, row, rows, wake } from "../operation.js";
 import type { StoreStatements } from "../queue-context.js";
 import type { ClaimedRow } from "../rows.js";
-import { composedOnce, join, raw, sql } from "../sql.js";
+import { composedByName, composedOnce, join, named, raw, sql } from "../sql.js";
 import { sqliteDialect } from "./sqlite-dialect.js";
 import { SQLITE_SCHEMA } from "./sqlite-schema.js";
 
-const { isIn } = sqliteDialect;
+const { isIn, inList } = sqliteDialect;
 
 // For one message (every `enqueueSync`), composing its fan-out at each call, and inserting it through a
 // row set rather than VALUES, cost an enqueueSync 10-20% more CPU than statements composed once.
 const ONE_FAN_OUT = composedOnce(
   fanOut(sqliteDialect, raw("webhook_messages m"), isIn(raw("m.id"), [0], "bigint")),
+);
+
+/** The claimed deliveries' ids, one parameter (JSON text) however many. */
+const IDS = named("ids", "bigint[]");
+
+// The claim's statements, composed once and bound per call (see `CLAIM`): the selection (`claimSelection`,
+// written once for both databases), then the chosen rows leased and, when it took work for a held
+// endpoint, the rows of the endpoints whose schedule or lane it spent written, and only those.
+const CHOOSE = composedPerClock<ClaimParam>(
+  (now) => sql`WITH RECURSIVE ${join(claimSelection(sqliteDialect, now), ",\n")}
+          SELECT c.id, ${startInMs("c", now)}, h.id AS held FROM chosen c LEFT JOIN held h ON h.id = c.endpoint_id`,
+);
+const LEASE = composedPerClock<ClaimParam | "ids">(
+  (
+    now,
+  ) => sql`UPDATE webhook_deliveries SET lease_owner = ${CLAIM.workerId}, lease_until = ${now} + ${CLAIM.leaseMs}
+          WHERE ${inList(raw("id"), IDS)}`,
+);
+const SPEND = composedPerClock<ClaimParam | "ids">(
+  (
+    now,
+  ) => sql`UPDATE webhook_endpoints AS e SET ${spentEndpoint(rateFrom(sqliteDialect, now), RATE_SPACING, raw("c.n"), sql`${now} + ${CLAIM.leaseMs}`)}
+          FROM (SELECT endpoint_id, count(*) AS n FROM webhook_deliveries WHERE ${inList(raw("id"), IDS)}
+            GROUP BY endpoint_id) c
+          WHERE e.id = c.endpoint_id AND ${WRITES_ON_CLAIM}`,
+);
+const CLAIMED = composedByName<"ids">(
+  sql`SELECT ${CLAIMED_COLUMNS} FROM webhook_deliveries d
+          JOIN webhook_messages m ON m.id = d.message_id JOIN webhook_endpoints e ON e.id = d.endpoint_id
+          WHERE ${inList(raw("d.id"), IDS)}`,
 );
 
 /**
@@ -86,39 +117,23 @@ export const sqliteStatements: StoreStatements = {
       }),
     );
   },
-  // The claim's selection (`claimSelection`, written once for both databases), then the chosen rows
-  // leased and, when it took work for a held endpoint, the rows of the endpoints whose schedule or lane
-  // it spent written, and only those.
+  // The claim (`CHOOSE`, `LEASE`, `SPEND`, `CLAIMED`).
   // The write transaction holds the file: no other claim reads or spends an endpoint's schedule meanwhile.
   *writeAndClaim(ctx, writes, claim) {
     const counts: number[] = [];
     for (const write of writes) counts.push(yield* count(write));
     if (claim === undefined) return { counts, claimed: [] };
     const { now } = ctx;
+    const values = claimValues(claim);
     const chosen = yield* rows<{ id: number; start_in_ms: number | null; held: number | null }>(
-      sql`WITH RECURSIVE ${join(claimSelection(sqliteDialect, now, claim), ",\n")}
-          SELECT c.id, ${startInMs("c", now)}, h.id AS held FROM chosen c LEFT JOIN held h ON h.id = c.endpoint_id`,
+      CHOOSE(now, values),
     );
     if (chosen.length === 0) return { counts, claimed: [] };
     const ids = chosen.map((delivery) => delivery.id);
-    const lease = sql`${now} + ${claim.leaseMs}`;
-    yield* count(
-      sql`UPDATE webhook_deliveries SET lease_owner = ${claim.workerId}, lease_until = ${lease}
-          WHERE ${isIn(raw("id"), ids, "bigint")}`,
-    );
-    if (chosen.some((delivery) => delivery.held !== null))
-      yield* count(
-        sql`UPDATE webhook_endpoints AS e SET ${spentEndpoint(rateFrom(sqliteDialect, now), RATE_SPACING, raw("c.n"), lease)}
-          FROM (SELECT endpoint_id, count(*) AS n FROM webhook_deliveries WHERE ${isIn(raw("id"), ids, "bigint")}
-            GROUP BY endpoint_id) c
-          WHERE e.id = c.endpoint_id AND ${WRITES_ON_CLAIM}`,
-      );
+    yield* count(LEASE(now, { ...values, ids }));
+    if (chosen.some((delivery) => delivery.held !== null)) yield* count(SPEND(now, { ...values, ids }));
     const startIn = new Map(chosen.map((delivery) => [Number(delivery.id), delivery.start_in_ms]));
-    const found = yield* rows<ClaimedRow>(
-      sql`SELECT ${CLAIMED_COLUMNS} FROM webhook_deliveries d
-          JOIN webhook_messages m ON m.id = d.message_id JOIN webhook_endpoints e ON e.id = d.endpoint_id
-          WHERE ${isIn(raw("d.id"), ids, "bigint")}`,
-    );
+    const found = yield* rows<ClaimedRow>(CLAIMED({ ids }));
     const claimed = found.map((row) => ({ ...row, start_in_ms: startIn.get(Number(row.id)) ?? null }));
     return { counts, claimed };
   },

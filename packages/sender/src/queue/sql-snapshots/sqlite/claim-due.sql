@@ -42,14 +42,14 @@ chosen AS (
     OVER (PARTITION BY c.endpoint_id ORDER BY c.next_attempt_at, c.id) - 1) END AS start_in_ms, h.id AS held FROM chosen c LEFT JOIN held h ON h.id = c.endpoint_id;
 
 UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ? + ?
-          WHERE id = ?;
+          WHERE id IN (SELECT value FROM json_each(?));
 
 UPDATE webhook_endpoints AS e SET rate_next_at = CASE WHEN e.rate_limit IS NULL THEN e.rate_next_at ELSE max(?, COALESCE(e.rate_next_at, ?)) + c.n * (1200.0 / e.rate_limit) END,
         slow_until = CASE WHEN e.timeouts >= 3 THEN ? + ? ELSE e.slow_until END
-          FROM (SELECT endpoint_id, count(*) AS n FROM webhook_deliveries WHERE id = ?
+          FROM (SELECT endpoint_id, count(*) AS n FROM webhook_deliveries WHERE id IN (SELECT value FROM json_each(?))
             GROUP BY endpoint_id) c
           WHERE e.id = c.endpoint_id AND (e.rate_limit IS NOT NULL OR e.timeouts >= 3);
 
 SELECT d.id, d.message_id, d.endpoint_id, d.webhook_id, d.event_type, d.ordering_key, d.status, d.attempt_count, d.round_attempts, d.next_attempt_at, d.lease_owner, d.lease_until, d.last_status, d.last_error, d.created_at, d.updated_at, m.payload AS m_payload, m.traceparent AS m_traceparent, e.url AS e_url, e.token AS e_token, e.secrets AS e_secrets, e.status AS e_status, e.disabled_reason AS e_disabled_reason, e.failing_since AS e_failing_since, e.last_failure_at AS e_last_failure_at, e.event_types AS e_event_types, e.rate_limit AS e_rate_limit, e.subscriber_id AS e_subscriber_id, e.verified_at AS e_verified_at, e.signature_headers AS e_signature_headers, e.headers AS e_headers, e.filter AS e_filter, e.filtered_count AS e_filtered_count, e.created_at AS e_created_at FROM webhook_deliveries d
           JOIN webhook_messages m ON m.id = d.message_id JOIN webhook_endpoints e ON e.id = d.endpoint_id
-          WHERE d.id = ?;
+          WHERE d.id IN (SELECT value FROM json_each(?));
