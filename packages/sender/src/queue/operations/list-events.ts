@@ -89,7 +89,8 @@ export function* listEvents(
         ? sql`m.created_at >= ${options.since.getTime()}`
         : raw("true");
   // Only what signing needs, by name (a named statement on PostgreSQL; `getEndpoint`'s `SELECT *` never
-  // is), neither its token nor its headers opened; nothing when it is not the caller's.
+  // is), and the sealed token, opened only when the caller names a token to compare; never its static
+  // headers. Nothing when the endpoint is not the caller's.
   const endpointRow = sql`SELECT secrets, signature_headers, token FROM webhook_endpoints
         WHERE id = ${endpointId} AND ${ownedBy(raw("subscriber_id"), options.scope)}`;
   const eventRows = (also: Sql) =>
@@ -142,8 +143,9 @@ export function* listEvents(
     }
     if (found.length > limit) found.pop();
   }
-  // The keys are read once a page (their signer made once); per event only what differs: its id, its HMAC, its type. The stored
-  // payload is the exact text signed and served (never parsed and stringified again).
+  // The keys are read once a page (their signer made once); per event only what differs: its id, its
+  // HMAC, its type. The stored payload is the exact text signed and served (never parsed and
+  // stringified again).
   const sign = signerOf(secrets);
   // Under the names a push to this endpoint carries: verified alike.
   const names = SIGNATURE_HEADER_NAMES[endpoint.signature_headers === "svix" ? "svix" : "standard"];
