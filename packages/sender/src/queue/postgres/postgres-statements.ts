@@ -135,9 +135,10 @@ export const postgresStatements: StoreStatements = {
   *insertMessages(ctx, messages, options) {
     const filterSet = options?.filterSet;
     const checked = filterSet === undefined ? undefined : param(filterSet, "text");
+    const filterSetPart = checked === undefined ? raw("") : sql`fs AS ${FILTER_SET},\n        `;
+    const onlyIfCurrent = checked === undefined ? undefined : sql`(SELECT fingerprint FROM fs) = ${checked}`;
     const found = yield* rows<InsertedMessage & { id: InsertedMessage["id"] | null }>(
-      sql`WITH ${checked === undefined ? raw("") : sql`fs AS ${FILTER_SET},
-        `}m AS (${insertMessageRows(postgresDialect, ctx.now, messages, checked === undefined ? undefined : sql`(SELECT fingerprint FROM fs) = ${checked}`)}),
+      sql`WITH ${filterSetPart}m AS (${insertMessageRows(postgresDialect, ctx.now, messages, onlyIfCurrent)}),
         d AS (${fanOut(postgresDialect, raw("m"), undefined, messages)}),${recordExclusions(messages, options?.countExclusions ?? false)}
         n AS (SELECT pg_notify(${param(OUTBOX_NOTIFY_CHANNEL, "text")}, '') FROM (SELECT 1 FROM d LIMIT 1) AS any_delivery)
         SELECT m.id, m.webhook_id, COALESCE(per.deliveries, 0)::int AS deliveries, (SELECT count(*) FROM n) AS notified
