@@ -226,3 +226,12 @@ export class StaleReadError extends Error {
   readonly code = "ERR_STALE_READ";
   override readonly name = "StaleReadError";
 }
+
+/**
+ * The filter set an enqueue evaluated (a process's cached copy) is no longer the stored one: its insert
+ * wrote nothing, and the enqueue reads the set again.
+ */
+export class StaleFilterSetError extends Error {
+  readonly code = "ERR_STALE_FILTER_SET";
+  override readonly name = "StaleFilterSetError";
+}

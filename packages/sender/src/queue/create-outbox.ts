@@ -59,12 +59,15 @@ export function createOutbox<Join>(
   codec: SecretCodec,
   catalog?: WebhookCatalog,
 ): JoinableOutbox<Join> {
+  // Kept across operations: this process's copy of the filter set, on a store that checks it.
+  const filterSets = driver.store.readFilterSet ? { current: undefined } : undefined;
   const context = (): QueueContext => ({
     dialect: driver.dialect,
     store: driver.store,
     now: driver.now(),
     codec,
     ...(catalog ? { catalog } : {}),
+    ...(filterSets ? { filterSets } : {}),
   });
   const write = <R>(operation: (ctx: QueueContext) => Operation<R>, join?: Join) =>
     driver.transaction(operation(context()), join);

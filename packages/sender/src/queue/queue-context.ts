@@ -2,6 +2,7 @@ import type { WebhookCatalog } from "@plant-store/types";
 import type { SecretCodec } from "../secrets/create-secret-codec.js";
 import type { ClaimPlan } from "./claim-plan.js";
 import type { Dialect } from "./dialect.js";
+import type { FilterSet, FilterSetCache } from "./filter-set.js";
 import type { InsertedMessage, MessageToInsert } from "./message-to-insert.js";
 import type { Operation } from "./operation.js";
 import type { ClaimedRow } from "./rows.js";
@@ -19,6 +20,8 @@ export interface QueueContext {
   readonly codec: SecretCodec;
   /** The outbox's webhooks, when it was given them: what messages and subscriptions are checked against. */
   readonly catalog?: WebhookCatalog;
+  /** The outbox's copy of the filter set, on a store that checks it in its insert (`readFilterSet`). */
+  readonly filterSets?: FilterSetCache;
 }
 
 /** What `writeAndClaim` did: each write's row count, in order, and the rows it leased. */
@@ -46,13 +49,21 @@ export interface StoreStatements {
    * `webhook_exclusions` (gone with the message should the call take it back), and wakes the workers
    * after commit. With `countExclusions` (a call that cannot be refused once its messages are in: one
    * message), it raises those endpoints' `filtered_count` too; otherwise the caller counts them
-   * (`countExcluded`) once nothing can refuse the call.
+   * (`countExcluded`) once nothing can refuse the call. With `filterSet` (a `FilterSet`'s fingerprint:
+   * the `filteredOut` it computed), it first compares that with the stored set's, and when they differ
+   * writes nothing and throws `StaleFilterSetError`; exclusions are then recorded only for the endpoints
+   * the fan-out would have sent to.
    */
   insertMessages(
     ctx: QueueContext,
     messages: readonly MessageToInsert[],
-    options?: { countExclusions?: boolean },
+    options?: { countExclusions?: boolean; filterSet?: string },
   ): Operation<InsertedMessage[]>;
+  /**
+   * The stored filter set and its fingerprint, in one statement (one snapshot): on a store whose insert
+   * checks it (PostgreSQL, where an enqueue's round trip saved is most of a filter's cost).
+   */
+  readFilterSet?(): Operation<FilterSet>;
   /**
    * Runs `writes` (statements that return no rows) in order, then, given a plan, leases due work and
    * returns it with its payload and endpoint.

@@ -155,6 +155,14 @@ const SCENARIOS: Record<string, Scenario> = {
   "count-endpoints": { run: () => countEndpoints(1, "https://example.test/hook") },
   "endpoint-stats": { run: () => endpointStats(new Date(NOW), { subscriberId: 1 }) },
   "enqueue-one-message": { run: (ctx) => enqueueMessages(ctx, [message("msg_1")], ["00-trace-01"]) },
+  // On a store that checks the filter set: read once (one endpoint, whose filter excludes msg_1), then
+  // sent with the insert.
+  "enqueue-one-message-checked": {
+    run: (ctx) =>
+      enqueueMessages({ ...ctx, filterSets: { current: undefined } }, [message("msg_1")], ["00-trace-01"]),
+    answer: (text) =>
+      text.startsWith("SELECT fs.fingerprint") ? [{ fingerprint: "0f1e", id: 1, filter: "false" }] : [ROW],
+  },
   // The batch: msg_1 is inserted, msg_2's key answers with its first message.
   "enqueue-messages": {
     run: (ctx) =>

@@ -1,6 +1,8 @@
-import { IdempotencyConflictError, WebhookIdTakenError } from "../../errors.js";
+import { IdempotencyConflictError, StaleFilterSetError, WebhookIdTakenError } from "../../errors.js";
 import type { EnqueueResult } from "../../outbox.js";
 import { countExcluded, excludedByFilters } from "../excluded-by-filters.js";
+import { excludedBySet } from "../filter-set.js";
+import type { InsertedMessage } from "../message-to-insert.js";
 import { count, type Operation, rows } from "../operation.js";
 import type { PreparedMessage } from "../prepare-message.js";
 import type { QueueContext } from "../queue-context.js";
@@ -25,23 +27,46 @@ export function* enqueueMessages(
     ctx,
     messages.map((message) => message.subscriberId),
   );
-  // Before the insert (the fan-out leaves the excluded endpoints out), in the same transaction.
-  const excluded = yield* excludedByFilters(ctx, messages);
   // One message cannot be refused once it is in: the store's insert counts its exclusions with their
   // rows (on PostgreSQL in the same statement).
   const single = messages.length === 1;
-  const inserted = yield* ctx.store.insertMessages(
-    ctx,
-    messages.map((message, index) => {
-      const filteredOut = excluded.get(message.webhookId);
-      return {
-        ...message,
-        traceparent: traceparents[index] ?? null,
-        ...(filteredOut ? { filteredOut } : {}),
-      };
-    }),
-    { countExclusions: single },
-  );
+  const insert = (excluded: ReadonlyMap<string, readonly number[]>, filterSet?: string) =>
+    ctx.store.insertMessages(
+      ctx,
+      messages.map((message, index) => {
+        const filteredOut = excluded.get(message.webhookId);
+        return {
+          ...message,
+          traceparent: traceparents[index] ?? null,
+          ...(filteredOut ? { filteredOut } : {}),
+        };
+      }),
+      { countExclusions: single, ...(filterSet === undefined ? {} : { filterSet }) },
+    );
+  let checked: { excluded: ReadonlyMap<string, readonly number[]>; inserted: InsertedMessage[] } | undefined;
+  // One message on a store that checks the filter set in its insert: the verdicts of this process's
+  // copy, sent with the insert (no statement before it). A stale copy is read again once; a second miss
+  // (the set changing under every read) takes the path below, as a batch does (its counts, written by
+  // `countExcluded` from the verdicts, need the fan-out's candidates only; its extra statement is shared).
+  const { filterSets, store } = ctx;
+  if (single && filterSets && store.readFilterSet)
+    for (let tries = 0; tries < 2 && checked === undefined; tries++) {
+      filterSets.current ??= yield* store.readFilterSet();
+      const set = filterSets.current;
+      const verdicts = excludedBySet(set, messages);
+      try {
+        checked = { excluded: verdicts, inserted: yield* insert(verdicts, set.fingerprint) };
+      } catch (error) {
+        if (!(error instanceof StaleFilterSetError)) throw error;
+        if (filterSets.current === set) filterSets.current = undefined;
+      }
+    }
+  if (checked === undefined) {
+    // Before the insert (the fan-out leaves the excluded endpoints out), in the same transaction.
+    const excluded = yield* excludedByFilters(ctx, messages);
+    checked = { excluded, inserted: yield* insert(excluded) };
+  }
+  const { excluded, inserted } = checked;
   // A batch's, counted once nothing can refuse it any more: a refusal takes back what it inserted, the
   // exclusion rows with the messages (their cascade), where a count would stay.
   const counted = function* () {

@@ -1,11 +1,13 @@
+import { StaleFilterSetError } from "../../errors.js";
 import { OUTBOX_NOTIFY_CHANNEL } from "../../outbox.js";
 import { CLAIM, type ClaimParam, claimValues, composedPerClock } from "../claim-params.js";
 import { claimSelection, spentEndpoint, startInMs } from "../claim-sql.js";
 import { CLAIMED_COLUMNS, claimedNames } from "../claimed-columns.js";
+import { ADDRESSED_TO_ENDPOINT, ENDPOINT_RECEIVES } from "../endpoint-receives.js";
 import { excludedEndpointIds } from "../excluded-by-filters.js";
 import { fanOut } from "../fan-out.js";
 import { insertMessageRows } from "../insert-message-rows.js";
-import type { MessageToInsert } from "../message-to-insert.js";
+import type { InsertedMessage, MessageToInsert } from "../message-to-insert.js";
 import { type Operation, row, rows } from "../operation.js";
 import type { StoreStatements } from "../queue-context.js";
 import type { ClaimedRow } from "../rows.js";
@@ -33,7 +35,8 @@ function claimParts(now: Sql): Sql[] {
 /**
  * The enqueue's exclusions as parts of its one statement, none while no filter excluded anything (the
  * statement stays the same): `x`, each inserted message's `filteredOut` endpoints in
- * `webhook_exclusions` (a duplicate, not in `m`, records none); with `counted`, `c`, those endpoints'
+ * `webhook_exclusions` (a duplicate, not in `m`, records none), those the fan-out would have sent it to
+ * only (its own rules: a process's verdicts cover every filtered endpoint); with `counted`, `c`, those endpoints'
  * `filtered_count` raised by their rows in `x`, their rows found by id (`WHERE id = ANY`, in id order as
  * every statement that writes several endpoint rows locks them).
  */
@@ -53,12 +56,23 @@ function recordExclusions(messages: readonly MessageToInsert[], counted: boolean
   const insert = sql`
         x AS (INSERT INTO webhook_exclusions (endpoint_id, message_id)
           SELECT f.endpoint_id, m.id FROM m JOIN ${excluded} ON f.webhook_id = m.webhook_id
+            JOIN webhook_endpoints e ON e.id = f.endpoint_id
+          WHERE e.status = 'active' AND ${ENDPOINT_RECEIVES} AND ${ADDRESSED_TO_ENDPOINT}
+            AND ${postgresDialect.subscribes(raw("e.event_types"), raw("m.event_type"))}
           RETURNING endpoint_id),`;
   if (!counted) return insert;
   return sql`${insert}
         c AS (UPDATE webhook_endpoints e SET filtered_count = e.filtered_count + (SELECT count(*) FROM x WHERE x.endpoint_id = e.id)
           WHERE ${postgresDialect.isIn(raw("e.id"), excludedEndpointIds(messages), "bigint")} AND e.id IN (SELECT endpoint_id FROM x)),`;
 }
+
+/**
+ * The stored filter set's fingerprint (`FilterSet`): every filtered endpoint's id and expression, each
+ * expression led by its length so no two sets read alike. One scan of the filtered endpoints.
+ */
+const FILTER_SET = raw(`(SELECT encode(sha256(convert_to(COALESCE(
+    string_agg(id::text || ':' || length(filter)::text || ':' || filter, ',' ORDER BY id), ''), 'UTF8')), 'hex') AS fingerprint
+  FROM webhook_endpoints WHERE filter IS NOT NULL)`);
 
 /** The claim's result by name, not `claimed.*`: a statement selecting `*` is never prepared. */
 const CLAIMED_FROM_CTE = claimedNames("claimed");
@@ -128,15 +142,43 @@ export const postgresStatements: StoreStatements = {
       );
   },
   // The messages, one delivery per active endpoint, and a NOTIFY that PostgreSQL holds until the
-  // transaction commits (the caller's, when it passed its client), in one statement.
+  // transaction commits (the caller's, when it passed its client), in one statement. Given the filter
+  // set its verdicts were computed from, it inserts only while that is still the stored set (`fs`, in the
+  // statement's own snapshot); when it is not, nothing is written and one row of NULLs says so.
   *insertMessages(ctx, messages, options) {
-    return yield* rows(
-      sql`WITH m AS (${insertMessageRows(postgresDialect, ctx.now, messages)}),
+    const filterSet = options?.filterSet;
+    const checked = filterSet === undefined ? undefined : param(filterSet, "text");
+    const filterSetPart = checked === undefined ? raw("") : sql`fs AS ${FILTER_SET},\n        `;
+    const onlyIfCurrent = checked === undefined ? undefined : sql`(SELECT fingerprint FROM fs) = ${checked}`;
+    const found = yield* rows<InsertedMessage & { id: InsertedMessage["id"] | null }>(
+      sql`WITH ${filterSetPart}m AS (${insertMessageRows(postgresDialect, ctx.now, messages, onlyIfCurrent)}),
         d AS (${fanOut(postgresDialect, raw("m"), undefined, messages)}),${recordExclusions(messages, options?.countExclusions ?? false)}
         n AS (SELECT pg_notify(${param(OUTBOX_NOTIFY_CHANNEL, "text")}, '') FROM (SELECT 1 FROM d LIMIT 1) AS any_delivery)
         SELECT m.id, m.webhook_id, COALESCE(per.deliveries, 0)::int AS deliveries, (SELECT count(*) FROM n) AS notified
-        FROM m LEFT JOIN (SELECT message_id, count(*) AS deliveries FROM d GROUP BY message_id) per ON per.message_id = m.id`,
+        FROM m LEFT JOIN (SELECT message_id, count(*) AS deliveries FROM d GROUP BY message_id) per ON per.message_id = m.id${
+          checked === undefined
+            ? raw("")
+            : sql`
+        UNION ALL SELECT NULL, NULL, NULL, NULL FROM fs WHERE fingerprint <> ${checked}`
+        }`,
     );
+    if (checked !== undefined && found.some((message) => message.id === null))
+      throw new StaleFilterSetError();
+    return found as InsertedMessage[];
+  },
+  *readFilterSet() {
+    const found = yield* rows<{ fingerprint: string; id: number | string | null; filter: string | null }>(
+      sql`SELECT fs.fingerprint, e.id, e.filter FROM ${FILTER_SET} AS fs
+            LEFT JOIN webhook_endpoints e ON e.filter IS NOT NULL ORDER BY e.id`,
+    );
+    return {
+      fingerprint: found[0]?.fingerprint ?? "",
+      endpoints: found.flatMap((endpoint) =>
+        endpoint.id === null || endpoint.filter === null
+          ? []
+          : [{ id: Number(endpoint.id), filter: endpoint.filter }],
+      ),
+    };
   },
   // The writes and the claim as one statement: each write a CTE of its own, the claim's parts first (a
   // statement is told apart by its start: pg_stat_activity keeps 1 kB). Every part sees the rows as they
