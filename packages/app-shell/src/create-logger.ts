@@ -41,5 +41,8 @@ export function createLogger(options: LoggerOptions): Logger {
     base: { name: options.name, pid: process.pid },
     redact: { paths: REDACT_PATHS, censor: "[redacted]" },
   };
-  return options.destination === undefined ? pino(settings) : pino(settings, options.destination);
+  // Written synchronously: pino's default stdout stream writes in the thread pool, and a process that
+  // exits right after a line (a clean stop's "stopped") lost it or wrote it before the line in flight.
+  const destination = options.destination ?? pino.destination({ dest: 1, sync: true });
+  return pino(settings, destination);
 }
