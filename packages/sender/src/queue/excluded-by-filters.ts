@@ -1,10 +1,11 @@
 import { compiledFilter, type FilterInput, toFilterInput } from "../filter/compile-endpoint-filter.js";
+import type { Dialect } from "./dialect.js";
 import { ADDRESSED_TO_ENDPOINT, ENDPOINT_RECEIVES } from "./endpoint-receives.js";
 import type { MessageToInsert } from "./message-to-insert.js";
 import { count, type Operation, rows } from "./operation.js";
 import type { PreparedMessage } from "./prepare-message.js";
 import type { QueueContext } from "./queue-context.js";
-import { param, raw, sql } from "./sql.js";
+import { param, raw, type Sql, sql } from "./sql.js";
 
 /**
  * Of the deliveries the fan-out would queue for `messages`, those to an endpoint with a filter, each
@@ -86,30 +87,48 @@ export function excludedEndpointIds(messages: readonly MessageToInsert[]): numbe
   return [...new Set(messages.flatMap((message) => message.filteredOut ?? []))].sort((a, b) => a - b);
 }
 
-/** Each message's excluded endpoints (`filteredOut`) by its webhook id, as `countExcluded` reads them. */
-export function excludedByWebhookId(messages: readonly MessageToInsert[]): Map<string, readonly number[]> {
-  return new Map(
-    messages.flatMap((message) => (message.filteredOut ? [[message.webhookId, message.filteredOut]] : [])),
+/**
+ * The insert recording `messages`' `filteredOut` endpoints in `webhook_exclusions`, for the inserted
+ * messages that `from` names as `m` (a duplicate is not among them: it records none), and only for the
+ * endpoints the fan-out would have sent them to (its own rules: a verdict may predate the endpoint's
+ * row). Returns each row's `endpoint_id`; undefined while no filter excluded anything, so the enqueue's
+ * statements stay the same.
+ */
+export function insertExclusions(
+  dialect: Dialect,
+  from: Sql,
+  messages: readonly MessageToInsert[],
+): Sql | undefined {
+  const pairs = messages.flatMap((message) =>
+    (message.filteredOut ?? []).map((endpointId) => [message.webhookId, endpointId]),
   );
+  if (pairs.length === 0) return undefined;
+  const excluded = dialect.table(
+    "f",
+    [
+      ["webhook_id", "text"],
+      ["endpoint_id", "bigint"],
+    ],
+    pairs,
+  );
+  // CROSS JOIN: SQLite walks the few pairs and finds each message by its unique webhook id.
+  return sql`INSERT INTO webhook_exclusions (endpoint_id, message_id)
+          SELECT f.endpoint_id, m.id FROM ${excluded} CROSS JOIN ${from}
+            JOIN webhook_endpoints e ON e.id = f.endpoint_id
+          WHERE m.webhook_id = f.webhook_id AND e.status = 'active' AND ${ENDPOINT_RECEIVES}
+            AND ${ADDRESSED_TO_ENDPOINT} AND ${dialect.subscribes(raw("e.event_types"), raw("m.event_type"))}
+          RETURNING endpoint_id`;
 }
 
 /**
- * Raises each endpoint's `filtered_count` by the messages of `inserted` (message id by webhook id; not
- * a duplicate, which queued nothing) its filter excluded (`excluded`), in the enqueue's transaction:
- * one statement per distinct count (one, for a single message), each endpoint's row locked in id order
- * as every statement that writes several endpoint rows takes them. The (endpoint, message) rows of
- * `webhook_exclusions` are the store's insert's (`insertMessages`).
+ * Raises each endpoint's `filtered_count` by its exclusions (`endpointIds`, an id per excluded message
+ * that was inserted), in the enqueue's transaction: one statement per distinct count (one, for a single
+ * message), each endpoint's row locked in id order as every statement that writes several endpoint rows
+ * takes them.
  */
-export function* countExcluded(
-  excluded: ReadonlyMap<string, readonly number[]>,
-  inserted: ReadonlyMap<string, number>,
-  ctx: QueueContext,
-): Operation<void> {
+export function* countExcluded(endpointIds: readonly number[], ctx: QueueContext): Operation<void> {
   const perEndpoint = new Map<number, number>();
-  for (const [webhookId, endpointIds] of excluded) {
-    if (!inserted.has(webhookId)) continue;
-    for (const id of endpointIds) perEndpoint.set(id, (perEndpoint.get(id) ?? 0) + 1);
-  }
+  for (const id of endpointIds) perEndpoint.set(id, (perEndpoint.get(id) ?? 0) + 1);
   const byCount = new Map<number, number[]>();
   for (const [id, n] of perEndpoint) {
     const ids = byCount.get(n);

@@ -70,12 +70,12 @@ export function* enqueueMessages(
   // A batch's, counted once nothing can refuse it any more: a refusal takes back what it inserted, the
   // exclusion rows with the messages (their cascade), where a count would stay.
   const counted = function* () {
-    if (excluded.size > 0 && !single)
-      yield* countExcluded(
-        excluded,
-        new Map(inserted.map((message) => [message.webhook_id, Number(message.id)])),
-        ctx,
-      );
+    if (excluded.size === 0 || single) return;
+    const added = new Set(inserted.map((message) => message.webhook_id));
+    yield* countExcluded(
+      [...excluded].flatMap(([webhookId, endpointIds]) => (added.has(webhookId) ? endpointIds : [])),
+      ctx,
+    );
   };
   const [only] = inserted;
   // The common case, one new message, without the bookkeeping the general one needs.

@@ -3,8 +3,7 @@ import { OUTBOX_NOTIFY_CHANNEL } from "../../outbox.js";
 import { CLAIM, type ClaimParam, claimValues, composedPerClock } from "../claim-params.js";
 import { claimSelection, spentEndpoint, startInMs } from "../claim-sql.js";
 import { CLAIMED_COLUMNS, claimedNames } from "../claimed-columns.js";
-import { ADDRESSED_TO_ENDPOINT, ENDPOINT_RECEIVES } from "../endpoint-receives.js";
-import { excludedEndpointIds } from "../excluded-by-filters.js";
+import { excludedEndpointIds, insertExclusions } from "../excluded-by-filters.js";
 import { fanOut } from "../fan-out.js";
 import { insertMessageRows } from "../insert-message-rows.js";
 import type { InsertedMessage, MessageToInsert } from "../message-to-insert.js";
@@ -33,35 +32,18 @@ function claimParts(now: Sql): Sql[] {
 }
 
 /**
- * The enqueue's exclusions as parts of its one statement, none while no filter excluded anything (the
- * statement stays the same): `x`, each inserted message's `filteredOut` endpoints in
- * `webhook_exclusions` (a duplicate, not in `m`, records none), those the fan-out would have sent it to
- * only (its own rules: a process's verdicts cover every filtered endpoint); with `counted`, `c`, those endpoints'
- * `filtered_count` raised by their rows in `x`, their rows found by id (`WHERE id = ANY`, in id order as
- * every statement that writes several endpoint rows locks them).
+ * The enqueue's exclusions as parts of its one statement, none while no filter excluded anything:
+ * `x`, the rows (`insertExclusions`); with `counted`, `c`, those endpoints' `filtered_count` raised by
+ * their rows in `x`, their rows found by id in id order (as every statement that writes several
+ * endpoint rows locks them).
  */
 function recordExclusions(messages: readonly MessageToInsert[], counted: boolean): Sql {
-  const pairs = messages.flatMap((message) =>
-    (message.filteredOut ?? []).map((endpointId) => [message.webhookId, endpointId]),
-  );
-  if (pairs.length === 0) return raw("");
-  const excluded = postgresDialect.table(
-    "f",
-    [
-      ["webhook_id", "text"],
-      ["endpoint_id", "bigint"],
-    ],
-    pairs,
-  );
-  const insert = sql`
-        x AS (INSERT INTO webhook_exclusions (endpoint_id, message_id)
-          SELECT f.endpoint_id, m.id FROM m JOIN ${excluded} ON f.webhook_id = m.webhook_id
-            JOIN webhook_endpoints e ON e.id = f.endpoint_id
-          WHERE e.status = 'active' AND ${ENDPOINT_RECEIVES} AND ${ADDRESSED_TO_ENDPOINT}
-            AND ${postgresDialect.subscribes(raw("e.event_types"), raw("m.event_type"))}
-          RETURNING endpoint_id),`;
-  if (!counted) return insert;
-  return sql`${insert}
+  const insert = insertExclusions(postgresDialect, raw("m"), messages);
+  if (insert === undefined) return raw("");
+  const x = sql`
+        x AS (${insert}),`;
+  if (!counted) return x;
+  return sql`${x}
         c AS (UPDATE webhook_endpoints e SET filtered_count = e.filtered_count + (SELECT count(*) FROM x WHERE x.endpoint_id = e.id)
           WHERE ${postgresDialect.isIn(raw("e.id"), excludedEndpointIds(messages), "bigint")} AND e.id IN (SELECT endpoint_id FROM x)),`;
 }

@@ -8,7 +8,7 @@ import {
   WRITES_ON_CLAIM,
 } from "../claim-sql.js";
 import { CLAIMED_COLUMNS } from "../claimed-columns.js";
-import { countExcluded, excludedByWebhookId } from "../excluded-by-filters.js";
+import { countExcluded, insertExclusions } from "../excluded-by-filters.js";
 import { fanOut } from "../fan-out.js";
 import { insertMessageRows } from "../insert-message-rows.js";
 import type { InsertedMessage } from "../message-to-insert.js";
@@ -88,25 +88,19 @@ export const sqliteStatements: StoreStatements = {
         : fanOut(sqliteDialect, raw("webhook_messages m"), isIn(raw("m.id"), ids, "bigint"), messages),
     ))
       deliveries.set(message_id, (deliveries.get(message_id) ?? 0) + 1);
-    const byWebhookId = new Map(inserted.map((message) => [message.webhook_id, message.id]));
-    const excluded = messages.flatMap((message) => {
-      const messageId = byWebhookId.get(message.webhookId);
-      return messageId === undefined
-        ? []
-        : (message.filteredOut ?? []).map((endpointId) => [endpointId, messageId]);
-    });
-    if (excluded.length > 0) {
-      yield* count(
-        sql`INSERT INTO webhook_exclusions (endpoint_id, message_id) SELECT endpoint_id, message_id FROM ${sqliteDialect.table(
-          "x",
-          [
-            ["endpoint_id", "bigint"],
-            ["message_id", "bigint"],
-          ],
-          excluded,
-        )}`,
-      );
-      if (options?.countExclusions) yield* countExcluded(excludedByWebhookId(messages), byWebhookId, ctx);
+    const added = new Set(inserted.map((message) => message.webhook_id));
+    const exclusions = insertExclusions(
+      sqliteDialect,
+      raw("webhook_messages m"),
+      messages.filter((message) => added.has(message.webhookId)),
+    );
+    if (exclusions !== undefined) {
+      const excluded = yield* rows<{ endpoint_id: number }>(exclusions);
+      if (options?.countExclusions)
+        yield* countExcluded(
+          excluded.map((exclusion) => exclusion.endpoint_id),
+          ctx,
+        );
     }
     if (deliveries.size > 0) yield* wake();
     return inserted.map(

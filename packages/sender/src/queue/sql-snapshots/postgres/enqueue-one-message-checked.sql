@@ -17,10 +17,10 @@ WITH fs AS (SELECT encode(sha256(convert_to(COALESCE(
       WHERE t.v = m.event_type OR (right(t.v, 1) = '*' AND starts_with(m.event_type, left(t.v, -1))))) AND NOT ((m.webhook_id || ' ' || e.id) = ANY($9::text[]))
     ORDER BY m.id, e.id RETURNING message_id),
         x AS (INSERT INTO webhook_exclusions (endpoint_id, message_id)
-          SELECT f.endpoint_id, m.id FROM m JOIN unnest($10::text[], $11::bigint[]) WITH ORDINALITY AS f(webhook_id, endpoint_id, n) ON f.webhook_id = m.webhook_id
+          SELECT f.endpoint_id, m.id FROM unnest($10::text[], $11::bigint[]) WITH ORDINALITY AS f(webhook_id, endpoint_id, n) CROSS JOIN m
             JOIN webhook_endpoints e ON e.id = f.endpoint_id
-          WHERE e.status = 'active' AND (e.subscriber_id IS NULL OR e.verified_at IS NOT NULL) AND (((m.subscriber_id IS NULL AND (e.subscriber_id IS NULL OR (m.event_type IS NULL OR m.event_type NOT IN ('endpoint.failing', 'endpoint.disabled', 'endpoint.recovered', 'delivery.failed')))) OR m.subscriber_id = e.subscriber_id) AND (e.event_types IS NOT NULL OR (m.event_type IS NULL OR m.event_type NOT IN ('endpoint.failing', 'endpoint.disabled', 'endpoint.recovered', 'delivery.failed'))))
-            AND (e.event_types IS NULL OR EXISTS (SELECT 1 FROM json_array_elements_text(e.event_types::json) AS t(v)
+          WHERE m.webhook_id = f.webhook_id AND e.status = 'active' AND (e.subscriber_id IS NULL OR e.verified_at IS NOT NULL)
+            AND (((m.subscriber_id IS NULL AND (e.subscriber_id IS NULL OR (m.event_type IS NULL OR m.event_type NOT IN ('endpoint.failing', 'endpoint.disabled', 'endpoint.recovered', 'delivery.failed')))) OR m.subscriber_id = e.subscriber_id) AND (e.event_types IS NOT NULL OR (m.event_type IS NULL OR m.event_type NOT IN ('endpoint.failing', 'endpoint.disabled', 'endpoint.recovered', 'delivery.failed')))) AND (e.event_types IS NULL OR EXISTS (SELECT 1 FROM json_array_elements_text(e.event_types::json) AS t(v)
       WHERE t.v = m.event_type OR (right(t.v, 1) = '*' AND starts_with(m.event_type, left(t.v, -1)))))
           RETURNING endpoint_id),
         c AS (UPDATE webhook_endpoints e SET filtered_count = e.filtered_count + (SELECT count(*) FROM x WHERE x.endpoint_id = e.id)

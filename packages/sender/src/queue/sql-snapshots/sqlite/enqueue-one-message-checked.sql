@@ -15,7 +15,13 @@ INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, event_type,
       OR (substr(t.value, -1) = '*' AND substr(m.event_type, 1, length(t.value) - 1) = substr(t.value, 1, length(t.value) - 1)))) AND NOT ((m.webhook_id || ' ' || e.id) = ?)
     ORDER BY m.id, e.id RETURNING message_id;
 
-INSERT INTO webhook_exclusions (endpoint_id, message_id) SELECT endpoint_id, message_id FROM (SELECT json_extract(value, '$[0]') AS endpoint_id, json_extract(value, '$[1]') AS message_id, key + 1 AS n FROM json_each(?)) AS x;
+INSERT INTO webhook_exclusions (endpoint_id, message_id)
+          SELECT f.endpoint_id, m.id FROM (SELECT json_extract(value, '$[0]') AS webhook_id, json_extract(value, '$[1]') AS endpoint_id, key + 1 AS n FROM json_each(?)) AS f CROSS JOIN webhook_messages m
+            JOIN webhook_endpoints e ON e.id = f.endpoint_id
+          WHERE m.webhook_id = f.webhook_id AND e.status = 'active' AND (e.subscriber_id IS NULL OR e.verified_at IS NOT NULL)
+            AND (((m.subscriber_id IS NULL AND (e.subscriber_id IS NULL OR (m.event_type IS NULL OR m.event_type NOT IN ('endpoint.failing', 'endpoint.disabled', 'endpoint.recovered', 'delivery.failed')))) OR m.subscriber_id = e.subscriber_id) AND (e.event_types IS NOT NULL OR (m.event_type IS NULL OR m.event_type NOT IN ('endpoint.failing', 'endpoint.disabled', 'endpoint.recovered', 'delivery.failed')))) AND (e.event_types IS NULL OR EXISTS (SELECT 1 FROM json_each(e.event_types) AS t WHERE t.value = m.event_type
+      OR (substr(t.value, -1) = '*' AND substr(m.event_type, 1, length(t.value) - 1) = substr(t.value, 1, length(t.value) - 1))))
+          RETURNING endpoint_id;
 
 UPDATE webhook_endpoints SET filtered_count = filtered_count + ?
           WHERE id = ?;
