@@ -85,10 +85,13 @@ export function* listEvents(
   const after = options.after === undefined ? undefined : parseCursor(options.after);
   // The page reads from the cursor's own event on (`>=`, one row more): when that row is there, the
   // cursor's delivery is still kept and it is dropped; only when it is missing is the endpoint's oldest
-  // kept event looked up.
+  // kept event looked up. The messages are bounded by the cursor too, though the join implies it:
+  // PostgreSQL does not carry a range across a join, and once a table has statistics it merge-joins the
+  // page with the messages read from the first one on, at every page (10,000 events listed: 91 ms of
+  // its CPU instead of 20).
   const from =
     after !== undefined
-      ? sql`d.message_id >= ${after}`
+      ? sql`d.message_id >= ${after} AND m.id >= ${after}`
       : options.since !== undefined
         ? sql`m.created_at >= ${options.since.getTime()}`
         : raw("true");

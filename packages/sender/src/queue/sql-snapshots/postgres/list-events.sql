@@ -3,8 +3,8 @@ WITH endpoint AS (SELECT secrets, signature_headers, token FROM webhook_endpoint
           SELECT message_id, webhook_id, event_type, payload, created_at
           FROM (SELECT d.message_id, m.webhook_id, m.event_type, m.payload, m.created_at
         FROM webhook_deliveries d JOIN webhook_messages m ON m.id = d.message_id
-        WHERE d.endpoint_id = $3 AND d.message_id >= $4 AND EXISTS (SELECT 1 FROM endpoint)
-        ORDER BY d.message_id LIMIT $5) AS page
+        WHERE d.endpoint_id = $3 AND d.message_id >= $4 AND m.id >= $5 AND EXISTS (SELECT 1 FROM endpoint)
+        ORDER BY d.message_id LIMIT $6) AS page
           UNION ALL
           SELECT NULL, secrets, signature_headers, token, NULL
           FROM endpoint
