@@ -194,14 +194,21 @@ const SCENARIOS: Record<string, Scenario> = {
   },
   "list-events": {
     run: (ctx) => listEvents(ctx, 1, { after: "5", limit: 50, scope: { subscriberId: 1 } }, NOW / 1000),
-    // PostgreSQL reads the endpoint (message_id NULL) and the page in one statement, SQLite in two.
+    // PostgreSQL reads the page and the endpoint in one statement (the endpoint's row last, message_id
+    // NULL, its values in the events' columns), SQLite in two.
     answer: (text) =>
       text.includes("SELECT 1 AS found")
         ? []
         : text.includes("UNION ALL")
           ? [
-              { ...ROW, message_id: null },
               { ...ROW, message_id: 4 },
+              {
+                message_id: null,
+                webhook_id: ROW.secrets,
+                event_type: null,
+                payload: ROW.token,
+                created_at: null,
+              },
             ]
           : [{ ...ROW, message_id: 4 }],
   },

@@ -46,11 +46,15 @@ function signerOf(secrets: readonly string[]): Signer {
   return sign;
 }
 
-/** A row of the page's statement: the endpoint's (its columns only), then its events' (theirs only). */
-interface ListedRow {
-  secrets: string | null;
+/** The endpoint's row: only what signing needs, and its sealed token. */
+interface EndpointRow {
+  secrets: string;
   signature_headers: string | null;
-  token: string | null;
+  token: string;
+}
+
+/** An event's row (on PostgreSQL, the endpoint's as well: `message_id` NULL, see below). */
+interface EventRow {
   message_id: number | string | null;
   webhook_id: string;
   event_type: string | null;
@@ -99,38 +103,50 @@ export function* listEvents(
         WHERE d.endpoint_id = ${endpointId} AND ${from}${also}
         ORDER BY d.message_id LIMIT ${after === undefined ? limit : limit + 1}`;
   // With `token`, only its holder lists (no token is stored as "": then no candidate is the holder's).
-  const isHolder = (read: Pick<ListedRow, "token">) =>
+  const isHolder = (read: EndpointRow) =>
     options.token === undefined || (!!read.token && sameToken(options.token, ctx.codec.open(read.token)));
-  let holds = false;
-  let endpoint: Pick<ListedRow, "secrets" | "signature_headers" | "token"> | undefined;
-  let found: ListedRow[];
+  let endpoint: EndpointRow | undefined;
+  let found: EventRow[];
   if (ctx.dialect.name === "postgresql") {
-    // One round trip a page, not two: the endpoint as the first row (no event), its events after it. The
-    // events are read by `endpoint_id` itself, not joined to the endpoint's row, so the index is walked
-    // in message order up to the limit; EXISTS over the one-row CTE is decided once.
-    found = yield* rows<ListedRow>(
+    // One round trip a page, not two: the events, then the endpoint's row. The events are read by
+    // `endpoint_id` itself, not joined to the endpoint's row, so the index is walked in message order up
+    // to the limit; EXISTS over the one-row CTE is decided once. The endpoint's row comes last (its
+    // `message_id` NULL) in the events' own text columns: three columns of its own, NULL in every event's
+    // row, cost this process about 4 ms more per 10,000 events to parse and the server 1 ms. Ordered by
+    // `message_id` alone, the server merges the two (its page is read in that order) instead of sorting.
+    // The messages are bounded too (by the cursor, or the endpoint's first delivery), though the join
+    // implies it: PostgreSQL carries no range across a join, and once the tables have statistics it
+    // merge-joins the page with the messages read from the first one on, at every page (10,000 events
+    // listed: 91 ms of its CPU instead of 20), and a first page from every message before the endpoint's.
+    const fromCursor =
+      after === undefined
+        ? sql` AND m.id >= (SELECT min(message_id) FROM webhook_deliveries WHERE endpoint_id = ${endpointId})`
+        : sql` AND m.id >= ${after}`;
+    found = yield* rows<EventRow>(
       sql`WITH endpoint AS (${endpointRow})
-          SELECT secrets, signature_headers, token, NULL AS message_id, NULL AS webhook_id, NULL AS event_type,
-            NULL AS payload, NULL AS created_at
-          FROM endpoint
+          SELECT message_id, webhook_id, event_type, payload, created_at
+          FROM (${eventRows(sql`${fromCursor} AND EXISTS (SELECT 1 FROM endpoint)`)}) AS page
           UNION ALL
-          SELECT NULL, NULL, NULL, message_id, webhook_id, event_type, payload, created_at
-          FROM (${eventRows(raw(" AND EXISTS (SELECT 1 FROM endpoint)"))}) AS page
-          ORDER BY message_id NULLS FIRST`,
+          SELECT NULL, secrets, signature_headers, token, NULL
+          FROM endpoint
+          ORDER BY message_id`,
     );
-    endpoint = found[0]?.message_id === null ? found.shift() : undefined;
-    holds = endpoint !== undefined && isHolder(endpoint);
+    const last = found.at(-1);
+    if (last?.message_id === null) {
+      found.pop();
+      endpoint = { secrets: last.webhook_id, signature_headers: last.event_type, token: last.payload };
+    }
+    if (endpoint === undefined || !isHolder(endpoint)) return undefined;
   } else {
     // SQLite costs no round trip, and the same union cost its page 60% more CPU than the two statements
     // (the union is sorted in a temporary B-tree).
     // The token is compared before the page is read: a caller that is not the endpoint's holder (the
     // route tries every credential as the endpoint's token first) costs no read of its events.
-    endpoint = yield* row<ListedRow>(endpointRow);
-    holds = endpoint !== undefined && isHolder(endpoint);
-    found = holds ? yield* rows<ListedRow>(eventRows(raw(""))) : [];
+    endpoint = yield* row<EndpointRow>(endpointRow);
+    if (endpoint === undefined || !isHolder(endpoint)) return undefined;
+    found = yield* rows<EventRow>(eventRows(raw("")));
   }
-  if (endpoint === undefined || !holds) return undefined;
-  const secrets = JSON.parse(ctx.codec.open(endpoint.secrets as string)) as string[];
+  const secrets = JSON.parse(ctx.codec.open(endpoint.secrets)) as string[];
   if (after !== undefined) {
     if (found.length > 0 && Number(found[0]?.message_id) === after) found.shift();
     else if (after > 0) {
