@@ -100,4 +100,53 @@ describe("createBatcher", () => {
     expect(answered).toHaveLength(10);
     await batcher.idle();
   });
+  it("starts the next batch once a batch releases, before that batch is done; each caller waits for its own batch", async () => {
+    const started: number[][] = [];
+    const finish: Array<() => void> = [];
+    const { submit, idle } = createBatcher<number, number>({
+      async flush(items, release) {
+        started.push([...items]);
+        // Its last statement sent: the next batch may begin while this one waits for the answer.
+        release();
+        await new Promise<void>((resolve) => finish.push(resolve));
+        return items.map((item) => ({ ok: true, value: item * 10 }));
+      },
+    });
+    let firstDone = false;
+    const first = Promise.all([submit(1), submit(2)]).then((values) => {
+      firstDone = true;
+      return values;
+    });
+    await turn();
+    const second = submit(3);
+    await turn();
+    expect(started).toEqual([[1, 2], [3]]);
+    // The second is answered while the first still waits for its own.
+    finish[1]?.();
+    expect(await second).toBe(30);
+    expect(firstDone).toBe(false);
+    finish[0]?.();
+    expect(await first).toEqual([10, 20]);
+    await idle();
+  });
+
+  it("starts no other batch while one that has not released runs", async () => {
+    const started: number[][] = [];
+    let finish: (() => void) | undefined;
+    const { submit } = createBatcher<number, number>({
+      async flush(items) {
+        started.push([...items]);
+        if (started.length === 1) await new Promise<void>((resolve) => (finish = resolve));
+        return items.map((item) => ({ ok: true, value: item }));
+      },
+    });
+    const first = submit(1);
+    await turn();
+    const second = submit(2);
+    await turn();
+    expect(started).toEqual([[1]]);
+    finish?.();
+    expect(await Promise.all([first, second])).toEqual([1, 2]);
+    expect(started).toEqual([[1], [2]]);
+  });
 });
