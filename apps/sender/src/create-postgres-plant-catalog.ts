@@ -67,7 +67,6 @@ export async function createPostgresPlantCatalog(
   async function addGroup(
     client: pg.PoolClient,
     items: readonly AddRequest[],
-    release: () => void,
   ): Promise<Array<BatchOutcome<AddPlantResult>>> {
     const keys = [...new Set(items.flatMap((item) => (item.key === undefined ? [] : [item.key])))];
     const seen = new Map(
@@ -145,7 +144,7 @@ export async function createPostgresPlantCatalog(
       }));
       // COMMIT sent behind the insert: should the insert fail, the server ends the transaction with a
       // ROLLBACK instead, and the group is answered only once both are back.
-      const insertedAndCommitted = Promise.all([
+      const [inserted, committed] = await Promise.all([
         client.query<{ created_at: string }>({
           name: "store-plants-insert",
           text: INSERT_PLANTS,
@@ -161,11 +160,6 @@ export async function createPostgresPlantCatalog(
         }),
         client.query("COMMIT"),
       ]);
-      // The next group may begin on the other connection meanwhile: its ids are drawn after these were,
-      // its own COMMIT is sent two round trips later, and a plant whose client waited for this answer
-      // before sending it is in the group after that.
-      release();
-      const [inserted, committed] = await insertedAndCommitted;
       if (committed.command !== "COMMIT") throw new GroupNotCommittedError(committed.command);
       // One statement's rows share its timestamp.
       const createdAt = inserted.rows[0]?.created_at ?? 0;
@@ -195,13 +189,12 @@ export async function createPostgresPlantCatalog(
     });
   }
 
-  // Requests arriving while a group is prepared share the next one: one WAL flush for all, and a fixed
-  // number of round trips whatever its size (addGroup). The next group begins once a group has sent its
-  // COMMIT, while it waits for the answer. A refusal (409, 400) is decided before anything is written,
-  // so it leaves the group intact; a database error rolls the whole group back, and the batcher tries
-  // each plant alone.
+  // Requests arriving while a group is prepared or committed share the next one: one WAL flush for all,
+  // and a fixed number of round trips whatever its size (addGroup). A refusal (409, 400) is decided
+  // before anything is written, so it leaves the group intact; a database error rolls the whole group
+  // back, and the batcher tries each plant alone.
   const grouped = createBatcher<AddRequest, AddPlantResult>({
-    async flush(items, release) {
+    async flush(items) {
       const client = await writer.connect();
       // Checked out, a client's errors are no longer the pool's to hear: one the server ends between two
       // statements is destroyed rather than handed back (as withTransaction does).
@@ -211,7 +204,7 @@ export async function createPostgresPlantCatalog(
       };
       client.on("error", onError);
       try {
-        return await addGroup(client, items, release);
+        return await addGroup(client, items);
       } catch (error) {
         // Nothing to undo once the server rolled back on its own (a notice, not an error).
         await client.query("ROLLBACK").catch((rollbackError: Error) => {

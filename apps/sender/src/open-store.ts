@@ -45,11 +45,10 @@ export async function openStore(target: string, options: OpenStoreOptions = {}):
     // An idle pooled connection the server ends (restart, failover) is an 'error' event on the pool;
     // with no listener it would be an uncaught exception that kills the process.
     pool.on("error", (error) => onError?.(error));
-    // The plants' group commits, on connections of their own in pipeline mode: a statement is sent
-    // without waiting for the one before (BEGIN with the ids, COMMIT behind the insert). Two: the next
-    // group may begin while one waits for its COMMIT. Only there: nothing else the store sends is
-    // written for pipelining.
-    const writer = new pg.Pool({ connectionString: target, max: 2, lock_timeout: 5000, pipeline: true });
+    // The plants' group commits, one group at a time, on a connection of their own in pipeline mode: a
+    // statement is sent without waiting for the one before (BEGIN with the ids, COMMIT behind the insert).
+    // Only there: nothing else the store sends is written for it.
+    const writer = new pg.Pool({ connectionString: target, max: 1, lock_timeout: 5000, pipeline: true });
     writer.on("error", (error) => onError?.(error));
     try {
       const outbox = await createPostgresOutbox(pool, {

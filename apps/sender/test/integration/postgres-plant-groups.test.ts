@@ -33,7 +33,7 @@ interface Catalog {
 async function openCatalog(): Promise<Catalog> {
   const url = await postgres.createDatabase();
   const pool = new pg.Pool({ connectionString: url });
-  const writer = new pg.Pool({ connectionString: url, max: 2, pipeline: true });
+  const writer = new pg.Pool({ connectionString: url, max: 1, pipeline: true });
   let sent = 0;
   writer.on("connect", (client) => {
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
