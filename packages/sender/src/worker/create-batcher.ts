@@ -4,11 +4,9 @@ export type BatchOutcome<R> = { ok: true; value: R } | { ok: false; error: unkno
 export interface BatcherOptions<I, R> {
   /**
    * Handles one batch (one transaction, one round trip) and answers one outcome per item, in order. A
-   * throw fails the whole batch. A batch that has sent its last statement may call `release` to let the
-   * next one start while it waits for that statement's answer (its callers still wait for the batch's
-   * outcomes); without it, the next starts once this one is done.
+   * throw fails the whole batch.
    */
-  flush(items: readonly I[], release: () => void): Promise<ReadonlyArray<BatchOutcome<R>>>;
+  flush(items: readonly I[]): Promise<ReadonlyArray<BatchOutcome<R>>>;
   /** Most items in one batch; default 100. */
   maxBatch?: number;
 }
@@ -35,26 +33,18 @@ export function createBatcher<I, R>(options: BatcherOptions<I, R>): Batcher<I, R
   const maxBatch = options.maxBatch ?? 100;
   type Waiting = { item: I; resolve: (value: R) => void; reject: (error: unknown) => void };
   let queue: Waiting[] = [];
-  // The batch that has neither finished nor released: while there is one, no other starts.
-  let holding = false;
-  let scheduled = false;
-  let inFlight = 0;
-  let idleWaiters: Array<() => void> = [];
-  const noRelease = () => {};
+  let running: Promise<void> | undefined;
 
-  async function settle(batch: readonly Waiting[], release: () => void): Promise<void> {
+  async function settle(batch: readonly Waiting[]): Promise<void> {
     let outcomes: ReadonlyArray<BatchOutcome<R>>;
     try {
-      outcomes = await options.flush(
-        batch.map((waiting) => waiting.item),
-        release,
-      );
+      outcomes = await options.flush(batch.map((waiting) => waiting.item));
     } catch (error) {
       if (batch.length === 1) {
         (batch[0] as Waiting).reject(error);
         return;
       }
-      for (const waiting of batch) await settle([waiting], noRelease);
+      for (const waiting of batch) await settle([waiting]);
       return;
     }
     batch.forEach((waiting, index) => {
@@ -64,50 +54,25 @@ export function createBatcher<I, R>(options: BatcherOptions<I, R>): Batcher<I, R
     });
   }
 
-  function start(): void {
-    if (holding || queue.length === 0) return;
-    const batch = queue.slice(0, maxBatch);
-    queue = queue.slice(batch.length);
-    holding = true;
-    inFlight += 1;
-    let released = false;
-    const release = () => {
-      if (released) return;
-      released = true;
-      holding = false;
-      // Not from inside the releasing batch's own call.
-      queueMicrotask(start);
-    };
-    void settle(batch, release).finally(() => {
-      inFlight -= 1;
-      if (!released) {
-        released = true;
-        holding = false;
-        start();
-      }
-      if (inFlight === 0 && queue.length === 0) {
-        const waiters = idleWaiters;
-        idleWaiters = [];
-        for (const resolve of waiters) resolve();
-      }
-    });
+  async function drain(): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    while (queue.length > 0) {
+      const batch = queue.slice(0, maxBatch);
+      queue = queue.slice(batch.length);
+      await settle(batch);
+    }
+    running = undefined;
   }
 
   return {
     submit(item) {
       return new Promise<R>((resolve, reject) => {
         queue.push({ item, resolve, reject });
-        if (holding || scheduled) return;
-        scheduled = true;
-        setImmediate(() => {
-          scheduled = false;
-          start();
-        });
+        running ??= drain();
       });
     },
-    idle() {
-      if (inFlight === 0 && queue.length === 0 && !scheduled) return Promise.resolve();
-      return new Promise<void>((resolve) => idleWaiters.push(resolve));
+    async idle() {
+      while (running) await running;
     },
   };
 }
