@@ -7,6 +7,7 @@ import {
 import { type PostgresOutbox, withTransaction } from "@plant-store/sender/postgres";
 import { NEW_PLANT_EVENT, type PlantStoreEvents } from "@plant-store/types";
 import type pg from "pg";
+import { GroupNotCommittedError } from "./group-not-committed-error.js";
 import { InvalidPlantError } from "./invalid-plant-error.js";
 import { newPlantPayload } from "./new-plant-payload.js";
 import type { AddPlantResult, AddRequest, PlantCatalog } from "./plant-catalog.js";
@@ -15,6 +16,19 @@ import { requestHash } from "./request-hash.js";
 import { LEGACY_PLANTS_MIGRATION, storePlantsSchema } from "./store-plants-schema.js";
 
 const UNIQUE_VIOLATION = "23505";
+
+// Named: parsed once per connection. Neither selects `*` (a prepared statement whose result columns a
+// later migration changed would fail for as long as its connection lives).
+const DRAW_IDS =
+  "SELECT nextval(pg_get_serial_sequence('store_plants', 'id')) AS id FROM generate_series(1, $1::int)";
+const INSERT_PLANTS = `WITH added AS (
+  INSERT INTO store_plants (id, name, tag, webhook_id, idempotency_key, request_hash, queued, created_at)
+  SELECT id, name, tag, webhook_id, idempotency_key, request_hash, queued,
+    (extract(epoch FROM statement_timestamp()) * 1000)::bigint
+  FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[])
+    AS p(id, name, tag, webhook_id, idempotency_key, request_hash, queued)
+  RETURNING created_at)
+SELECT min(created_at) AS created_at FROM added`;
 // Serialises the table's creation (and a 0.1 migration) when several store processes start at once.
 const MIGRATION_LOCK = 0x706c6174;
 
@@ -22,6 +36,7 @@ const MIGRATION_LOCK = 0x706c6174;
 export async function createPostgresPlantCatalog(
   pool: pg.Pool,
   outbox: PostgresOutbox<PlantStoreEvents>,
+  writer: pg.Pool,
 ): Promise<PlantCatalog> {
   await withTransaction(pool, async (client) => {
     // A complete schema is only looked at: DDL, even IF NOT EXISTS, takes locks a running store would wait on.
@@ -42,10 +57,12 @@ export async function createPostgresPlantCatalog(
   });
 
   /**
-   * A whole group in at most four statements: the keys it carries looked up at once, its plants' ids
-   * drawn, every message and delivery queued (`enqueueMany`) and every plant inserted, each a multi-row
-   * statement. A key seen before answers as `replayOf` says; a key twice in one group answers the
-   * second as a repeat of the first.
+   * A whole group in three round trips on the writer's pipelined connection, each a fixed number of
+   * statements whatever the group's size: BEGIN with its plants' ids drawn, every message and delivery
+   * queued (`enqueueMany`), every plant inserted with COMMIT. The keys it carries are looked up at once
+   * before (one more round trip, none without keys; a group that adds nothing opens no transaction). A
+   * key seen before answers as `replayOf` says; a key twice in one group answers the second as a repeat
+   * of the first.
    */
   async function addGroup(
     client: pg.PoolClient,
@@ -62,25 +79,36 @@ export async function createPostgresPlantCatalog(
             )
           ).rows.map((row) => [row.idempotency_key, row]),
     );
-    type New = { item: AddRequest; hash: string; webhookId: string; payloadFor: (id: number) => unknown };
+    type New = {
+      item: AddRequest;
+      hash: string | null;
+      webhookId: string;
+      payloadFor: (id: number) => unknown;
+    };
     const fresh: New[] = [];
     const firstOfKey = new Map<string, New>();
     const plan = items.map((item): BatchOutcome<AddPlantResult> | New | { repeatOf: New; hash: string } => {
-      const hash = requestHash({ name: item.name, tag: item.tag, orderingKey: item.orderingKey });
       try {
-        const row = item.key === undefined ? undefined : seen.get(item.key);
-        if (row) return { ok: true, value: replayOf(row, hash) };
-        const first = item.key === undefined ? undefined : firstOfKey.get(item.key);
-        if (first) return { repeatOf: first, hash };
+        if (item.key !== undefined) {
+          // Only a key's plant keeps the fingerprint of its request.
+          const hash = requestHash({ name: item.name, tag: item.tag, orderingKey: item.orderingKey });
+          const row = seen.get(item.key);
+          if (row) return { ok: true, value: replayOf(row, hash) };
+          const first = firstOfKey.get(item.key);
+          if (first) return { repeatOf: first, hash };
+        }
         // Refused before anything is written.
         const added: New = {
           item,
-          hash,
+          hash: null,
           webhookId: newWebhookId(),
           payloadFor: newPlantPayload({ name: item.name, tag: item.tag }),
         };
+        if (item.key !== undefined) {
+          added.hash = requestHash({ name: item.name, tag: item.tag, orderingKey: item.orderingKey });
+          firstOfKey.set(item.key, added);
+        }
         fresh.push(added);
-        if (item.key !== undefined) firstOfKey.set(item.key, added);
         return added;
       } catch (error) {
         if (error instanceof IdempotencyConflictError || error instanceof InvalidPlantError)
@@ -90,12 +118,12 @@ export async function createPostgresPlantCatalog(
     });
     const stored = new Map<New, AddPlantResult>();
     if (fresh.length > 0) {
-      const ids = (
-        await client.query<{ id: string }>(
-          "SELECT nextval(pg_get_serial_sequence('store_plants', 'id')) AS id FROM generate_series(1, $1::int)",
-          [fresh.length],
-        )
-      ).rows.map((row) => Number(row.id));
+      // Sent together: the server runs the second as soon as the first is done, no round trip between.
+      const [, drawn] = await Promise.all([
+        client.query("BEGIN"),
+        client.query<{ id: string }>({ name: "store-plant-ids", text: DRAW_IDS, values: [fresh.length] }),
+      ]);
+      const ids = drawn.rows.map((row) => Number(row.id));
       const queued = await outbox.enqueueMany(
         fresh.map((added, index) => ({
           eventType: NEW_PLANT_EVENT,
@@ -105,27 +133,41 @@ export async function createPostgresPlantCatalog(
         })),
         { client },
       );
-      const rows = await client.query<PlantRow>(
-        `INSERT INTO store_plants (id, name, tag, webhook_id, idempotency_key, request_hash, queued, created_at)
-         SELECT *, (extract(epoch FROM statement_timestamp()) * 1000)::bigint
-         FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[])
-         RETURNING *`,
-        [
-          ids,
-          fresh.map((added) => added.item.name),
-          fresh.map((added) => added.item.tag ?? null),
-          fresh.map((added) => added.webhookId),
-          fresh.map((added) => added.item.key ?? null),
-          fresh.map((added) => (added.item.key === undefined ? null : added.hash)),
-          queued.map((result) => result.deliveries),
-        ],
-      );
-      const byWebhookId = new Map(rows.rows.map((row) => [row.webhook_id, row]));
+      const rows: PlantRow[] = fresh.map((added, index) => ({
+        id: ids[index] as number,
+        name: added.item.name,
+        tag: added.item.tag ?? null,
+        webhook_id: added.webhookId,
+        request_hash: added.hash,
+        queued: queued[index]?.deliveries ?? 0,
+        created_at: 0,
+      }));
+      // COMMIT sent behind the insert: should the insert fail, the server ends the transaction with a
+      // ROLLBACK instead, and the group is answered only once both are back.
+      const [inserted, committed] = await Promise.all([
+        client.query<{ created_at: string }>({
+          name: "store-plants-insert",
+          text: INSERT_PLANTS,
+          values: [
+            ids,
+            rows.map((row) => row.name),
+            rows.map((row) => row.tag),
+            rows.map((row) => row.webhook_id),
+            fresh.map((added) => added.item.key ?? null),
+            rows.map((row) => row.request_hash),
+            rows.map((row) => row.queued),
+          ],
+        }),
+        client.query("COMMIT"),
+      ]);
+      if (committed.command !== "COMMIT") throw new GroupNotCommittedError(committed.command);
+      // One statement's rows share its timestamp.
+      const createdAt = inserted.rows[0]?.created_at ?? 0;
       fresh.forEach((added, index) => {
-        const row = byWebhookId.get(added.webhookId) as PlantRow;
+        const row = rows[index] as PlantRow;
         stored.set(added, {
-          plant: toCatalogPlant(row),
-          queued: queued[index]?.deliveries ?? 0,
+          plant: toCatalogPlant({ ...row, created_at: createdAt }),
+          queued: Number(row.queued),
           replayed: false,
         });
       });
@@ -147,12 +189,33 @@ export async function createPostgresPlantCatalog(
     });
   }
 
-  // Requests arriving while a transaction is prepared or committed share the next one: one WAL flush
-  // for all, and a fixed number of statements whatever the batch's size (addGroup). A refusal (409, 400)
-  // is decided before anything is written, so it leaves the batch intact; a database error rolls the
-  // whole batch back, and the batcher tries each plant alone.
+  // Requests arriving while a group is prepared or committed share the next one: one WAL flush for all,
+  // and a fixed number of round trips whatever its size (addGroup). A refusal (409, 400) is decided
+  // before anything is written, so it leaves the group intact; a database error rolls the whole group
+  // back, and the batcher tries each plant alone.
   const grouped = createBatcher<AddRequest, AddPlantResult>({
-    flush: (items) => withTransaction(pool, (client) => addGroup(client, items)),
+    async flush(items) {
+      const client = await writer.connect();
+      // Checked out, a client's errors are no longer the pool's to hear: one the server ends between two
+      // statements is destroyed rather than handed back (as withTransaction does).
+      let broken: Error | undefined;
+      const onError = (error: Error) => {
+        broken = error;
+      };
+      client.on("error", onError);
+      try {
+        return await addGroup(client, items);
+      } catch (error) {
+        // Nothing to undo once the server rolled back on its own (a notice, not an error).
+        await client.query("ROLLBACK").catch((rollbackError: Error) => {
+          broken ??= rollbackError;
+        });
+        throw error;
+      } finally {
+        client.off("error", onError);
+        client.release(broken);
+      }
+    },
   });
   return {
     async add(input, idempotencyKey) {

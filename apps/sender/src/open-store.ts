@@ -45,13 +45,18 @@ export async function openStore(target: string, options: OpenStoreOptions = {}):
     // An idle pooled connection the server ends (restart, failover) is an 'error' event on the pool;
     // with no listener it would be an uncaught exception that kills the process.
     pool.on("error", (error) => onError?.(error));
+    // The plants' group commits, one group at a time, on a connection of their own in pipeline mode: a
+    // statement is sent without waiting for the one before (BEGIN with the ids, COMMIT behind the insert).
+    // Only there: nothing else the store sends is written for it.
+    const writer = new pg.Pool({ connectionString: target, max: 1, lock_timeout: 5000, pipeline: true });
+    writer.on("error", (error) => onError?.(error));
     try {
       const outbox = await createPostgresOutbox(pool, {
         catalog: PLANT_STORE_WEBHOOKS,
         ...(onError ? { onError } : {}),
         ...(secretsCipher ? { secretsCipher } : {}),
       });
-      const plants = await createPostgresPlantCatalog(pool, outbox);
+      const plants = await createPostgresPlantCatalog(pool, outbox, writer);
       const { createPostgresPortalCredentials } = await import("@plant-store/api/postgres");
       const portalCredentials = await createPostgresPortalCredentials(pool);
       return {
@@ -61,10 +66,12 @@ export async function openStore(target: string, options: OpenStoreOptions = {}):
         reencryptEndpoints: () => outbox.reencryptEndpoints(),
         async close() {
           await outbox.close();
+          await writer.end();
           await pool.end();
         },
       };
     } catch (error) {
+      await writer.end();
       await pool.end();
       throw error;
     }

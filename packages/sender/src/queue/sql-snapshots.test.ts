@@ -174,6 +174,17 @@ const SCENARIOS: Record<string, Scenario> = {
           : [ROW]
         : [{ message_id: 1 }],
   },
+  // A batch on a store that checks the filter set, whose copy holds no filtered endpoint: the insert
+  // alone, checked against the set (SQLite, which does not check, reads its candidates first).
+  "enqueue-messages-checked": {
+    run: (ctx) =>
+      enqueueMessages(
+        { ...ctx, filterSets: { current: { fingerprint: "e3b0", endpoints: [] } } },
+        [message("msg_1"), message("msg_2")],
+        ["00-trace-01", "00-trace-02"],
+      ),
+    answer: (text) => (text.startsWith("SELECT") ? [] : [ROW, { ...ROW, id: 2, webhook_id: "msg_2" }]),
+  },
   "ensure-endpoint": {
     run: (ctx) => ensureEndpoint(ctx, { url: "https://example.test/hook", token: "new", secrets: [SECRET] }),
   },

@@ -131,4 +131,41 @@ describe("a PostgreSQL outbox's copy of the filter set", () => {
       await sender.pool.end();
     }
   });
+  it("queues a batch in one statement while no endpoint has a filter, and excludes and counts as before once another process set one", async () => {
+    const url = await postgres.createDatabase();
+    const admin = await process(url);
+    const sender = await process(url);
+    try {
+      const endpoint = await admin.outbox.addEndpoint({
+        url: "http://127.0.0.1:9/e",
+        token: "t",
+        secrets: [secret],
+      });
+      const sendMany = async (...tags: string[]) => {
+        const before = sender.sent();
+        const queued = await sender.outbox.enqueueMany(
+          tags.map((tag) => ({ eventType: "plant", payload: { tag } })),
+        );
+        return { deliveries: queued.map((result) => result.deliveries), statements: sender.sent() - before };
+      };
+      await sendMany("indoor");
+      // BEGIN, the insert checked against the set, COMMIT.
+      expect(await sendMany("indoor", "tropical")).toEqual({ deliveries: [1, 1], statements: 3 });
+      await admin.outbox.updateEndpoint(endpoint.id, { filter: tropical });
+      // The stale insert, the set read again, then a batch's path with filters: its candidates, the
+      // insert, the exclusions counted (and BEGIN, COMMIT).
+      expect(await sendMany("indoor", "tropical", "indoor")).toEqual({
+        deliveries: [0, 1, 0],
+        statements: 7,
+      });
+      expect((await admin.outbox.getEndpoint(endpoint.id))?.filteredCount).toBe(2);
+      expect(await sendMany("tropical", "indoor")).toEqual({ deliveries: [1, 0], statements: 5 });
+      expect((await admin.outbox.getEndpoint(endpoint.id))?.filteredCount).toBe(3);
+    } finally {
+      await admin.outbox.close();
+      await sender.outbox.close();
+      await admin.pool.end();
+      await sender.pool.end();
+    }
+  });
 });

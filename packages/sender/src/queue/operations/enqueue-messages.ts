@@ -44,15 +44,17 @@ export function* enqueueMessages(
       { countExclusions: single, ...(filterSet === undefined ? {} : { filterSet }) },
     );
   let checked: { excluded: ReadonlyMap<string, readonly number[]>; inserted: InsertedMessage[] } | undefined;
-  // One message on a store that checks the filter set in its insert: the verdicts of this process's
-  // copy, sent with the insert (no statement before it). A stale copy is read again once; a second miss
-  // (the set changing under every read) takes the path below, as a batch does (its counts, written by
-  // `countExcluded` from the verdicts, need the fan-out's candidates only; its extra statement is shared).
+  // On a store that checks the filter set in its insert: the verdicts of this process's copy, sent with
+  // the insert (no statement before it), for one message, or for a batch while no endpoint has a filter
+  // (nothing to exclude, so nothing to count). A stale copy is read again once; a second miss (the set
+  // changing under every read), or a batch with filtered endpoints, takes the path below (a batch's
+  // counts, written by `countExcluded`, need the fan-out's candidates only; its extra statement is shared).
   const { filterSets, store } = ctx;
-  if (single && filterSets && store.readFilterSet)
+  if (filterSets && store.readFilterSet)
     for (let tries = 0; tries < 2 && checked === undefined; tries++) {
       filterSets.current ??= yield* store.readFilterSet();
       const set = filterSets.current;
+      if (!single && set.endpoints.length > 0) break;
       const verdicts = excludedBySet(set, messages);
       try {
         checked = { excluded: verdicts, inserted: yield* insert(verdicts, set.fingerprint) };
