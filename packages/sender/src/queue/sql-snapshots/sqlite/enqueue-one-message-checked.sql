@@ -15,7 +15,7 @@ INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, event_type,
       OR (substr(t.value, -1) = '*' AND substr(m.event_type, 1, length(t.value) - 1) = substr(t.value, 1, length(t.value) - 1)))) AND NOT ((m.webhook_id || ' ' || e.id) = ?)
     ORDER BY m.id, e.id RETURNING message_id;
 
-INSERT INTO webhook_exclusions (endpoint_id, message_id) SELECT endpoint_id, message_id FROM (SELECT json_extract(value, '$[0]') AS endpoint_id, json_extract(value, '$[1]') AS message_id, key + 1 AS n FROM jsonb_each(?)) AS x;
+INSERT INTO webhook_exclusions (endpoint_id, message_id) SELECT endpoint_id, message_id FROM (SELECT column1 AS endpoint_id, column2 AS message_id, column3 AS n FROM (VALUES (?, ?, ?)) WHERE column3 IS NOT NULL) AS x;
 
 UPDATE webhook_endpoints SET filtered_count = filtered_count + ?
           WHERE id = ?;
