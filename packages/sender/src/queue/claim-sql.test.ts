@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { SLOW_LANE_AFTER } from "./claim-allowance.js";
-import { claimAllowance, ownersTakeTurns, rateFrom, WRITES_ON_CLAIM } from "./claim-sql.js";
+import { claimAllowance, ownersTakeTurns, rateFrom, startFromPlace, WRITES_ON_CLAIM } from "./claim-sql.js";
 import { render, type Sql, sql } from "./sql.js";
 import { sqliteDialect } from "./sqlite/sqlite-dialect.js";
 
@@ -84,7 +84,8 @@ function chosen(candidates: ReadonlyArray<ReturnType<typeof candidate>>, perOwne
     candidates,
   );
   return evaluate(
-    sql`WITH candidates AS (SELECT id, owner, place, next_attempt_at, allowance, 0 AS endpoint_id FROM ${table}),
+    sql`WITH candidates AS (SELECT id, owner, place, next_attempt_at, allowance, 0 AS endpoint_id,
+        NULL AS rate_from, NULL AS spacing, NULL AS held FROM ${table}),
       ${ownersTakeTurns({ perOwner: sql`${perOwner}`, limit: sql`${limit}` })} SELECT id FROM chosen ORDER BY id`,
   ).map((row) => row.id);
 }
@@ -129,5 +130,35 @@ describe("the owners' turns", () => {
   it("takes none past its endpoint's allowance", () => {
     const work = [candidate(1, 7, 1, 1, 1), candidate(2, 7, 2, 2, 1), candidate(3, 8, 1, 3, 0)];
     expect(chosen(work, 10, 10)).toEqual([1]);
+  });
+});
+
+describe("the claimed rows' starts", () => {
+  it("spaces a rate-limited endpoint's chosen rows from its schedule by place, and leaves the others' unset", () => {
+    // Endpoint 1 (limited: schedule 100 ms ahead, 120 ms apart) has places 1-3 due; endpoint 2 none.
+    const table = sqliteDialect.table(
+      "c",
+      ["id", "owner", "place", "endpoint_id", "rate_from", "spacing", "held"].map(
+        (name) => [name, "bigint"] as const,
+      ),
+      [
+        [1, 0, 1, 1, now + 100, 120, 1],
+        [2, 0, 2, 1, now + 100, 120, 1],
+        [3, 0, 3, 1, now + 100, 120, 1],
+        [4, 0, 1, 2, null, null, null],
+      ],
+    );
+    const starts = evaluate(
+      sql`WITH candidates AS (SELECT id, owner, place, id AS next_attempt_at, 100 AS allowance, endpoint_id,
+          rate_from, spacing, held FROM ${table}),
+        ${ownersTakeTurns({ perOwner: sql`${10}`, limit: sql`${3}` })}
+        SELECT c.id, ${startFromPlace(sql`${now}`)}, c.held FROM chosen c ORDER BY c.id`,
+    );
+    // Owners' turns take an endpoint's first places: its rows' places are their ranks, so their starts.
+    expect(starts).toEqual([
+      { id: 1, start_in_ms: 100, held: 1 },
+      { id: 2, start_in_ms: 220, held: 1 },
+      { id: 4, start_in_ms: null, held: null },
+    ]);
   });
 });

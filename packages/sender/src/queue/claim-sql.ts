@@ -56,12 +56,13 @@ function openColumns(dialect: Dialect, now: Sql): Sql {
  *   with what they allow, locked on PostgreSQL for the rest of the transaction (another claim passes over
  *   them meanwhile; their allowance is read from the row as it stands once locked). Not those the same
  *   transaction writes (`keepBucketsOf`): PostgreSQL cannot update one row twice in one statement;
- * - `open`: those and the claimable endpoints whose row the claim does not write;
+ * - `open`: those (`held`, its id) and the claimable endpoints whose row the claim does not write;
  * - `candidates`: each open endpoint's earliest due deliveries, numbered (`place`), walking the pending
  *   rows' (endpoint_id, next_attempt_at) index and stopping after `perEndpoint` rows, so the cost follows
  *   what is due, not the backlog (a constant limit: SQLite's subquery cannot take its LIMIT from an outer
  *   column; the allowance, never over `perEndpoint`, is applied to `place` instead);
- * - `chosen`: of those within their endpoint's allowance, owners taking turns (`ownersTakeTurns`).
+ * - `chosen`: of those within their endpoint's allowance, owners taking turns (`ownersTakeTurns`), with
+ *   their endpoint's schedule and `held`, so SQLite reads its answer from it alone (`startFromPlace`).
  */
 export function claimSelection(dialect: Dialect, now: Sql): Sql[] {
   const next = (alias: string, after: string) =>
@@ -77,11 +78,11 @@ export function claimSelection(dialect: Dialect, now: Sql): Sql[] {
       SELECT ${openColumns(dialect, now)} ${open} AND ${WRITES_ON_CLAIM}
         AND NOT (${dialect.inList(raw("e.id"), CLAIM.keepBucketsOf)})${dialect.skipLocked})`,
     sql`open AS (
-      SELECT id, owner, allowance, rate_from, spacing FROM held
+      SELECT id, owner, allowance, rate_from, spacing, id AS held FROM held
       UNION ALL
-      SELECT ${openColumns(dialect, now)} ${open} AND NOT ${WRITES_ON_CLAIM})`,
+      SELECT ${openColumns(dialect, now)}, NULL AS held ${open} AND NOT ${WRITES_ON_CLAIM})`,
     sql`candidates AS (
-      SELECT due.id, due.endpoint_id, due.next_attempt_at, oe.owner, oe.allowance,
+      SELECT due.id, due.endpoint_id, due.next_attempt_at, oe.owner, oe.allowance, oe.rate_from, oe.spacing, oe.held,
         row_number() OVER (PARTITION BY oe.id ORDER BY due.next_attempt_at, due.id) AS place
       FROM open oe ${dialect.joinFirst(
         "due",
@@ -105,8 +106,8 @@ export function claimSelection(dialect: Dialect, now: Sql): Sql[] {
  */
 export function ownersTakeTurns({ perOwner, limit }: { perOwner: Sql; limit: Sql }): Sql {
   return sql`chosen AS (
-      SELECT id, endpoint_id, next_attempt_at FROM (
-        SELECT id, endpoint_id, next_attempt_at, place,
+      SELECT id, endpoint_id, next_attempt_at, place, rate_from, spacing, held FROM (
+        SELECT id, endpoint_id, next_attempt_at, place, rate_from, spacing, held,
           row_number() OVER (PARTITION BY owner ORDER BY place, next_attempt_at, id) AS turn
         FROM candidates WHERE place <= allowance) c
       WHERE turn <= ${perOwner}
@@ -121,6 +122,15 @@ export function ownersTakeTurns({ perOwner, limit }: { perOwner: Sql; limit: Sql
 export function startInMs(claimed: string, end: Sql): Sql {
   return sql`CASE WHEN h.rate_from IS NULL THEN NULL ELSE h.rate_from - ${end} + h.spacing * (row_number()
     OVER (PARTITION BY ${raw(`${claimed}.endpoint_id ORDER BY ${claimed}.next_attempt_at, ${claimed}.id`)}) - 1) END AS start_in_ms`;
+}
+
+/**
+ * `startInMs` for the rows of `chosen` as they are, without joining `held` again or numbering them again
+ * (on SQLite that join and window were a quarter of the claim): an endpoint's chosen rows are its first
+ * places (owners' turns follow place), so a row's place is its rank among them.
+ */
+export function startFromPlace(end: Sql): Sql {
+  return sql`CASE WHEN c.rate_from IS NULL THEN NULL ELSE c.rate_from - ${end} + c.spacing * (c.place - 1) END AS start_in_ms`;
 }
 
 /**

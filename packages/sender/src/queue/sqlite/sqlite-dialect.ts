@@ -1,10 +1,8 @@
 import type { Dialect } from "../dialect.js";
 import { param, raw, type SqlValue, sql } from "../sql.js";
+import { MAX_VALUES_ROWS, valuesTable } from "../values-table.js";
 
-/**
- * SQLite: `?` placeholders, JSON text for lists and row sets (`json_each`), and no locks: a write
- * transaction (`BEGIN IMMEDIATE`) holds the whole file.
- */
+/** SQLite: `?` placeholders, JSON for lists, bound VALUES or binary JSON for row sets, and no locks. */
 export const sqliteDialect: Dialect = {
   name: "sqlite",
   placeholder: () => "?",
@@ -15,9 +13,11 @@ export const sqliteDialect: Dialect = {
       ? sql`${column} = ${values[0] as SqlValue}`
       : sql`${column} IN (SELECT value FROM json_each(${param(values)}))`,
   inList: (column, list) => sql`${column} IN (SELECT value FROM json_each(${list}))`,
+  // Past 64 rows one parameter, jsonb_each: json_each made each row text again for every column read.
   table(alias, columns, rows) {
+    if (rows.length <= MAX_VALUES_ROWS) return valuesTable(alias, columns, rows);
     const picked = columns.map(([name], index) => `json_extract(value, '$[${index}]') AS ${name}`).join(", ");
-    return sql`(SELECT ${raw(picked)}, key + 1 AS n FROM json_each(${JSON.stringify(rows)})) AS ${raw(alias)}`;
+    return sql`(SELECT ${raw(picked)}, key + 1 AS n FROM jsonb_each(${JSON.stringify(rows)})) AS ${raw(alias)}`;
   },
   forUpdate: raw(""),
   skipLocked: raw(""),

@@ -4,7 +4,7 @@ import {
   RATE_SPACING,
   rateFrom,
   spentEndpoint,
-  startInMs,
+  startFromPlace,
   WRITES_ON_CLAIM,
 } from "../claim-sql.js";
 import { CLAIMED_COLUMNS } from "../claimed-columns.js";
@@ -35,7 +35,7 @@ const IDS = named("ids", "bigint[]");
 // endpoint, the rows of the endpoints whose schedule or lane it spent written, and only those.
 const CHOOSE = composedPerClock<ClaimParam>(
   (now) => sql`WITH RECURSIVE ${join(claimSelection(sqliteDialect, now), ",\n")}
-          SELECT c.id, ${startInMs("c", now)}, h.id AS held FROM chosen c LEFT JOIN held h ON h.id = c.endpoint_id`,
+          SELECT c.id, ${startFromPlace(now)}, c.held FROM chosen c`,
 );
 const LEASE = composedPerClock<ClaimParam | "ids">(
   (

@@ -21,16 +21,16 @@ held AS (
         AND NOT (COALESCE(e.subscriber_id, 0) = ANY($5::bigint[])) AND (e.rate_limit IS NOT NULL OR e.timeouts >= 3)
         AND NOT (e.id = ANY($6::bigint[])) FOR UPDATE SKIP LOCKED),
 open AS (
-      SELECT id, owner, allowance, rate_from, spacing FROM held
+      SELECT id, owner, allowance, rate_from, spacing, id AS held FROM held
       UNION ALL
       SELECT e.id, COALESCE(e.subscriber_id, 0) AS owner,
         LEAST(CASE WHEN e.timeouts < 3 THEN $7::int
       WHEN e.slow_until IS NOT NULL AND e.slow_until > (extract(epoch FROM statement_timestamp()) * 1000)::bigint THEN 0 ELSE LEAST($8::int, 1) END, CASE WHEN e.rate_limit IS NULL THEN $9::int ELSE CAST(GREATEST(0, ceil(((extract(epoch FROM statement_timestamp()) * 1000)::bigint + 1000 - GREATEST((extract(epoch FROM statement_timestamp()) * 1000)::bigint, COALESCE(e.rate_next_at, (extract(epoch FROM statement_timestamp()) * 1000)::bigint))) * e.rate_limit / 1200.0)) AS integer) END) AS allowance,
         CASE WHEN e.rate_limit IS NULL THEN NULL ELSE GREATEST((extract(epoch FROM statement_timestamp()) * 1000)::bigint, COALESCE(e.rate_next_at, (extract(epoch FROM statement_timestamp()) * 1000)::bigint)) END AS rate_from,
-        (1200.0 / e.rate_limit) AS spacing FROM webhook_endpoints e WHERE e.id = ANY(ARRAY(SELECT id FROM pending WHERE id IS NOT NULL)) AND e.status = 'active' AND (e.subscriber_id IS NULL OR e.verified_at IS NOT NULL) AND NOT (e.id = ANY($10::bigint[]))
+        (1200.0 / e.rate_limit) AS spacing, NULL AS held FROM webhook_endpoints e WHERE e.id = ANY(ARRAY(SELECT id FROM pending WHERE id IS NOT NULL)) AND e.status = 'active' AND (e.subscriber_id IS NULL OR e.verified_at IS NOT NULL) AND NOT (e.id = ANY($10::bigint[]))
         AND NOT (COALESCE(e.subscriber_id, 0) = ANY($11::bigint[])) AND NOT (e.rate_limit IS NOT NULL OR e.timeouts >= 3)),
 candidates AS (
-      SELECT due.id, due.endpoint_id, due.next_attempt_at, oe.owner, oe.allowance,
+      SELECT due.id, due.endpoint_id, due.next_attempt_at, oe.owner, oe.allowance, oe.rate_from, oe.spacing, oe.held,
         row_number() OVER (PARTITION BY oe.id ORDER BY due.next_attempt_at, due.id) AS place
       FROM open oe CROSS JOIN LATERAL (SELECT x.id, x.endpoint_id, x.next_attempt_at FROM webhook_deliveries x WHERE x.endpoint_id = oe.id AND x.status = 'pending' AND x.next_attempt_at <= (extract(epoch FROM statement_timestamp()) * 1000)::bigint
           AND (x.lease_until IS NULL OR x.lease_until <= (extract(epoch FROM statement_timestamp()) * 1000)::bigint)
@@ -40,8 +40,8 @@ candidates AS (
           ORDER BY x.next_attempt_at, x.id LIMIT CAST($13::int AS integer)) AS due
       WHERE oe.allowance > 0),
 chosen AS (
-      SELECT id, endpoint_id, next_attempt_at FROM (
-        SELECT id, endpoint_id, next_attempt_at, place,
+      SELECT id, endpoint_id, next_attempt_at, place, rate_from, spacing, held FROM (
+        SELECT id, endpoint_id, next_attempt_at, place, rate_from, spacing, held,
           row_number() OVER (PARTITION BY owner ORDER BY place, next_attempt_at, id) AS turn
         FROM candidates WHERE place <= allowance) c
       WHERE turn <= $14::int

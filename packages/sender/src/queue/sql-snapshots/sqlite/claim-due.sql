@@ -13,16 +13,16 @@ held AS (
         AND NOT (COALESCE(e.subscriber_id, 0) IN (SELECT value FROM json_each(?))) AND (e.rate_limit IS NOT NULL OR e.timeouts >= 3)
         AND NOT (e.id IN (SELECT value FROM json_each(?)))),
 open AS (
-      SELECT id, owner, allowance, rate_from, spacing FROM held
+      SELECT id, owner, allowance, rate_from, spacing, id AS held FROM held
       UNION ALL
       SELECT e.id, COALESCE(e.subscriber_id, 0) AS owner,
         min(CASE WHEN e.timeouts < 3 THEN ?
       WHEN e.slow_until IS NOT NULL AND e.slow_until > ? THEN 0 ELSE min(?, 1) END, CASE WHEN e.rate_limit IS NULL THEN ? ELSE CAST(max(0, ceil((? + 1000 - max(?, COALESCE(e.rate_next_at, ?))) * e.rate_limit / 1200.0)) AS integer) END) AS allowance,
         CASE WHEN e.rate_limit IS NULL THEN NULL ELSE max(?, COALESCE(e.rate_next_at, ?)) END AS rate_from,
-        (1200.0 / e.rate_limit) AS spacing FROM pending CROSS JOIN webhook_endpoints e WHERE e.id = pending.id AND e.status = 'active' AND (e.subscriber_id IS NULL OR e.verified_at IS NOT NULL) AND NOT (e.id IN (SELECT value FROM json_each(?)))
+        (1200.0 / e.rate_limit) AS spacing, NULL AS held FROM pending CROSS JOIN webhook_endpoints e WHERE e.id = pending.id AND e.status = 'active' AND (e.subscriber_id IS NULL OR e.verified_at IS NOT NULL) AND NOT (e.id IN (SELECT value FROM json_each(?)))
         AND NOT (COALESCE(e.subscriber_id, 0) IN (SELECT value FROM json_each(?))) AND NOT (e.rate_limit IS NOT NULL OR e.timeouts >= 3)),
 candidates AS (
-      SELECT due.id, due.endpoint_id, due.next_attempt_at, oe.owner, oe.allowance,
+      SELECT due.id, due.endpoint_id, due.next_attempt_at, oe.owner, oe.allowance, oe.rate_from, oe.spacing, oe.held,
         row_number() OVER (PARTITION BY oe.id ORDER BY due.next_attempt_at, due.id) AS place
       FROM open oe CROSS JOIN webhook_deliveries AS due ON due.id IN (SELECT x.id FROM webhook_deliveries x WHERE x.endpoint_id = oe.id AND x.status = 'pending' AND x.next_attempt_at <= ?
           AND (x.lease_until IS NULL OR x.lease_until <= ?)
@@ -32,14 +32,13 @@ candidates AS (
           ORDER BY x.next_attempt_at, x.id LIMIT CAST(? AS integer))
       WHERE oe.allowance > 0),
 chosen AS (
-      SELECT id, endpoint_id, next_attempt_at FROM (
-        SELECT id, endpoint_id, next_attempt_at, place,
+      SELECT id, endpoint_id, next_attempt_at, place, rate_from, spacing, held FROM (
+        SELECT id, endpoint_id, next_attempt_at, place, rate_from, spacing, held,
           row_number() OVER (PARTITION BY owner ORDER BY place, next_attempt_at, id) AS turn
         FROM candidates WHERE place <= allowance) c
       WHERE turn <= ?
       ORDER BY turn, place, next_attempt_at, id LIMIT CAST(? AS integer))
-          SELECT c.id, CASE WHEN h.rate_from IS NULL THEN NULL ELSE h.rate_from - ? + h.spacing * (row_number()
-    OVER (PARTITION BY c.endpoint_id ORDER BY c.next_attempt_at, c.id) - 1) END AS start_in_ms, h.id AS held FROM chosen c LEFT JOIN held h ON h.id = c.endpoint_id;
+          SELECT c.id, CASE WHEN c.rate_from IS NULL THEN NULL ELSE c.rate_from - ? + c.spacing * (c.place - 1) END AS start_in_ms, c.held FROM chosen c;
 
 UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ? + ?
           WHERE id IN (SELECT value FROM json_each(?));

@@ -1,10 +1,10 @@
-SELECT m.webhook_id, e.id, e.filter FROM (SELECT json_extract(value, '$[0]') AS webhook_id, json_extract(value, '$[1]') AS event_type, json_extract(value, '$[2]') AS subscriber_id, key + 1 AS n FROM json_each(?)) AS m CROSS JOIN webhook_endpoints e
+SELECT m.webhook_id, e.id, e.filter FROM (SELECT column1 AS webhook_id, column2 AS event_type, column3 AS subscriber_id, column4 AS n FROM (VALUES (?, ?, ?, ?), (?, ?, ?, ?)) WHERE column4 IS NOT NULL) AS m CROSS JOIN webhook_endpoints e
         WHERE e.filter IS NOT NULL AND e.status = 'active' AND (e.subscriber_id IS NULL OR e.verified_at IS NOT NULL) AND (((m.subscriber_id IS NULL AND (e.subscriber_id IS NULL OR (m.event_type IS NULL OR m.event_type NOT IN ('endpoint.failing', 'endpoint.disabled', 'endpoint.recovered', 'delivery.failed')))) OR m.subscriber_id = e.subscriber_id) AND (e.event_types IS NOT NULL OR (m.event_type IS NULL OR m.event_type NOT IN ('endpoint.failing', 'endpoint.disabled', 'endpoint.recovered', 'delivery.failed'))))
           AND (e.event_types IS NULL OR EXISTS (SELECT 1 FROM json_each(e.event_types) AS t WHERE t.value = m.event_type
       OR (substr(t.value, -1) = '*' AND substr(m.event_type, 1, length(t.value) - 1) = substr(t.value, 1, length(t.value) - 1))));
 
 INSERT INTO webhook_messages (webhook_id, event_type, idempotency_key, payload, created_at, traceparent, subscriber_id, ordering_key)
-    SELECT webhook_id, event_type, idempotency_key, payload, ?, traceparent, subscriber_id, ordering_key FROM (SELECT json_extract(value, '$[0]') AS webhook_id, json_extract(value, '$[1]') AS event_type, json_extract(value, '$[2]') AS idempotency_key, json_extract(value, '$[3]') AS payload, json_extract(value, '$[4]') AS traceparent, json_extract(value, '$[5]') AS subscriber_id, json_extract(value, '$[6]') AS ordering_key, key + 1 AS n FROM json_each(?)) AS input WHERE true ORDER BY n
+    SELECT webhook_id, event_type, idempotency_key, payload, ?, traceparent, subscriber_id, ordering_key FROM (SELECT column1 AS webhook_id, column2 AS event_type, column3 AS idempotency_key, column4 AS payload, column5 AS traceparent, column6 AS subscriber_id, column7 AS ordering_key, column8 AS n FROM (VALUES (?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?)) WHERE column8 IS NOT NULL) AS input WHERE true ORDER BY n
     ON CONFLICT DO NOTHING RETURNING id, webhook_id, event_type, subscriber_id, ordering_key, created_at;
 
 INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, event_type, ordering_key, status, next_attempt_at, created_at, updated_at)

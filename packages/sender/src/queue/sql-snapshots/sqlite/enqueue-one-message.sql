@@ -16,7 +16,7 @@ INSERT INTO webhook_deliveries (message_id, endpoint_id, webhook_id, event_type,
     ORDER BY m.id, e.id RETURNING message_id;
 
 INSERT INTO webhook_exclusions (endpoint_id, message_id)
-          SELECT f.endpoint_id, m.id FROM (SELECT json_extract(value, '$[0]') AS webhook_id, json_extract(value, '$[1]') AS endpoint_id, key + 1 AS n FROM json_each(?)) AS f CROSS JOIN webhook_messages m
+          SELECT f.endpoint_id, m.id FROM (SELECT column1 AS webhook_id, column2 AS endpoint_id, column3 AS n FROM (VALUES (?, ?, ?)) WHERE column3 IS NOT NULL) AS f CROSS JOIN webhook_messages m
             JOIN webhook_endpoints e ON e.id = f.endpoint_id
           WHERE m.webhook_id = f.webhook_id AND e.status = 'active' AND (e.subscriber_id IS NULL OR e.verified_at IS NOT NULL)
             AND (((m.subscriber_id IS NULL AND (e.subscriber_id IS NULL OR (m.event_type IS NULL OR m.event_type NOT IN ('endpoint.failing', 'endpoint.disabled', 'endpoint.recovered', 'delivery.failed')))) OR m.subscriber_id = e.subscriber_id) AND (e.event_types IS NOT NULL OR (m.event_type IS NULL OR m.event_type NOT IN ('endpoint.failing', 'endpoint.disabled', 'endpoint.recovered', 'delivery.failed')))) AND (e.event_types IS NULL OR EXISTS (SELECT 1 FROM json_each(e.event_types) AS t WHERE t.value = m.event_type

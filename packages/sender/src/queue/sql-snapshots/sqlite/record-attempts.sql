@@ -7,7 +7,7 @@ SELECT id, message_id, endpoint_id, webhook_id, event_type, status, lease_owner,
 SELECT * FROM webhook_endpoints WHERE id = ? ORDER BY id;
 
 INSERT INTO webhook_attempts (delivery_id, attempt, worker_id, started_at, duration_ms, status, error, response_body, outcome)
-          SELECT delivery_id, attempt, worker_id, started_at, duration_ms, status, error, response_body, outcome FROM (SELECT json_extract(value, '$[0]') AS delivery_id, json_extract(value, '$[1]') AS attempt, json_extract(value, '$[2]') AS worker_id, json_extract(value, '$[3]') AS started_at, json_extract(value, '$[4]') AS duration_ms, json_extract(value, '$[5]') AS status, json_extract(value, '$[6]') AS error, json_extract(value, '$[7]') AS response_body, json_extract(value, '$[8]') AS outcome, key + 1 AS n FROM json_each(?)) AS a ORDER BY n;
+          SELECT delivery_id, attempt, worker_id, started_at, duration_ms, status, error, response_body, outcome FROM (SELECT column1 AS delivery_id, column2 AS attempt, column3 AS worker_id, column4 AS started_at, column5 AS duration_ms, column6 AS status, column7 AS error, column8 AS response_body, column9 AS outcome, column10 AS n FROM (VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)) WHERE column10 IS NOT NULL) AS a ORDER BY n;
 
 UPDATE webhook_deliveries AS d SET
             attempt_count = d.attempt_count + u.attempts, round_attempts = d.round_attempts + u.rounds,
@@ -17,7 +17,7 @@ UPDATE webhook_deliveries AS d SET
             lease_owner = CASE WHEN u.finished = 1 THEN NULL ELSE d.lease_owner END,
             lease_until = CASE WHEN u.finished = 1 THEN NULL ELSE d.lease_until END,
             updated_at = COALESCE(u.updated_at, d.updated_at)
-          FROM (SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS attempts, json_extract(value, '$[2]') AS rounds, json_extract(value, '$[3]') AS finished, json_extract(value, '$[4]') AS status, json_extract(value, '$[5]') AS next_attempt_at, json_extract(value, '$[6]') AS last_status, json_extract(value, '$[7]') AS last_error, json_extract(value, '$[8]') AS updated_at, json_extract(value, '$[9]') AS read_status, json_extract(value, '$[10]') AS read_owner, json_extract(value, '$[11]') AS read_until, json_extract(value, '$[12]') AS read_count, json_extract(value, '$[13]') AS read_next, key + 1 AS n FROM json_each(?)) AS u
+          FROM (SELECT column1 AS id, column2 AS attempts, column3 AS rounds, column4 AS finished, column5 AS status, column6 AS next_attempt_at, column7 AS last_status, column8 AS last_error, column9 AS updated_at, column10 AS read_status, column11 AS read_owner, column12 AS read_until, column13 AS read_count, column14 AS read_next, column15 AS n FROM (VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)) WHERE column15 IS NOT NULL) AS u
           WHERE d.id = u.id AND d.status = u.read_status AND d.lease_owner IS NOT DISTINCT FROM u.read_owner
             AND d.lease_until IS NOT DISTINCT FROM u.read_until AND d.attempt_count = u.read_count
             AND d.next_attempt_at = u.read_next;
@@ -25,7 +25,7 @@ UPDATE webhook_deliveries AS d SET
 UPDATE webhook_endpoints AS e SET status = u.status, disabled_reason = u.disabled_reason,
             failing_since = u.failing_since, last_failure_at = u.last_failure_at,
             timeouts = u.timeouts, slow_until = u.slow_until
-          FROM (SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS status, json_extract(value, '$[2]') AS disabled_reason, json_extract(value, '$[3]') AS failing_since, json_extract(value, '$[4]') AS last_failure_at, json_extract(value, '$[5]') AS timeouts, json_extract(value, '$[6]') AS slow_until, key + 1 AS n FROM json_each(?)) AS u WHERE e.id = u.id;
+          FROM (SELECT column1 AS id, column2 AS status, column3 AS disabled_reason, column4 AS failing_since, column5 AS last_failure_at, column6 AS timeouts, column7 AS slow_until, column8 AS n FROM (VALUES (?, ?, ?, ?, ?, ?, ?, ?)) WHERE column8 IS NOT NULL) AS u WHERE e.id = u.id;
 
 WITH RECURSIVE pending (id) AS (
       SELECT (SELECT d.endpoint_id FROM webhook_deliveries d INDEXED BY webhook_deliveries_pending_due
@@ -42,16 +42,16 @@ held AS (
         AND NOT (COALESCE(e.subscriber_id, 0) IN (SELECT value FROM json_each(?))) AND (e.rate_limit IS NOT NULL OR e.timeouts >= 3)
         AND NOT (e.id IN (SELECT value FROM json_each(?)))),
 open AS (
-      SELECT id, owner, allowance, rate_from, spacing FROM held
+      SELECT id, owner, allowance, rate_from, spacing, id AS held FROM held
       UNION ALL
       SELECT e.id, COALESCE(e.subscriber_id, 0) AS owner,
         min(CASE WHEN e.timeouts < 3 THEN ?
       WHEN e.slow_until IS NOT NULL AND e.slow_until > ? THEN 0 ELSE min(?, 1) END, CASE WHEN e.rate_limit IS NULL THEN ? ELSE CAST(max(0, ceil((? + 1000 - max(?, COALESCE(e.rate_next_at, ?))) * e.rate_limit / 1200.0)) AS integer) END) AS allowance,
         CASE WHEN e.rate_limit IS NULL THEN NULL ELSE max(?, COALESCE(e.rate_next_at, ?)) END AS rate_from,
-        (1200.0 / e.rate_limit) AS spacing FROM pending CROSS JOIN webhook_endpoints e WHERE e.id = pending.id AND e.status = 'active' AND (e.subscriber_id IS NULL OR e.verified_at IS NOT NULL) AND NOT (e.id IN (SELECT value FROM json_each(?)))
+        (1200.0 / e.rate_limit) AS spacing, NULL AS held FROM pending CROSS JOIN webhook_endpoints e WHERE e.id = pending.id AND e.status = 'active' AND (e.subscriber_id IS NULL OR e.verified_at IS NOT NULL) AND NOT (e.id IN (SELECT value FROM json_each(?)))
         AND NOT (COALESCE(e.subscriber_id, 0) IN (SELECT value FROM json_each(?))) AND NOT (e.rate_limit IS NOT NULL OR e.timeouts >= 3)),
 candidates AS (
-      SELECT due.id, due.endpoint_id, due.next_attempt_at, oe.owner, oe.allowance,
+      SELECT due.id, due.endpoint_id, due.next_attempt_at, oe.owner, oe.allowance, oe.rate_from, oe.spacing, oe.held,
         row_number() OVER (PARTITION BY oe.id ORDER BY due.next_attempt_at, due.id) AS place
       FROM open oe CROSS JOIN webhook_deliveries AS due ON due.id IN (SELECT x.id FROM webhook_deliveries x WHERE x.endpoint_id = oe.id AND x.status = 'pending' AND x.next_attempt_at <= ?
           AND (x.lease_until IS NULL OR x.lease_until <= ?)
@@ -61,14 +61,13 @@ candidates AS (
           ORDER BY x.next_attempt_at, x.id LIMIT CAST(? AS integer))
       WHERE oe.allowance > 0),
 chosen AS (
-      SELECT id, endpoint_id, next_attempt_at FROM (
-        SELECT id, endpoint_id, next_attempt_at, place,
+      SELECT id, endpoint_id, next_attempt_at, place, rate_from, spacing, held FROM (
+        SELECT id, endpoint_id, next_attempt_at, place, rate_from, spacing, held,
           row_number() OVER (PARTITION BY owner ORDER BY place, next_attempt_at, id) AS turn
         FROM candidates WHERE place <= allowance) c
       WHERE turn <= ?
       ORDER BY turn, place, next_attempt_at, id LIMIT CAST(? AS integer))
-          SELECT c.id, CASE WHEN h.rate_from IS NULL THEN NULL ELSE h.rate_from - ? + h.spacing * (row_number()
-    OVER (PARTITION BY c.endpoint_id ORDER BY c.next_attempt_at, c.id) - 1) END AS start_in_ms, h.id AS held FROM chosen c LEFT JOIN held h ON h.id = c.endpoint_id;
+          SELECT c.id, CASE WHEN c.rate_from IS NULL THEN NULL ELSE c.rate_from - ? + c.spacing * (c.place - 1) END AS start_in_ms, c.held FROM chosen c;
 
 UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ? + ?
           WHERE id IN (SELECT value FROM json_each(?));

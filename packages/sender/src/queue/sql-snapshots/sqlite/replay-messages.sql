@@ -6,7 +6,7 @@ SELECT m.id, m.event_type, m.payload FROM webhook_messages m, webhook_endpoints 
           ORDER BY m.id;
 
 INSERT INTO webhook_exclusions (endpoint_id, message_id)
-        SELECT ?, x.message_id FROM (SELECT json_extract(value, '$[0]') AS message_id, key + 1 AS n FROM json_each(?)) AS x
+        SELECT ?, x.message_id FROM (SELECT column1 AS message_id, column2 AS n FROM (VALUES (?, ?)) WHERE column2 IS NOT NULL) AS x
         WHERE true ON CONFLICT (endpoint_id, message_id) DO NOTHING;
 
 UPDATE webhook_endpoints SET filtered_count = filtered_count + ? WHERE id = ?;
