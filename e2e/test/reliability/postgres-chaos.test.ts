@@ -141,7 +141,7 @@ describe("SIGKILL of a plant-store serve on PostgreSQL in the middle of a transa
     }
   });
 
-  it("mid group commit of POST /plants: nothing of the group stays, its requests retried with their keys are added and delivered once", async () => {
+  it("mid group transaction of POST /plants: nothing of the group stays, its requests retried with their keys are added and delivered once", async () => {
     const { db, receiver, observer, blocker } = await setUp("group");
     const args = ["--db", db, "--lease", "2500ms", "--timeout", "1s"];
     const post = (url: string, index: number) =>
@@ -158,12 +158,16 @@ describe("SIGKILL of a plant-store serve on PostgreSQL in the middle of a transa
       const victim = await startStore(args);
       apps.push(victim);
       const before = await addPlants(victim.url, 10, "Acknowledged plant");
-      // The requests' keys, taken by uncommitted rows: whichever group forms first writes its messages
-      // and deliveries, then its plants' insert waits on those rows.
-      await blocker.query("BEGIN");
-      await blocker.query(
-        `INSERT INTO store_plants (name, webhook_id, idempotency_key, request_hash, created_at)
-         SELECT 'blocker', 'msg_blocker_' || n, 'during-' || n, 'none', 0 FROM generate_series(0, 19) AS n`,
+      // A pause at the end of the group's messages insert (a trigger of this test's own, in its own
+      // database), held by an advisory lock this test takes: the group has begun, drawn its plants' ids
+      // and written its messages and deliveries, uncommitted. Its plants' insert and the COMMIT pipelined
+      // behind it are not sent yet (they follow that insert's answer): once sent, a COMMIT already in the
+      // server's hands would still commit the whole group, plants and messages alike, after a SIGKILL.
+      await blocker.query("SELECT pg_advisory_lock(4243)");
+      await observer.query(`CREATE FUNCTION chaos_pause_group() RETURNS trigger LANGUAGE plpgsql AS
+        $$ BEGIN PERFORM pg_advisory_xact_lock_shared(4243); RETURN NULL; END $$`);
+      await observer.query(
+        "CREATE TRIGGER chaos_pause_group AFTER INSERT ON webhook_messages FOR EACH STATEMENT EXECUTE FUNCTION chaos_pause_group()",
       );
       const during = Array.from({ length: 20 }, (_, index) =>
         post(victim.url, index).then(
@@ -171,13 +175,14 @@ describe("SIGKILL of a plant-store serve on PostgreSQL in the middle of a transa
           () => "no answer",
         ),
       );
-      const pid = await blockedWriter(observer, "%INSERT INTO store_plants%");
+      const pid = await blockedWriter(observer, "%INSERT INTO webhook_messages%");
       victim.child.kill("SIGKILL");
       await new Promise((resolve) => victim.child.once("exit", resolve));
       // Nobody heard 201 for a plant of the killed group.
       expect(await Promise.all(during)).toEqual(Array(20).fill("no answer"));
-      await blocker.query("ROLLBACK");
+      await blocker.query("SELECT pg_advisory_unlock(4243)");
       await gone(observer, pid);
+      await observer.query("DROP TRIGGER chaos_pause_group ON webhook_messages");
       const counts = await observer.query<{ plants: number; messages: number; deliveries: number }>(
         `SELECT (SELECT count(*) FROM store_plants)::int AS plants, (SELECT count(*) FROM webhook_messages)::int AS messages,
            (SELECT count(*) FROM webhook_deliveries)::int AS deliveries`,
