@@ -4,7 +4,7 @@ import {
   IdempotencyConflictError,
   newWebhookId,
 } from "@plant-store/sender";
-import { type PostgresOutbox, withTransaction } from "@plant-store/sender/postgres";
+import { type PostgresOutbox, withClient, withTransaction } from "@plant-store/sender/postgres";
 import { NEW_PLANT_EVENT, type PlantStoreEvents } from "@plant-store/types";
 import type pg from "pg";
 import { GroupNotCommittedError } from "./group-not-committed-error.js";
@@ -194,28 +194,8 @@ export async function createPostgresPlantCatalog(
   // before anything is written, so it leaves the group intact; a database error rolls the whole group
   // back, and the batcher tries each plant alone.
   const grouped = createBatcher<AddRequest, AddPlantResult>({
-    async flush(items) {
-      const client = await writer.connect();
-      // Checked out, a client's errors are no longer the pool's to hear: one the server ends between two
-      // statements is destroyed rather than handed back (as withTransaction does).
-      let broken: Error | undefined;
-      const onError = (error: Error) => {
-        broken = error;
-      };
-      client.on("error", onError);
-      try {
-        return await addGroup(client, items);
-      } catch (error) {
-        // Nothing to undo once the server rolled back on its own (a notice, not an error).
-        await client.query("ROLLBACK").catch((rollbackError: Error) => {
-          broken ??= rollbackError;
-        });
-        throw error;
-      } finally {
-        client.off("error", onError);
-        client.release(broken);
-      }
-    },
+    // Its BEGIN and COMMIT are pipelined with the group's statements (`addGroup`); a failure rolls back.
+    flush: (items) => withClient(writer, (client) => addGroup(client, items)),
   });
   return {
     async add(input, idempotencyKey) {

@@ -5,4 +5,4 @@ export {
   type PostgresOutboxOptions,
 } from "./queue/postgres/create-postgres-outbox.js";
 export { POSTGRES_SCHEMA } from "./queue/postgres/postgres-schema.js";
-export { withTransaction } from "./queue/postgres/with-transaction.js";
+export { withClient, withTransaction } from "./queue/postgres/with-transaction.js";

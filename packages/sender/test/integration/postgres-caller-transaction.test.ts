@@ -9,7 +9,12 @@ import { generateWebhookSecret } from "@plant-store/types";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createRetryPolicy, createSsrfGuard, createWorker, type Worker } from "../../src/index.js";
-import { createPostgresOutbox, type PostgresOutbox, withTransaction } from "../../src/postgres.js";
+import {
+  createPostgresOutbox,
+  type PostgresOutbox,
+  withClient,
+  withTransaction,
+} from "../../src/postgres.js";
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -148,6 +153,31 @@ describe("withTransaction", () => {
       ).rejects.toThrow();
       expect((await pool.query<{ one: number }>("SELECT 1 AS one")).rows[0]?.one).toBe(1);
       expect(pool.totalCount).toBe(1);
+    } finally {
+      await pool.end();
+    }
+  });
+});
+
+describe("withClient", () => {
+  it("rolls back what a failing work left open before the client goes back to the pool", async () => {
+    const pool = new pg.Pool({ connectionString: await postgres.createDatabase(), max: 1 });
+    try {
+      await expect(
+        withClient(pool, async (client) => {
+          await client.query("BEGIN");
+          await client.query("CREATE TABLE left_open (x int)");
+          throw new Error("the work failed");
+        }),
+      ).rejects.toThrow("the work failed");
+      // The pool's one connection, handed back: outside any transaction, the table never created.
+      const found = await pool.query<{ table: string | null }>(
+        "SELECT to_regclass('left_open')::text AS table",
+      );
+      expect(found.rows[0]?.table).toBeNull();
+      expect(
+        await withClient(pool, async (client) => (await client.query("SELECT 2 AS two")).rows[0]?.two),
+      ).toBe(2);
     } finally {
       await pool.end();
     }
