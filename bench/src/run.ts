@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Command, Option } from "commander";
 import { formatTable, runBench } from "./run-bench.js";
@@ -34,6 +35,8 @@ const program = new Command("plant-bench")
     const unknown = wanted?.filter((name) => !scenarios.some((s) => s.name === name)) ?? [];
     if (unknown.length > 0) program.error(`unknown scenario(s): ${unknown.join(", ")}`);
     const selected = wanted === undefined ? scenarios : scenarios.filter((s) => wanted.includes(s.name));
+    // Profiles are written by the child processes, which do not create the folder.
+    if (options.profile !== undefined) mkdirSync(options.profile, { recursive: true });
     const report = await runBench({
       scenarios: selected,
       quick: options.quick === true,

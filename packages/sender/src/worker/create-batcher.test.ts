@@ -100,4 +100,47 @@ describe("createBatcher", () => {
     expect(answered).toHaveLength(10);
     await batcher.idle();
   });
+
+  describe("turns", () => {
+    /** Submits `counts[i]` items in turn i, one turn after another; answers the batches flushed. */
+    async function batchesOf(turns: number, counts: readonly number[], maxBatch?: number) {
+      const batches: number[][] = [];
+      const batcher = createBatcher<number, number>({
+        turns,
+        ...(maxBatch === undefined ? {} : { maxBatch }),
+        async flush(items) {
+          batches.push([...items]);
+          return items.map((item) => ({ ok: true, value: item }));
+        },
+      });
+      let next = 0;
+      for (const count of counts) {
+        for (let i = 0; i < count; i++) void batcher.submit(next++);
+        await turn();
+      }
+      await batcher.idle();
+      return batches;
+    }
+
+    it("keeps a batch open while each turn brings items, up to `turns` turns", async () => {
+      // One turn (the default): each turn's items are a batch of their own.
+      expect(await batchesOf(1, [2, 2, 1])).toEqual([[0, 1], [2, 3], [4]]);
+      // Four: the burst over three turns is one batch.
+      expect(await batchesOf(4, [2, 2, 1])).toEqual([[0, 1, 2, 3, 4]]);
+      // Two: the first two turns' items, then the third's.
+      expect(await batchesOf(2, [2, 2, 1])).toEqual([[0, 1, 2, 3], [4]]);
+    });
+
+    it("closes a batch at the first turn that brings nothing, and at maxBatch", async () => {
+      // The third turn brings nothing: the fourth's item goes in the next batch.
+      expect(await batchesOf(8, [2, 1, 0, 1])).toEqual([[0, 1, 2], [3]]);
+      expect(await batchesOf(8, [3, 3, 3], 4)).toEqual([[0, 1, 2, 3], [4, 5, 6, 7], [8]]);
+    });
+
+    it("refuses a number of turns that is not a whole number of at least 1", () => {
+      const flush = async () => [];
+      expect(() => createBatcher({ flush, turns: 0 })).toThrow(RangeError);
+      expect(() => createBatcher({ flush, turns: 1.5 })).toThrow("turns must be a whole number");
+    });
+  });
 });

@@ -9,6 +9,11 @@ export interface BatcherOptions<I, R> {
   flush(items: readonly I[]): Promise<ReadonlyArray<BatchOutcome<R>>>;
   /** Most items in one batch; default 100. */
   maxBatch?: number;
+  /**
+   * Turns of the event loop a batch may stay open while each brings more items; default 1 (the batch
+   * closes at the first turn after its first item). See `createBatcher`.
+   */
+  turns?: number;
 }
 
 export interface Batcher<I, R> {
@@ -26,11 +31,19 @@ export interface Batcher<I, R> {
  * a time. Every caller hears its answer only after its batch is done. When a batch of several fails as a
  * whole, each of its items is tried again alone, one after the other: one bad item fails only itself.
  *
+ * With `turns` above 1, a batch stays open for one more turn, and for up to `turns` in all as long as
+ * each brings more items: it closes at the first turn that brings none. Under load the items of a burst
+ * (attempts whose answers come back over a few turns) share one transaction instead of one per turn; an
+ * idle caller waits one turn more, microseconds.
+ *
  * The worker records its attempts (and claims with them) through one; the Plant Store adds plants through
  * another.
  */
 export function createBatcher<I, R>(options: BatcherOptions<I, R>): Batcher<I, R> {
   const maxBatch = options.maxBatch ?? 100;
+  const turns = options.turns ?? 1;
+  if (!Number.isInteger(turns) || turns < 1)
+    throw new RangeError(`turns must be a whole number, 1 or more; got ${turns}`);
   type Waiting = { item: I; resolve: (value: R) => void; reject: (error: unknown) => void };
   let queue: Waiting[] = [];
   let running: Promise<void> | undefined;
@@ -54,12 +67,26 @@ export function createBatcher<I, R>(options: BatcherOptions<I, R>): Batcher<I, R
     });
   }
 
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+  /** With `turns` above 1: up to `turns - 1` more turns, while the batch is not full and each brings items. */
+  async function gather(): Promise<void> {
+    for (let turn = 1; turn < turns && queue.length < maxBatch; turn++) {
+      const seen = queue.length;
+      await nextTurn();
+      if (queue.length === seen) return;
+    }
+  }
+
   async function drain(): Promise<void> {
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
+    await gather();
     while (queue.length > 0) {
       const batch = queue.slice(0, maxBatch);
       queue = queue.slice(batch.length);
       await settle(batch);
+      // What arrived while that batch ran goes next, with the rest of its burst if it is still coming.
+      if (queue.length > 0) await gather();
     }
     running = undefined;
   }

@@ -9,7 +9,7 @@ import type {
   RecordResult,
 } from "../outbox.js";
 import { createRetryPolicy } from "../retry/create-retry-policy.js";
-import { createClaimLoop } from "./create-claim-loop.js";
+import { createClaimLoop, ROUND_TRIP_TURNS } from "./create-claim-loop.js";
 import { createEndpointSlots } from "./create-endpoint-slots.js";
 
 type Call =
@@ -63,7 +63,8 @@ const report = (deliveryId: number): AttemptReport => ({
 });
 const stored = (attempt: number): RecordedAttempt => ({ held: true, attempt, outcome: "delivered" });
 
-function setUp(concurrency = 4, perEndpoint = 2, claimAhead = 0) {
+// One turn a round trip unless a test says otherwise: the tests step the loop turn by turn.
+function setUp(concurrency = 4, perEndpoint = 2, claimAhead = 0, turns = 1) {
   const outbox = fakeOutbox();
   const started: number[] = [];
   const finishers = new Map<number, () => void>();
@@ -95,6 +96,7 @@ function setUp(concurrency = 4, perEndpoint = 2, claimAhead = 0) {
     slots,
     now: Date.now,
     logger,
+    turns,
   });
   const last = <K extends Call["kind"]>(kind: K) =>
     outbox.calls.filter((call): call is Extract<Call, { kind: K }> => call.kind === kind).at(-1);
@@ -194,6 +196,30 @@ describe("createClaimLoop", () => {
     call?.answer.resolve({ recorded: [stored(1), stored(1)], claimed: [claimedDelivery(4, 9)] });
     expect(await Promise.all(recording)).toEqual([stored(1), stored(1)]);
     expect(started).toEqual([1, 2, 3, 4]);
+    expect(outbox.calls.map((c) => c.kind)).toEqual(["claim", "record"]);
+  });
+
+  it("with more turns, records attempts finishing over consecutive turns in one round trip", async () => {
+    const { outbox, loop, last, free } = setUp(4, 4, 0, ROUND_TRIP_TURNS);
+    loop.start();
+    // A claim alone waits one turn more than it would with one turn a round trip.
+    await turn();
+    expect(outbox.calls).toEqual([]);
+    await turn();
+    last("claim")?.answer.resolve([1, 2, 3, 4].map((id) => claimedDelivery(id, 7)));
+    await loop.settled();
+    // Answers come back over three turns, then a turn brings none: one record of the three.
+    const recording: Array<Promise<unknown>> = [];
+    for (const id of [1, 2, 3]) {
+      free(id);
+      recording.push(loop.record(report(id), Date.now() + 60_000));
+      await turn();
+    }
+    expect(outbox.calls.map((c) => c.kind)).toEqual(["claim"]);
+    await turn();
+    expect(last("record")?.reports.map((r) => r.deliveryId)).toEqual([1, 2, 3]);
+    last("record")?.answer.resolve({ recorded: [stored(1), stored(1), stored(1)], claimed: [] });
+    await Promise.all(recording);
     expect(outbox.calls.map((c) => c.kind)).toEqual(["claim", "record"]);
   });
 
@@ -528,6 +554,7 @@ describe("createClaimLoop", () => {
       policy,
       slots,
       now: Date.now,
+      turns: 1,
     });
     loop.start();
     await turn();
@@ -574,6 +601,7 @@ describe("createClaimLoop across owners and schedules", () => {
       policy,
       slots,
       now: Date.now,
+      turns: 1,
     });
     loop.start();
     await turn();
@@ -617,6 +645,7 @@ describe("createClaimLoop across owners and schedules", () => {
       policy,
       slots,
       now: () => clock,
+      turns: 1,
     });
     loop.start();
     await turn();

@@ -14,6 +14,14 @@ import { releaseDeliveries } from "./release-deliveries.js";
 /** The longest pause between claims after claims keep failing. */
 export const MAX_CLAIM_PAUSE_MS = 5_000;
 
+/**
+ * Turns of the event loop a round trip waits while finished attempts keep arriving (`createBatcher`'s
+ * `turns`): the answers of a burst of requests come back over a few turns, and one transaction recording
+ * them all (and claiming their replacements) costs less than one per turn. An idle worker's record or claim
+ * waits one turn, as before: a turn that brings nothing closes the batch.
+ */
+export const ROUND_TRIP_TURNS = 4;
+
 /** Stop retrying a failed record this long before the lease ends: past it another worker may take over. */
 export const RECORD_RETRY_MARGIN_MS = 1_000;
 
@@ -40,6 +48,8 @@ export interface ClaimLoopOptions {
   /** The worker's clock (Unix ms), for pauses and record deadlines. */
   now: () => number;
   logger?: SenderLogger | undefined;
+  /** Turns a round trip waits while finished attempts keep arriving; default `ROUND_TRIP_TURNS`. */
+  turns?: number;
 }
 
 /**
@@ -177,7 +187,7 @@ export function createClaimLoop(options: ClaimLoopOptions): ClaimLoop {
     }));
   }
 
-  const batcher = createBatcher<Item, Answer>({ flush: roundTrip });
+  const batcher = createBatcher<Item, Answer>({ flush: roundTrip, turns: options.turns ?? ROUND_TRIP_TURNS });
 
   function wake(): void {
     if (state === "paused" && now() >= pausedUntil) state = "idle";
