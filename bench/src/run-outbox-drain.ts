@@ -26,6 +26,8 @@ export interface OutboxDrainInput {
   workers?: number;
   concurrency: number;
   perEndpointConcurrency?: number;
+  /** Attempts of one owner in flight (the worker's `perOwnerConcurrency`); default the worker's own. */
+  perOwnerConcurrency?: number;
   timeoutMs: number;
   timeBoxMs?: number;
   /** Node flags for the worker processes (e.g. `--cpu-prof`). */
@@ -64,6 +66,9 @@ export async function runOutboxDrain(input: OutboxDrainInput): Promise<DrainResu
             BENCH_OUTBOX: target,
             BENCH_CONCURRENCY: String(input.concurrency),
             BENCH_PER_ENDPOINT: String(input.perEndpointConcurrency ?? input.concurrency),
+            ...(input.perOwnerConcurrency === undefined
+              ? {}
+              : { BENCH_PER_OWNER: String(input.perOwnerConcurrency) }),
           },
           ...(input.execArgv === undefined ? {} : { execArgv: input.execArgv }),
         }),

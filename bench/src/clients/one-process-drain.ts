@@ -267,8 +267,10 @@ async function drain(command: OneProcessDrainCommand): Promise<OneProcessDrainRe
       const worker = sender.createWorker({
         outbox: counted,
         concurrency,
-        // One endpoint here: all 50 slots may go to it, as in sender.drain.
+        // One endpoint and one owner here: all 50 slots may go to them, as in sender.drain and as the
+        // other variants have 50 in flight (by default an owner leaves 12 of 50 to other owners).
         perEndpointConcurrency: concurrency,
+        perOwnerConcurrency: concurrency,
         client: sender.createDeliveryClient({ maxSockets: concurrency }),
         ssrfGuard: sender.createSsrfGuard({ allowPrivateTargets: true }),
       });

@@ -8,6 +8,11 @@ const target = process.env.BENCH_OUTBOX;
 if (!target) throw new Error("BENCH_OUTBOX must be set");
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 50);
 const perEndpointConcurrency = Number(process.env.BENCH_PER_ENDPOINT ?? concurrency);
+// Unset: the worker's default, which keeps a quarter of the slots from any one owner.
+const perOwner =
+  process.env.BENCH_PER_OWNER === undefined
+    ? {}
+    : { perOwnerConcurrency: Number(process.env.BENCH_PER_OWNER) };
 // Exploring only: the worker's default (`concurrency`) unless set.
 const claimAhead =
   process.env.BENCH_CLAIM_AHEAD === undefined ? {} : { claimAhead: Number(process.env.BENCH_CLAIM_AHEAD) };
@@ -31,6 +36,7 @@ const worker = sender.createWorker({
   outbox,
   concurrency,
   perEndpointConcurrency,
+  ...perOwner,
   ...claimAhead,
   client: sender.createDeliveryClient({ maxSockets: concurrency }),
   ssrfGuard: sender.createSsrfGuard({ allowPrivateTargets: true }),

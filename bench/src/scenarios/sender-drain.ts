@@ -176,6 +176,9 @@ async function drainOurs(
     warmupPlants: setup.warmup,
     ...(target === undefined ? {} : { target, fillConcurrency: 8 }),
     concurrency: CONCURRENCY,
+    // One owner (the operator) here: all 50 slots may go to it, as the other variants have 50 in flight
+    // (the default keeps 12 of them for other owners, who have none here).
+    perOwnerConcurrency: CONCURRENCY,
     timeoutMs: 300_000,
     // With --profile, the first measured drain of each variant runs under --cpu-prof.
     ...(profiled

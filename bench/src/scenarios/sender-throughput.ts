@@ -87,6 +87,8 @@ export const senderThroughput: Scenario = {
               // (600 cold deliveries in --quick drained at about half the warmed rate).
               warmupPlants: WARMUP,
               concurrency: CONCURRENCY,
+              // One owner here: all 50 slots may go to it, as the got loop has 50 in flight.
+              perOwnerConcurrency: CONCURRENCY,
               timeoutMs: 120_000,
               // Profiles the first measured worker only: one profile answers "where does the time go".
               ...(round === 1 ? { execArgv: profileExecArgv(context) } : {}),
