@@ -2,7 +2,9 @@
 // the CPU a delivery costs (process.cpuUsage, the receiver's share included, the same for every
 // variant) is read where it is spent. One `drain` command per process: fill, warm up, time.
 // Variants: our outbox (postgres, sqlite), graphile-worker at its best (the preset of
-// clients/graphile-worker with BENCH_GRAPHILE_BEST=1) and the bare got loop (no queue).
+// clients/graphile-worker with BENCH_GRAPHILE_BEST=1), the bare got loop (no queue: 50 lanes, each
+// sending its next POST when its last is answered) and the same loop in bursts (50 POSTs, then the next 50
+// once all are answered), which shows what the sending pattern alone costs.
 import { writeFileSync } from "node:fs";
 import { Agent, createServer } from "node:http";
 import { Session } from "node:inspector";
@@ -15,7 +17,7 @@ import { GRAPHILE_BEST_PRESET } from "../graphile-best-preset.js";
 import { loadSenderApi } from "../sender-api.js";
 import { answerOverIpc } from "../server-kit/serve-over-ipc.js";
 
-export type OneProcessVariant = "got-loop" | "postgres" | "sqlite" | "graphile-worker-best";
+export type OneProcessVariant = "got-loop" | "got-bursts" | "postgres" | "sqlite" | "graphile-worker-best";
 
 export interface OneProcessDrainCommand {
   type: "drain";
@@ -194,6 +196,24 @@ async function drain(command: OneProcessDrainCommand): Promise<OneProcessDrainRe
         }
       };
       await Promise.all(Array.from({ length: concurrency }, lane));
+      return await meter.done;
+    }
+    if (variant === "got-bursts") {
+      const client = gotClient();
+      const sign = createPlantSigner(command.secret, command.token);
+      const post = async () => {
+        const delivery = sign();
+        const { statusCode } = await client.post(receiver.url, {
+          body: delivery.body,
+          headers: delivery.headers,
+        });
+        if (statusCode < 200 || statusCode >= 300) throw new Error(`receiver answered ${statusCode}`);
+      };
+      for (let sent = 0; sent < warmup + count; ) {
+        const burst = Math.min(concurrency, warmup + count - sent);
+        sent += burst;
+        await Promise.all(Array.from({ length: burst }, post));
+      }
       return await meter.done;
     }
     const target = command.target;

@@ -19,12 +19,19 @@ import { skippedRows } from "./skipped-rows.js";
 
 const NAME = "sender.drain.one-process";
 const CONCURRENCY = 50;
-const VARIANTS: readonly OneProcessVariant[] = ["got-loop", "postgres", "graphile-worker-best", "sqlite"];
+const VARIANTS: readonly OneProcessVariant[] = [
+  "got-loop",
+  "got-bursts",
+  "postgres",
+  "graphile-worker-best",
+  "sqlite",
+];
 const OURS = ["postgres", "sqlite"] as const;
 
 const ROW_NAMES = [
   ...VARIANTS.flatMap((v) => [`${NAME}.${v}.rate`, `${NAME}.${v}.cpu`]),
   ...OURS.map((v) => `${NAME}.${v}.cpu-vs-graphile-worker-best`),
+  ...OURS.map((v) => `${NAME}.${v}.cpu-vs-got-bursts`),
 ];
 
 /** BENCH_ONE_PROCESS_VARIANTS=got-loop,postgres runs only those (the got loop is every ratio's baseline). */
@@ -50,7 +57,7 @@ const load = () => loadavg()[0]?.toFixed(1) ?? "?";
 export const senderDrainOneProcess: Scenario = {
   name: NAME,
   description:
-    "The queue, a raw node:http receiver and the timing in one process (issue 42): our outbox on PostgreSQL and SQLite, graphile-worker 0.18 at its best and the bare got loop, the same signed POSTs, 50 in flight; deliveries/s and the whole process's CPU per delivery",
+    "The queue, a raw node:http receiver and the timing in one process (issue 42): our outbox on PostgreSQL and SQLite, graphile-worker 0.18 at its best and the bare got loop (as 50 lanes, and in bursts of 50), the same signed POSTs, 50 in flight; deliveries/s and the whole process's CPU per delivery",
   async run(context) {
     const unavailable = await senderUnavailableReason();
     if (unavailable !== undefined) return skippedRows(ROW_NAMES, unavailable.split("\n")[0] ?? "");
@@ -72,7 +79,7 @@ export const senderDrainOneProcess: Scenario = {
         loads.push(load());
         for (const variant of variants) {
           const target =
-            variant === "got-loop"
+            variant === "got-loop" || variant === "got-bursts"
               ? undefined
               : variant === "sqlite"
                 ? join(context.tempDir(), "outbox.db")
@@ -128,6 +135,10 @@ export const senderDrainOneProcess: Scenario = {
     const size = `${count} deliveries after ${warmup} unmeasured, ${CONCURRENCY} in flight; load ${loads.join(" → ")}`;
     const goal: Record<OneProcessVariant, { rate: string; cpu: string }> = {
       "got-loop": { rate: `the ceiling: no queue; ${size}`, cpu: "the whole process, receiver included" },
+      "got-bursts": {
+        rate: "the same got loop sending 50 at a time, the next 50 once all are answered: the sending pattern alone",
+        cpu: "",
+      },
       postgres: { rate: "goal >= 0.9 of the got loop", cpu: "goal <= 1.1 of the got loop" },
       "graphile-worker-best": { rate: "graphile-worker 0.18 at its best", cpu: "" },
       sqlite: { rate: "", cpu: "" },
@@ -165,6 +176,20 @@ export const senderDrainOneProcess: Scenario = {
           "µs/delivery",
           row("graphile-worker-best", "cpuMicros"),
           `${ours === "postgres" ? "goal <= 1; " : ""}per round: ${rounds(ours, "graphile-worker-best", "cpuMicros")}`,
+        ),
+      );
+    }
+    // Our worker sends a claim's deliveries together: against the loop that sends the same way, what
+    // the queue itself adds.
+    for (const ours of OURS) {
+      const own = row(ours, "cpuMicros");
+      results.push(
+        ratioRow(
+          `${NAME}.${ours}.cpu-vs-got-bursts`,
+          own.value,
+          "µs/delivery",
+          row("got-bursts", "cpuMicros"),
+          `what the queue adds to a got loop sending in bursts; per round: ${rounds(ours, "got-bursts", "cpuMicros")}`,
         ),
       );
     }

@@ -173,12 +173,12 @@ describe("the PostgreSQL drain processes", () => {
 });
 
 describe("the sender.drain.one-process drainer", () => {
-  it.each(["got-loop", "postgres", "sqlite", "graphile-worker-best"] as const)(
+  it.each(["got-loop", "got-bursts", "postgres", "sqlite", "graphile-worker-best"] as const)(
     "%s fills, warms up and times exactly the measured deliveries, with the process's CPU per delivery",
     async (variant) => {
       const drainer = await start("clients/one-process-drain", {});
       const target =
-        variant === "got-loop"
+        variant === "got-loop" || variant === "got-bursts"
           ? undefined
           : variant === "sqlite"
             ? join(mkdtempSync(join(tmpdir(), "bench-test-")), "outbox.db")
