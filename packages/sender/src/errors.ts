@@ -167,7 +167,10 @@ export class InvalidRetentionError extends RangeError {
   override readonly name = "InvalidRetentionError";
 }
 
-/** Thrown by `createWorker` when a count it was given (`claimAhead`) is not a whole number, 0 or more. */
+/**
+ * Thrown by `createWorker` when a count it was given (`claimAhead`) is not a whole number, 0 or more, and by
+ * `createBatcher` for `turns` that are not a whole number, 1 or more.
+ */
 export class InvalidWorkerOptionError extends RangeError {
   readonly code = "ERR_INVALID_WORKER_OPTION";
   override readonly name = "InvalidWorkerOptionError";

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { InvalidWorkerOptionError } from "../errors.js";
 import { type BatchOutcome, createBatcher } from "./create-batcher.js";
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
@@ -139,7 +140,7 @@ describe("createBatcher", () => {
 
     it("refuses a number of turns that is not a whole number of at least 1", () => {
       const flush = async () => [];
-      expect(() => createBatcher({ flush, turns: 0 })).toThrow(RangeError);
+      expect(() => createBatcher({ flush, turns: 0 })).toThrow(InvalidWorkerOptionError);
       expect(() => createBatcher({ flush, turns: 1.5 })).toThrow("turns must be a whole number");
     });
   });

@@ -1,3 +1,5 @@
+import { InvalidWorkerOptionError } from "../errors.js";
+
 /** One item's outcome inside a batch: its value, or the error that refused it alone. */
 export type BatchOutcome<R> = { ok: true; value: R } | { ok: false; error: unknown };
 
@@ -43,7 +45,7 @@ export function createBatcher<I, R>(options: BatcherOptions<I, R>): Batcher<I, R
   const maxBatch = options.maxBatch ?? 100;
   const turns = options.turns ?? 1;
   if (!Number.isInteger(turns) || turns < 1)
-    throw new RangeError(`turns must be a whole number, 1 or more; got ${turns}`);
+    throw new InvalidWorkerOptionError(`turns must be a whole number, 1 or more; got ${turns}`);
   type Waiting = { item: I; resolve: (value: R) => void; reject: (error: unknown) => void };
   let queue: Waiting[] = [];
   let running: Promise<void> | undefined;

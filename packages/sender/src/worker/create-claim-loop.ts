@@ -18,7 +18,7 @@ export const MAX_CLAIM_PAUSE_MS = 5_000;
  * Turns of the event loop a round trip waits while finished attempts keep arriving (`createBatcher`'s
  * `turns`): the answers of a burst of requests come back over a few turns, and one transaction recording
  * them all (and claiming their replacements) costs less than one per turn. An idle worker's record or claim
- * waits one turn, as before: a turn that brings nothing closes the batch.
+ * waits one turn more than with 1 (microseconds): a turn that brings nothing closes the batch.
  */
 export const ROUND_TRIP_TURNS = 4;
 
