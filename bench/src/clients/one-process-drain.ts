@@ -173,42 +173,38 @@ async function drain(command: OneProcessDrainCommand): Promise<OneProcessDrainRe
   const { variant, count, warmup, concurrency } = command;
   const meter = createMeter(warmup, count);
   const receiver = await startReceiver(meter.onDelivery);
-  const gotClient = () =>
-    got.extend({
+  // One signed got POST to the receiver, as the got loops and graphile-worker's task send it.
+  const signedPoster = () => {
+    const client = got.extend({
       agent: { http: new Agent({ keepAlive: true, maxSockets: concurrency }) },
       retry: { limit: 0 },
       throwHttpErrors: false,
     });
+    const sign = createPlantSigner(command.secret, command.token);
+    return async () => {
+      const delivery = sign();
+      const { statusCode } = await client.post(receiver.url, {
+        body: delivery.body,
+        headers: delivery.headers,
+      });
+      if (statusCode < 200 || statusCode >= 300) throw new Error(`receiver answered ${statusCode}`);
+    };
+  };
   try {
     if (variant === "got-loop") {
-      const client = gotClient();
-      const sign = createPlantSigner(command.secret, command.token);
+      const post = signedPoster();
       let next = 0;
       const lane = async () => {
         while (next < warmup + count) {
           next += 1;
-          const delivery = sign();
-          const { statusCode } = await client.post(receiver.url, {
-            body: delivery.body,
-            headers: delivery.headers,
-          });
-          if (statusCode < 200 || statusCode >= 300) throw new Error(`receiver answered ${statusCode}`);
+          await post();
         }
       };
       await Promise.all(Array.from({ length: concurrency }, lane));
       return await meter.done;
     }
     if (variant === "got-bursts") {
-      const client = gotClient();
-      const sign = createPlantSigner(command.secret, command.token);
-      const post = async () => {
-        const delivery = sign();
-        const { statusCode } = await client.post(receiver.url, {
-          body: delivery.body,
-          headers: delivery.headers,
-        });
-        if (statusCode < 200 || statusCode >= 300) throw new Error(`receiver answered ${statusCode}`);
-      };
+      const post = signedPoster();
       for (let sent = 0; sent < warmup + count; ) {
         const burst = Math.min(concurrency, warmup + count - sent);
         sent += burst;
@@ -219,8 +215,7 @@ async function drain(command: OneProcessDrainCommand): Promise<OneProcessDrainRe
     const target = command.target;
     if (target === undefined) throw new Error(`${variant} needs a target`);
     if (variant === "graphile-worker-best") {
-      const client = gotClient();
-      const sign = createPlantSigner(command.secret, command.token);
+      const post = signedPoster();
       await runMigrations({ connectionString: target, logger: quietLogger });
       const utils = await makeWorkerUtils({ connectionString: target, logger: quietLogger });
       try {
@@ -243,12 +238,7 @@ async function drain(command: OneProcessDrainCommand): Promise<OneProcessDrainRe
         logger: quietLogger,
         taskList: {
           async deliver() {
-            const delivery = sign();
-            const { statusCode } = await client.post(receiver.url, {
-              body: delivery.body,
-              headers: delivery.headers,
-            });
-            if (statusCode < 200 || statusCode >= 300) throw new Error(`receiver answered ${statusCode}`);
+            await post();
           },
         },
         preset: GRAPHILE_BEST_PRESET,
